@@ -1,0 +1,1 @@
+/* fl-content.c: being written */

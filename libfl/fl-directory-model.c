@@ -1,0 +1,1 @@
+/* fl-directory-model.c: being written */

@@ -1,0 +1,1 @@
+/* fl-entry.c: being written */

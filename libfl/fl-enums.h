@@ -1,0 +1,62 @@
+/* fl-enums.h: the enumerations of libfl's snapshots
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(FL_INSIDE) && !defined(FL_COMPILATION)
+# error "Only <libfl/fl.h> can be included directly."
+#endif
+
+#include <glib.h>
+
+#include "fl-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * FlEntryKind:
+ * @FL_ENTRY_LOCK: a lock file `T.lock`.
+ * @FL_ENTRY_TEMP: a temp file `T.lock.<pid>.<8 hex>.tmp` written before link().
+ * @FL_ENTRY_GRAVEYARD: a lock moved aside by a takeover, `T.lock.gy.<pid>.<8 hex>`.
+ * @FL_ENTRY_FOREIGN: named like one of the above but not a regular file (a directory, a symbolic
+ *   link, a FIFO...): never touched by libfl.
+ */
+typedef enum
+{
+  FL_ENTRY_LOCK,
+  FL_ENTRY_TEMP,
+  FL_ENTRY_GRAVEYARD,
+  FL_ENTRY_FOREIGN,
+} FlEntryKind;
+
+/**
+ * FlLiveness:
+ * @FL_LIVENESS_UNKNOWN: cannot be told (no PID in the file, another host or PID namespace).
+ * @FL_LIVENESS_ALIVE: the holder (or creator) is running.
+ * @FL_LIVENESS_DEAD: no such process, or it has exited (a zombie counts as dead).
+ * @FL_LIVENESS_REUSED: a process with that PID runs, but it started after the file was written:
+ *   the PID was reused.
+ */
+typedef enum
+{
+  FL_LIVENESS_UNKNOWN,
+  FL_LIVENESS_ALIVE,
+  FL_LIVENESS_DEAD,
+  FL_LIVENESS_REUSED,
+} FlLiveness;
+
+/**
+ * FlKernelLock:
+ * @FL_KERNEL_LOCK_UNKNOWN: not probed (not a regular lock file, or the filesystem refused).
+ * @FL_KERNEL_LOCK_HELD: a process holds the kernel lock on the file: the holder is alive.
+ * @FL_KERNEL_LOCK_FREE: nobody holds the kernel lock on the file.
+ */
+typedef enum
+{
+  FL_KERNEL_LOCK_UNKNOWN,
+  FL_KERNEL_LOCK_HELD,
+  FL_KERNEL_LOCK_FREE,
+} FlKernelLock;
+
+G_END_DECLS

@@ -1,0 +1,1 @@
+/* fl-error.c: being written */

@@ -1,0 +1,1 @@
+/* fl-judge.c: being written */

@@ -1,0 +1,1 @@
+/* fl-lock.c: being written */

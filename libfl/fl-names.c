@@ -1,0 +1,1 @@
+/* fl-names.c: being written */

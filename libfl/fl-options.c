@@ -1,0 +1,1 @@
+/* fl-options.c: being written */

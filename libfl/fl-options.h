@@ -1,0 +1,68 @@
+/* fl-options.h: how long to wait, when a lock is stale, how to back off
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(FL_INSIDE) && !defined(FL_COMPILATION)
+# error "Only <libfl/fl.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "fl-version-macros.h"
+
+G_BEGIN_DECLS
+
+/* Defaults, the same as the Node module's. */
+#define FL_DEFAULT_TIMEOUT_MS     30000
+#define FL_DEFAULT_STALE_AFTER_MS 30000
+#define FL_DEFAULT_BACKOFF_MIN_MS 1
+#define FL_DEFAULT_BACKOFF_MAX_MS 1000
+
+#define FL_TYPE_LOCK_OPTIONS (fl_lock_options_get_type ())
+
+/**
+ * FlLockOptions:
+ *
+ * Options of an acquire, an inspection or a reclaim. %NULL wherever options are taken means
+ * the defaults. An options value is not shared between threads while it is being changed;
+ * once set up, it may be read from any thread.
+ */
+typedef struct _FlLockOptions FlLockOptions;
+
+FL_AVAILABLE_IN_ALL
+GType          fl_lock_options_get_type          (void) G_GNUC_CONST;
+FL_AVAILABLE_IN_ALL
+FlLockOptions *fl_lock_options_new               (void);
+FL_AVAILABLE_IN_ALL
+FlLockOptions *fl_lock_options_copy              (const FlLockOptions *self);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_free              (FlLockOptions       *self);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_timeout_ms    (FlLockOptions       *self,
+                                                  gint64               timeout_ms);
+FL_AVAILABLE_IN_ALL
+gint64         fl_lock_options_get_timeout_ms    (const FlLockOptions *self);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_stale_after_ms (FlLockOptions      *self,
+                                                   gint64              stale_after_ms);
+FL_AVAILABLE_IN_ALL
+gint64         fl_lock_options_get_stale_after_ms (const FlLockOptions *self);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_create_dirs   (FlLockOptions       *self,
+                                                  gboolean             create_dirs);
+FL_AVAILABLE_IN_ALL
+gboolean       fl_lock_options_get_create_dirs   (const FlLockOptions *self);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_backoff_ms    (FlLockOptions       *self,
+                                                  gint64               min_ms,
+                                                  gint64               max_ms);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_get_backoff_ms    (const FlLockOptions *self,
+                                                  gint64              *min_ms,
+                                                  gint64              *max_ms);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlLockOptions, fl_lock_options_free)
+
+G_END_DECLS

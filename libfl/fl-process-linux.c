@@ -1,0 +1,1 @@
+/* fl-process-linux.c: being written */

@@ -1,0 +1,1 @@
+/* fl-scan.c: being written */

@@ -1,0 +1,1 @@
+/* fl-snapshot.c: being written */

@@ -1,0 +1,84 @@
+/* fl-snapshot.h: an immutable picture of one lock, temp or graveyard file
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(FL_INSIDE) && !defined(FL_COMPILATION)
+# error "Only <libfl/fl.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "fl-version-macros.h"
+#include "fl-enums.h"
+#include "fl-options.h"
+
+G_BEGIN_DECLS
+
+#define FL_TYPE_SNAPSHOT (fl_snapshot_get_type ())
+
+FL_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (FlSnapshot, fl_snapshot, FL, SNAPSHOT, GObject)
+
+FL_AVAILABLE_IN_ALL
+FlSnapshot   *fl_snapshot_new                  (const char          *path,
+                                                const FlLockOptions *options,
+                                                GError             **error);
+FL_AVAILABLE_IN_ALL
+FlSnapshot   *fl_snapshot_new_for_target       (const char          *target,
+                                                const FlLockOptions *options,
+                                                GError             **error);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_path             (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_name             (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_target           (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+FlEntryKind   fl_snapshot_get_kind             (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+int           fl_snapshot_get_pid              (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_process_name     (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_process_cmdline  (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_process_uid      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_process_start_time (FlSnapshot        *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_file_uid         (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+FlLiveness    fl_snapshot_get_liveness         (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+FlKernelLock  fl_snapshot_get_kernel_lock      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_get_stale            (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_reason           (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_content          (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_mtime            (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_captured_at      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_age              (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_age_at           (FlSnapshot          *self,
+                                                gint64               now_us);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_same_file            (FlSnapshot          *self,
+                                                FlSnapshot          *other);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_reclaim              (FlSnapshot          *self,
+                                                const FlLockOptions *options,
+                                                GError             **error);
+
+FL_AVAILABLE_IN_ALL
+const char   *fl_entry_kind_to_string          (FlEntryKind          kind);
+FL_AVAILABLE_IN_ALL
+const char   *fl_liveness_to_string            (FlLiveness           liveness);
+
+G_END_DECLS

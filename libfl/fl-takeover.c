@@ -1,0 +1,1 @@
+/* fl-takeover.c: being written */

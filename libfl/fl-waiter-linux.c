@@ -1,0 +1,1 @@
+/* fl-waiter-linux.c: being written */
