@@ -1,1 +1,526 @@
-/* fl-judge.c: being written */
+/* fl-judge.c: is this lock's holder alive? (docs/protocol.md, section 2)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fl-judge-private.h"
+#include "fl-options-private.h"
+
+/* See docs/protocol.md: the reuse rule's tolerance for coarse start times and clock steps. */
+#define REUSE_TOLERANCE_US G_USEC_PER_SEC
+
+static gint64
+timespec_to_us (const struct timespec *ts)
+{
+  return (gint64) ts->tv_sec * G_USEC_PER_SEC + ts->tv_nsec / 1000;
+}
+
+char *
+_fl_format_age (gint64 age_us)
+{
+  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
+
+  if (s < 10)
+    return g_strdup_printf ("%.1f s", MAX (age_us, 0) / (double) G_USEC_PER_SEC);
+  if (s < 60)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " s", s);
+  if (s < 3600)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " min", s / 60);
+  if (s < 2 * 86400)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " h", s / 3600);
+  return g_strdup_printf ("%" G_GINT64_FORMAT " days", s / 86400);
+}
+
+/* Step J2: at most FL_CONTENT_MAX bytes, and the identity if it matches the content. */
+static void
+read_content (FlLockState *self)
+{
+  char xattr[FL_IDENTITY_MAX];
+  gssize n;
+
+  do
+    n = pread (self->fd, self->content, FL_CONTENT_MAX, 0);
+  while (n < 0 && errno == EINTR);
+
+  self->content_len = n > 0 ? (gsize) n : 0;
+  self->content[self->content_len] = '\0';
+  self->content_complete = n >= 0 && (gsize) n < FL_CONTENT_MAX && self->st.st_size <= n;
+
+  if (!self->content_complete ||
+      !_fl_parse_pid (self->content, self->content_len, &self->content_pid))
+    self->content_pid = 0;
+
+  n = fgetxattr (self->fd, FL_IDENTITY_XATTR, xattr, sizeof xattr);
+  if (n > 0 && _fl_identity_parse (xattr, (gsize) n, &self->identity))
+    {
+      /* A graveyard keeps its lock's identity; a lock's must name the PID it holds. */
+      self->has_identity = self->kind != FL_ENTRY_LOCK ||
+                           self->identity.pid == self->content_pid;
+    }
+}
+
+gboolean
+_fl_lock_state_open (FlLockState  *self,
+                     int           dirfd,
+                     const char   *dir_path,
+                     const char   *name,
+                     GError      **error)
+{
+  struct stat again;
+
+  memset (self, 0, sizeof *self);
+  self->fd = -1;
+  self->name = g_strdup (name);
+  self->path = g_build_filename (dir_path, name, NULL);
+
+  if (!_fl_classify_name (name, strlen (name), &self->name_info))
+    self->name_info.kind = FL_ENTRY_LOCK;  /* asked for by path: judge it as a lock */
+  self->kind = self->name_info.kind;
+
+  /* Step J1: look before opening, so a FIFO, device or symlink is never opened. */
+  if (fstatat (dirfd, name, &self->st, AT_SYMLINK_NOFOLLOW) < 0)
+    {
+      int saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Cannot examine “%s”: %s", self->path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  self->mtime_us = timespec_to_us (&self->st.st_mtim);
+
+  if (!S_ISREG (self->st.st_mode))
+    {
+      self->kind = FL_ENTRY_FOREIGN;
+      return TRUE;
+    }
+
+  self->fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (self->fd < 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "“%s” went away while being examined", self->path);
+          return FALSE;
+        }
+      if (saved_errno == ELOOP)
+        {
+          /* Replaced by a symlink since the fstatat(): foreign now. */
+          self->kind = FL_ENTRY_FOREIGN;
+          return TRUE;
+        }
+      self->open_errno = saved_errno;
+      return TRUE;
+    }
+
+  /* The name may have been replaced between fstatat() and openat(): trust only the fd. */
+  if (fstat (self->fd, &again) < 0 || !S_ISREG (again.st_mode))
+    {
+      close (self->fd);
+      self->fd = -1;
+      self->kind = FL_ENTRY_FOREIGN;
+      return TRUE;
+    }
+  self->st = again;
+  self->mtime_us = timespec_to_us (&self->st.st_mtim);
+  self->remote = _fl_process_fd_is_remote (self->fd);
+
+  read_content (self);
+
+  return TRUE;
+}
+
+gboolean
+_fl_lock_state_still_at (FlLockState *self,
+                         int          dirfd,
+                         const char  *name)
+{
+  struct stat st;
+
+  return self->fd >= 0 &&
+         fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         st.st_dev == self->st.st_dev &&
+         st.st_ino == self->st.st_ino;
+}
+
+void
+_fl_lock_state_clear (FlLockState *self)
+{
+  /* Closing drops any kernel lock we took on it (step T6). */
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->reason, g_free);
+  _fl_process_info_clear (&self->process);
+}
+
+char *
+_fl_describe_foreign (const char        *path,
+                      const struct stat *st)
+{
+  if (S_ISDIR (st->st_mode))
+    return g_strdup_printf ("“%s” is a directory, not a lock file: another program or library "
+                            "uses this name for its own lock format. libfl leaves it alone; "
+                            "remove it by hand if it is a leftover", path);
+  if (S_ISLNK (st->st_mode))
+    return g_strdup_printf ("“%s” is a symbolic link: libfl never follows links where a lock "
+                            "file belongs. Remove the link if it does not belong there", path);
+  if (S_ISFIFO (st->st_mode))
+    return g_strdup_printf ("“%s” is a FIFO, not a lock file: libfl never opens it. Remove it "
+                            "if it does not belong there", path);
+  if (S_ISSOCK (st->st_mode))
+    return g_strdup_printf ("“%s” is a socket, not a lock file: libfl never opens it. Remove "
+                            "it if it does not belong there", path);
+  return g_strdup_printf ("“%s” is a device or special file, not a lock file: libfl never "
+                          "opens it. Remove it if it does not belong there", path);
+}
+
+char *
+_fl_lock_state_describe_holder (FlLockState *self)
+{
+  if (self->pid <= 0)
+    return g_strdup ("an unknown process");
+  if (self->process.name != NULL)
+    return g_strdup_printf ("PID %d (%s)", self->pid, self->process.name);
+  return g_strdup_printf ("PID %d", self->pid);
+}
+
+/* Step J3. */
+static void
+probe_kernel_lock (FlLockState *self,
+                   FlProbeMode  mode)
+{
+  if (mode == FL_PROBE_EXCLUSIVE)
+    {
+      if (flock (self->fd, LOCK_EX | LOCK_NB) == 0)
+        {
+          self->holds_exclusive = TRUE;
+          self->kernel_lock = FL_KERNEL_LOCK_FREE;
+          return;
+        }
+      if (errno != EWOULDBLOCK)
+        {
+          /* ENOLCK, EINVAL, EOPNOTSUPP: no kernel locks here, so PID rules decide, and a
+           * takeover has only the original protocol's guarantees (docs/protocol.md, 9). */
+          self->no_kernel_locks = TRUE;
+          self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
+          return;
+        }
+      /* Refused: a holder's LOCK_EX, another taker's, or only inspectors' LOCK_SH? */
+      if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
+        {
+          flock (self->fd, LOCK_UN);
+          self->only_probers = TRUE;
+          self->kernel_lock = FL_KERNEL_LOCK_FREE;
+          return;
+        }
+      self->kernel_lock = FL_KERNEL_LOCK_HELD;
+      return;
+    }
+
+  if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
+    {
+      flock (self->fd, LOCK_UN);
+      self->kernel_lock = FL_KERNEL_LOCK_FREE;
+    }
+  else
+    self->kernel_lock = errno == EWOULDBLOCK ? FL_KERNEL_LOCK_HELD : FL_KERNEL_LOCK_UNKNOWN;
+}
+
+static void
+verdict (FlLockState *self,
+         FlLiveness   liveness,
+         gboolean     stale,
+         char        *reason)
+{
+  self->liveness = liveness;
+  self->stale = stale;
+  g_free (self->reason);
+  self->reason = reason;
+}
+
+static gboolean
+same_machine_and_namespace (FlLockState *self,
+                            char       **why)
+{
+  FlIdentity me;
+
+  _fl_process_self_identity (&me);
+
+  if (self->identity.host[0] && me.host[0] && strcmp (self->identity.host, me.host) != 0)
+    {
+      *why = g_strdup_printf ("host %s", self->identity.host);
+      return FALSE;
+    }
+  if (self->identity.pidns != 0 && me.pidns != 0 && self->identity.pidns != me.pidns)
+    {
+      *why = g_strdup ("another PID namespace");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Step J4 for a PID without a kernel lock to go by. */
+static void
+judge_pid (FlLockState *self,
+           gint64       now_us,
+           const char  *what)
+{
+  g_autofree char *holder = NULL;
+
+  switch (self->process.state)
+    {
+    case FL_PROCESS_GONE:
+      verdict (self, FL_LIVENESS_DEAD, TRUE,
+               g_strdup_printf ("%s PID %d is gone (no such process)", what, self->pid));
+      return;
+
+    case FL_PROCESS_ZOMBIE:
+      verdict (self, FL_LIVENESS_DEAD, TRUE,
+               g_strdup_printf ("%s PID %d has exited (a zombie, not yet reaped)",
+                                what, self->pid));
+      return;
+
+    case FL_PROCESS_UNKNOWN:
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf ("%s PID %d cannot be probed", what, self->pid));
+      return;
+
+    case FL_PROCESS_RUNNING:
+    default:
+      break;
+    }
+
+  holder = _fl_lock_state_describe_holder (self);
+
+  if (self->has_identity && self->identity.pid == self->pid && self->process.start_ticks != 0)
+    {
+      FlIdentity me;
+
+      _fl_process_self_identity (&me);
+      /* After a reboot no process from before it can be running: the PID was reused. */
+      if (strcmp (me.boot_id, self->identity.boot_id) != 0 ||
+          self->process.start_ticks != self->identity.start_ticks)
+        {
+          verdict (self, FL_LIVENESS_REUSED, TRUE,
+                   g_strdup_printf ("PID %d now belongs to %s, a process started after "
+                                    "the file was written: the PID was reused",
+                                    self->pid, holder));
+          return;
+        }
+    }
+  else if (self->process.start_boot_us != 0)
+    {
+      gint64 written_boot_us = _fl_process_boottime_now () - (now_us - self->mtime_us);
+
+      if (self->process.start_boot_us > written_boot_us + REUSE_TOLERANCE_US)
+        {
+          verdict (self, FL_LIVENESS_REUSED, TRUE,
+                   g_strdup_printf ("PID %d now belongs to %s, a process started after "
+                                    "the file was written: the PID was reused",
+                                    self->pid, holder));
+          return;
+        }
+    }
+
+  verdict (self, FL_LIVENESS_ALIVE, FALSE,
+           g_strdup_printf ("%s %s is running", what, holder));
+}
+
+static void
+judge_lock (FlLockState         *self,
+            const FlLockOptions *options,
+            gint64               now_us)
+{
+  g_autofree char *holder = NULL;
+  g_autofree char *elsewhere = NULL;
+  const char *dropped;
+
+  self->pid = self->content_pid;
+  if (self->pid > 0)
+    _fl_process_probe (self->pid, FALSE, &self->process);
+  holder = _fl_lock_state_describe_holder (self);
+
+  if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
+    {
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               self->pid > 0
+               ? g_strdup_printf ("held: %s keeps its kernel lock on the file", holder)
+               : g_strdup ("held: a process keeps its kernel lock on the file"));
+      return;
+    }
+
+  if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
+      self->identity.kernel_lock)
+    {
+      if (!same_machine_and_namespace (self, &elsewhere) && self->remote)
+        {
+          verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+                   g_strdup_printf ("written by PID %d on %s over a network filesystem: "
+                                    "its kernel lock cannot be seen from here",
+                                    self->pid, elsewhere));
+          return;
+        }
+
+      switch (self->process.state)
+        {
+        case FL_PROCESS_GONE:
+        case FL_PROCESS_ZOMBIE:
+          dropped = "it has exited";
+          self->liveness = FL_LIVENESS_DEAD;
+          break;
+        default:
+          if (elsewhere != NULL)
+            {
+              dropped = "it has exited";
+              self->liveness = FL_LIVENESS_UNKNOWN;
+            }
+          else if (self->process.start_ticks != 0 &&
+                   self->process.start_ticks != self->identity.start_ticks)
+            {
+              dropped = "it has exited, and its PID was reused";
+              self->liveness = FL_LIVENESS_REUSED;
+            }
+          else
+            {
+              dropped = "it closed the descriptor or called exec()";
+              self->liveness = FL_LIVENESS_ALIVE;
+            }
+          break;
+        }
+      verdict (self, self->liveness, TRUE,
+               g_strdup_printf ("stale: PID %d no longer holds its kernel lock: %s",
+                                self->pid, dropped));
+      return;
+    }
+
+  if (self->fd < 0)
+    {
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf ("cannot read the lock file (%s): ask its owner (uid %u) or an "
+                                "administrator", g_strerror (self->open_errno),
+                                (guint) self->st.st_uid));
+      return;
+    }
+
+  if (self->content_pid == 0)
+    {
+      gint64 stale_after_us = _fl_lock_options_or_default (options)->stale_after_ms * 1000;
+      g_autofree char *shown = g_strescape (self->content, NULL);
+      g_autofree char *limit = _fl_format_age (stale_after_us);
+
+      self->stale_at_us = self->mtime_us + stale_after_us;
+      verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
+               g_strdup_printf ("the content is not a PID (“%.32s%s”): such a lock is stale "
+                                "once older than %s",
+                                shown, self->content_complete ? "" : "…", limit));
+      return;
+    }
+
+  if (self->has_identity && !same_machine_and_namespace (self, &elsewhere))
+    {
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf ("written by PID %d in %s: that PID means nothing here",
+                                self->pid, elsewhere));
+      return;
+    }
+
+  if (!self->has_identity && self->remote)
+    {
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf ("on a network filesystem PID %d may belong to another host: "
+                                "libfl does not judge it", self->pid));
+      return;
+    }
+
+  judge_pid (self, now_us, "the holder");
+}
+
+static void
+judge_leftover (FlLockState *self,
+                gint64       now_us)
+{
+  self->pid = self->name_info.creator_pid;
+  _fl_process_probe (self->pid, FALSE, &self->process);
+
+  if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
+    {
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               g_strdup ("in use: a process keeps its kernel lock on the file"));
+      return;
+    }
+
+  if (self->kind == FL_ENTRY_TEMP && self->has_identity && self->identity.pid == self->pid)
+    {
+      g_autofree char *elsewhere = NULL;
+
+      if (!same_machine_and_namespace (self, &elsewhere))
+        {
+          verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+                   g_strdup_printf ("written by PID %d in %s: that PID means nothing here",
+                                    self->pid, elsewhere));
+          return;
+        }
+    }
+  else
+    self->has_identity = FALSE;  /* a graveyard's identity is its dead lock's, not its maker's */
+
+  judge_pid (self, now_us, "its creator");
+  if (self->stale)
+    {
+      char *orphan = g_strdup_printf ("orphan: %s", self->reason);
+      g_free (self->reason);
+      self->reason = orphan;
+    }
+}
+
+void
+_fl_lock_state_judge (FlLockState         *self,
+                      FlProbeMode          mode,
+                      const FlLockOptions *options,
+                      gint64               now_us,
+                      gboolean             details)
+{
+  self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    {
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup ("not a regular file: libfl never opens, follows or removes it"));
+      return;
+    }
+
+  if (self->fd >= 0)
+    probe_kernel_lock (self, mode);
+
+  if (self->kind == FL_ENTRY_LOCK)
+    judge_lock (self, options, now_us);
+  else
+    judge_leftover (self, now_us);
+
+  if (details && self->pid > 0 && self->process.state == FL_PROCESS_RUNNING)
+    {
+      FlProcessInfo info;
+
+      _fl_process_probe (self->pid, TRUE, &info);
+      if (info.state == FL_PROCESS_RUNNING && info.start_ticks == self->process.start_ticks)
+        {
+          _fl_process_info_clear (&self->process);
+          self->process = info;
+        }
+      else
+        _fl_process_info_clear (&info);
+    }
+}

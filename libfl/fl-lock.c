@@ -1,1 +1,714 @@
-/* fl-lock.c: being written */
+/* fl-lock.c: acquire and release (docs/protocol.md, sections 3 and 6)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fl-error.h"
+#include "fl-judge-private.h"
+#include "fl-lock-private.h"
+#include "fl-options-private.h"
+#include "fl-takeover-private.h"
+#include "fl-waiter-private.h"
+
+struct _FlLock
+{
+  GObject    parent_instance;
+
+  FlLockPath lp;
+  int        dirfd;
+  int        fd;     /* holds LOCK_EX on our lock file; -1 once released */
+  dev_t      dev;
+  ino_t      ino;
+};
+
+G_DEFINE_FINAL_TYPE (FlLock, fl_lock, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_TARGET,
+  PROP_PATH,
+  PROP_HELD,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static gint force_named_temp = -1;  /* -1: not decided yet; read FL_NAMED_TEMP once */
+
+void
+_fl_lock_set_force_named_temp (gboolean force)
+{
+  g_atomic_int_set (&force_named_temp, force ? 1 : 0);
+}
+
+static gboolean
+use_named_temp (void)
+{
+  gint value = g_atomic_int_get (&force_named_temp);
+
+  if (value < 0)
+    {
+      value = g_strcmp0 (g_getenv ("FL_NAMED_TEMP"), "1") == 0 ? 1 : 0;
+      g_atomic_int_compare_and_exchange (&force_named_temp, -1, value);
+    }
+  return value == 1;
+}
+
+static void
+set_error_from_errno (GError     **error,
+                      int          saved_errno,
+                      const char  *what,
+                      const char  *path)
+{
+  switch (saved_errno)
+    {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                   "Cannot %s “%s”: %s. The lock directory must be writable by this user "
+                   "(uid %u)", what, path, g_strerror (saved_errno), (guint) geteuid ());
+      break;
+    case ENOSPC:
+    case EDQUOT:
+      g_set_error (error, FL_ERROR, FL_ERROR_NO_SPACE,
+                   "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
+                   what, path, g_strerror (saved_errno));
+      break;
+    default:
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot %s “%s”: %s",
+                   what, path, g_strerror (saved_errno));
+      break;
+    }
+}
+
+/* Step A1 */
+int
+_fl_open_lock_directory (const char  *directory,
+                         gboolean     create_dirs,
+                         GError     **error)
+{
+  int dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (dirfd < 0 && errno == ENOENT && create_dirs)
+    {
+      if (g_mkdir_with_parents (directory, 0777) < 0 && errno != EEXIST)
+        {
+          set_error_from_errno (error, errno, "create the lock directory", directory);
+          return -1;
+        }
+      dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+
+  if (dirfd < 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
+                     "The lock directory “%s” does not exist: create it, or ask for it to be "
+                     "created (fl_lock_options_set_create_dirs)", directory);
+      else if (saved_errno == ENOTDIR)
+        g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
+                     "The lock directory “%s” is not a directory: the target's parent must be "
+                     "a directory", directory);
+      else
+        set_error_from_errno (error, saved_errno, "open the lock directory", directory);
+    }
+
+  return dirfd;
+}
+
+typedef struct
+{
+  int   fd;
+  char *name;  /* NULL for an O_TMPFILE */
+} Temp;
+
+static void
+temp_discard (Temp *temp,
+              int   dirfd)
+{
+  if (temp->name != NULL)
+    unlinkat (dirfd, temp->name, 0);
+  g_clear_pointer (&temp->name, g_free);
+  if (temp->fd >= 0)
+    close (temp->fd);
+  temp->fd = -1;
+}
+
+static gboolean
+write_all (int         fd,
+           const char *buf,
+           gsize       len)
+{
+  while (len > 0)
+    {
+      gssize n = write (fd, buf, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = ENOSPC;
+          return FALSE;
+        }
+      buf += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* Step A2: the file that becomes T.lock, with its kernel lock taken before anyone can see it. */
+static gboolean
+temp_create (Temp             *temp,
+             int               dirfd,
+             const FlLockPath *lp,
+             gboolean          named,
+             GError          **error)
+{
+  FlIdentity identity;
+  char pid_text[16];
+  char xattr[FL_IDENTITY_MAX];
+  gsize len;
+
+  temp->fd = -1;
+  temp->name = NULL;
+
+  if (!named)
+    temp->fd = openat (dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+
+  if (temp->fd < 0)
+    {
+      if (!named && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL &&
+          errno != ENOENT)
+        {
+          set_error_from_errno (error, errno, "create a lock in", lp->directory);
+          return FALSE;
+        }
+
+      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, (int) getpid (),
+                                    g_random_int ());
+      temp->fd = openat (dirfd, temp->name,
+                         O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+      if (temp->fd < 0)
+        {
+          g_autofree char *path = g_build_filename (lp->directory, temp->name, NULL);
+          set_error_from_errno (error, errno, "create the temp file", path);
+          g_clear_pointer (&temp->name, g_free);
+          return FALSE;
+        }
+    }
+
+  _fl_process_self_identity (&identity);
+  identity.kernel_lock = flock (temp->fd, LOCK_EX | LOCK_NB) == 0;
+
+  len = (gsize) g_snprintf (pid_text, sizeof pid_text, "%d", identity.pid);
+  if (!write_all (temp->fd, pid_text, len))
+    {
+      int saved_errno = errno;
+      temp_discard (temp, dirfd);
+      set_error_from_errno (error, saved_errno, "write the lock for", lp->lock_path);
+      return FALSE;
+    }
+
+  /* Without user xattrs (some filesystems) the lock still works: the kernel lock decides. */
+  len = _fl_identity_format (&identity, xattr, sizeof xattr);
+  if (len > 0)
+    fsetxattr (temp->fd, FL_IDENTITY_XATTR, xattr, len, 0);
+
+  return TRUE;
+}
+
+typedef enum
+{
+  LINK_HELD,
+  LINK_EXISTS,
+  LINK_RETRY,   /* the temp went away or /proc is missing: make a named one and retry */
+  LINK_FAILED,
+} LinkResult;
+
+/* Step A3 */
+static LinkResult
+temp_link (Temp             *temp,
+           int               dirfd,
+           const FlLockPath *lp,
+           GError          **error)
+{
+  int r, saved_errno;
+
+  if (temp->name == NULL)
+    {
+      char proc_path[64];
+
+      g_snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", temp->fd);
+      r = linkat (AT_FDCWD, proc_path, dirfd, lp->lock_name, AT_SYMLINK_FOLLOW);
+    }
+  else
+    r = linkat (dirfd, temp->name, dirfd, lp->lock_name, 0);
+
+  if (r == 0)
+    {
+      _fl_test_crash_point ("A3");
+      if (temp->name != NULL)
+        unlinkat (dirfd, temp->name, 0);
+      g_clear_pointer (&temp->name, g_free);
+      return LINK_HELD;
+    }
+
+  saved_errno = errno;
+  if (saved_errno == EEXIST)
+    return LINK_EXISTS;
+  if (saved_errno == ENOENT)
+    return LINK_RETRY;
+
+  if (saved_errno == EPERM || saved_errno == EOPNOTSUPP || saved_errno == EMLINK)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "Cannot create the lock “%s”: %s. The lock protocol needs a filesystem with "
+                 "hard links", lp->lock_path, g_strerror (saved_errno));
+  else
+    set_error_from_errno (error, saved_errno, "create the lock", lp->lock_path);
+  return LINK_FAILED;
+}
+
+static FlLock *
+fl_lock_new_held (FlLockPath *lp,
+                  int         dirfd,
+                  int         fd)
+{
+  FlLock *self = g_object_new (FL_TYPE_LOCK, NULL);
+  struct stat st;
+
+  self->lp = *lp;
+  memset (lp, 0, sizeof *lp);
+  self->dirfd = dirfd;
+  self->fd = fd;
+  if (fstat (fd, &st) == 0)
+    {
+      self->dev = st.st_dev;
+      self->ino = st.st_ino;
+    }
+  return self;
+}
+
+typedef struct
+{
+  int     pid;
+  char   *holder;
+  gint64  mtime_us;
+  char   *reason;
+} LastHolder;
+
+static void
+last_holder_clear (LastHolder *last)
+{
+  g_clear_pointer (&last->holder, g_free);
+  g_clear_pointer (&last->reason, g_free);
+}
+
+static void
+last_holder_remember (LastHolder  *last,
+                      FlLockState *state)
+{
+  last_holder_clear (last);
+  last->pid = state->pid;
+  last->holder = _fl_lock_state_describe_holder (state);
+  last->mtime_us = state->mtime_us;
+  last->reason = g_strdup (state->reason);
+}
+
+static FlLock *
+acquire (const char          *target,
+         const FlLockOptions *options,
+         gboolean             wait,
+         GCancellable        *cancellable,
+         GError             **error)
+{
+  g_auto(FlLockPath) lp = { 0 };
+  g_autoptr(FlWaiter) waiter = NULL;
+  LastHolder last = { 0 };
+  Temp temp = { -1, NULL };
+  gboolean named = use_named_temp ();
+  gint64 start = g_get_monotonic_time ();
+  gint64 deadline;
+  int dirfd = -1;
+  FlLock *ret = NULL;
+
+  options = _fl_lock_options_or_default (options);
+  if (!wait || options->timeout_ms == 0)
+    {
+      wait = FALSE;
+      deadline = start;
+    }
+  else
+    deadline = options->timeout_ms < 0 ? -1 : start + options->timeout_ms * 1000;
+
+  if (!_fl_lock_path_init (&lp, target, error))
+    return NULL;
+
+  dirfd = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
+  if (dirfd < 0)
+    return NULL;
+
+  if (!temp_create (&temp, dirfd, &lp, named, error))
+    goto out;
+
+  for (;;)
+    {
+      g_auto(FlLockState) state = { .fd = -1 };
+      g_autoptr(GError) local_error = NULL;
+      gint64 until;
+      FlWake wake;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        goto out;
+
+      switch (temp_link (&temp, dirfd, &lp, error))
+        {
+        case LINK_HELD:
+          ret = fl_lock_new_held (&lp, dirfd, temp.fd);
+          dirfd = -1;
+          temp.fd = -1;
+          goto out;
+
+        case LINK_FAILED:
+          goto out;
+
+        case LINK_RETRY:
+          temp_discard (&temp, dirfd);
+          named = TRUE;
+          if (!temp_create (&temp, dirfd, &lp, named, error))
+            goto out;
+          continue;
+
+        case LINK_EXISTS:
+        default:
+          break;
+        }
+
+      /* Arm the watch before the link() that may fail again, so no release is missed. */
+      if (wait && waiter == NULL)
+        {
+          waiter = _fl_waiter_new (dirfd, lp.lock_name,
+                                   options->backoff_min_ms * 1000,
+                                   options->backoff_max_ms * 1000);
+          continue;
+        }
+
+      /* Step A4 */
+      if (!_fl_lock_state_open (&state, dirfd, lp.directory, lp.lock_name, &local_error))
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            continue;  /* released meanwhile */
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          goto out;
+        }
+
+      if (state.kind == FL_ENTRY_FOREIGN)
+        {
+          g_set_error_literal (error, FL_ERROR, FL_ERROR_FOREIGN,
+                               _fl_describe_foreign (lp.lock_path, &state.st));
+          goto out;
+        }
+
+      _fl_lock_state_judge (&state, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
+
+      if (state.stale && (state.holds_exclusive || state.no_kernel_locks))
+        {
+          if (_fl_takeover (dirfd, lp.lock_name, &state, error) == FL_TAKEOVER_FAILED)
+            goto out;
+          continue;  /* step T6 (the fd closes with the state), then A3 */
+        }
+
+      last_holder_remember (&last, &state);
+
+      if (!wait)
+        {
+          g_autofree char *age = _fl_format_age (g_get_real_time () - state.mtime_us);
+          g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
+                       "“%s” is locked by %s since %s ago (%s)",
+                       lp.lock_path, last.holder, age, state.reason);
+          goto out;
+        }
+
+      /* Step A5 */
+      until = deadline;
+      if (state.only_probers || state.stale)
+        until = g_get_monotonic_time () + 1000;  /* an inspector's probe lasts microseconds */
+      else if (state.stale_at_us > 0)
+        until = g_get_monotonic_time () + (state.stale_at_us - g_get_real_time ()) + 1000;
+      if (deadline >= 0)
+        until = until < 0 ? deadline : MIN (until, deadline);
+
+      if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
+        _fl_waiter_watch_pid (waiter, state.pid);
+
+      _fl_lock_state_clear (&state);  /* never wait holding anything on the holder's file */
+
+      wake = _fl_waiter_wait (waiter, until, cancellable);
+      if (wake == FL_WAKE_CANCELLED)
+        {
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          goto out;
+        }
+      if (wake == FL_WAKE_DEADLINE && deadline >= 0 && g_get_monotonic_time () >= deadline)
+        {
+          g_autofree char *waited = _fl_format_age (g_get_monotonic_time () - start);
+          g_autofree char *age = _fl_format_age (g_get_real_time () - last.mtime_us);
+          g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
+                       "Timed out (ELOCKTIMEOUT) after %s waiting for “%s”: held by %s for %s "
+                       "(%s)", waited, lp.lock_path, last.holder, age, last.reason);
+          goto out;
+        }
+    }
+
+out:
+  temp_discard (&temp, dirfd);  /* empty when the lock is held: it became the lock */
+  if (dirfd >= 0)
+    close (dirfd);
+  last_holder_clear (&last);
+  return ret;
+}
+
+/**
+ * fl_lock_acquire:
+ * @target: the file to lock; its lock is `@target.lock`
+ * @options: (nullable): options, or %NULL for the defaults (wait at most 30 s)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Takes the lock of @target, waiting while a live process holds it. A stale lock (its holder
+ * died, or its PID was reused) is taken over safely. Waiting wakes on events, not by polling.
+ *
+ * Thread safety: any thread may call this; two threads of one process contending for one
+ * target exclude each other exactly as two processes do.
+ *
+ * Returns: (transfer full): the held lock, or %NULL with @error set: %FL_ERROR_TIMEOUT,
+ *   %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the path and the cause
+ */
+FlLock *
+fl_lock_acquire (const char          *target,
+                 const FlLockOptions *options,
+                 GCancellable        *cancellable,
+                 GError             **error)
+{
+  g_return_val_if_fail (target != NULL, NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return acquire (target, options, TRUE, cancellable, error);
+}
+
+/**
+ * fl_lock_try_acquire:
+ * @target: the file to lock
+ * @options: (nullable): options (the timeout is ignored)
+ * @error: return location for a #GError
+ *
+ * Like fl_lock_acquire() but never waits for a live holder: fails with %FL_ERROR_BUSY, whose
+ * message names the holder. A stale lock is still taken over.
+ *
+ * Returns: (transfer full): the held lock, or %NULL with @error set
+ */
+FlLock *
+fl_lock_try_acquire (const char          *target,
+                     const FlLockOptions *options,
+                     GError             **error)
+{
+  g_return_val_if_fail (target != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return acquire (target, options, FALSE, NULL, error);
+}
+
+/* Step R1-R3 */
+static gboolean
+release (FlLock  *self,
+         GError **error)
+{
+  struct stat st;
+  gboolean ours;
+  int dirfd = self->dirfd;
+  int fd = self->fd;
+
+  if (fd < 0)
+    return TRUE;
+
+  self->fd = -1;
+
+  /* Step R1: only a holder of our kernel lock could replace our file; we hold it. */
+  ours = fstatat (dirfd, self->lp.lock_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         st.st_dev == self->dev && st.st_ino == self->ino;
+
+  if (!ours)
+    {
+      g_auto(FlLockState) now = { .fd = -1 };
+      g_autofree char *holder = NULL;
+
+      if (_fl_lock_state_open (&now, dirfd, self->lp.directory, self->lp.lock_name, NULL))
+        {
+          _fl_lock_state_judge (&now, FL_PROBE_SHARED, NULL, g_get_real_time (), FALSE);
+          holder = _fl_lock_state_describe_holder (&now);
+        }
+      close (fd);
+      g_set_error (error, FL_ERROR, FL_ERROR_LOST,
+                   "The lock “%s” was taken away from this process while it held it; %s%s. "
+                   "Nothing was removed. Whatever it protected may have been changed meanwhile",
+                   self->lp.lock_path,
+                   holder != NULL ? "it is now held by " : "it no longer exists",
+                   holder != NULL ? holder : "");
+      return FALSE;
+    }
+
+  /* Step R2 */
+  if (unlinkat (dirfd, self->lp.lock_name, 0) < 0)
+    {
+      int saved_errno = errno;
+      close (fd);
+      set_error_from_errno (error, saved_errno, "remove the lock", self->lp.lock_path);
+      return FALSE;
+    }
+
+  _fl_test_crash_point ("R2");
+
+  /* Step R3: only now may the kernel lock go. */
+  close (fd);
+  return TRUE;
+}
+
+/**
+ * fl_lock_release:
+ * @self: a held #FlLock
+ * @error: return location for a #GError
+ *
+ * Releases the lock: removes `T.lock` if, and only if, it is still the file this holder
+ * created. If it was taken away, nothing is removed and %FL_ERROR_LOST names the path and
+ * the process that holds it now. Releasing twice does nothing the second time. Dropping the
+ * last reference releases too, ignoring errors.
+ *
+ * Returns: %TRUE if the lock was released, %FALSE with @error set
+ */
+gboolean
+fl_lock_release (FlLock  *self,
+                 GError **error)
+{
+  g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->fd < 0)
+    return TRUE;
+
+  if (!release (self, error))
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+      return FALSE;
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+  return TRUE;
+}
+
+const char *
+fl_lock_get_target (FlLock *self)
+{
+  g_return_val_if_fail (FL_IS_LOCK (self), NULL);
+  return self->lp.target;
+}
+
+const char *
+fl_lock_get_path (FlLock *self)
+{
+  g_return_val_if_fail (FL_IS_LOCK (self), NULL);
+  return self->lp.lock_path;
+}
+
+gboolean
+fl_lock_is_held (FlLock *self)
+{
+  g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
+  return self->fd >= 0;
+}
+
+gboolean
+_fl_lock_get_inode (FlLock  *self,
+                    guint64 *dev,
+                    guint64 *ino)
+{
+  *dev = self->dev;
+  *ino = self->ino;
+  return self->fd >= 0;
+}
+
+static void
+fl_lock_finalize (GObject *object)
+{
+  FlLock *self = (FlLock *) object;
+
+  release (self, NULL);
+  if (self->dirfd >= 0)
+    close (self->dirfd);
+  _fl_lock_path_clear (&self->lp);
+
+  G_OBJECT_CLASS (fl_lock_parent_class)->finalize (object);
+}
+
+static void
+fl_lock_get_property (GObject    *object,
+                      guint       prop_id,
+                      GValue     *value,
+                      GParamSpec *pspec)
+{
+  FlLock *self = FL_LOCK (object);
+
+  switch (prop_id)
+    {
+    case PROP_TARGET:
+      g_value_set_string (value, self->lp.target);
+      break;
+    case PROP_PATH:
+      g_value_set_string (value, self->lp.lock_path);
+      break;
+    case PROP_HELD:
+      g_value_set_boolean (value, self->fd >= 0);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fl_lock_class_init (FlLockClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = fl_lock_finalize;
+  object_class->get_property = fl_lock_get_property;
+
+  properties[PROP_TARGET] =
+    g_param_spec_string ("target", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HELD] =
+    g_param_spec_boolean ("held", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fl_lock_init (FlLock *self)
+{
+  self->dirfd = -1;
+  self->fd = -1;
+}

@@ -1,1 +1,234 @@
-/* fl-names.c: being written */
+/* fl-names.c: lock, temp and graveyard names (docs/protocol.md, section 1)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "fl-error.h"
+#include "fl-lock.h"
+#include "fl-names-private.h"
+
+#define LOCK_SUFFIX ".lock"
+#define LOCK_SUFFIX_LEN 5
+
+gboolean
+_fl_lock_path_init (FlLockPath  *self,
+                    const char  *target,
+                    GError     **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  gsize len;
+
+  memset (self, 0, sizeof *self);
+
+  if (target == NULL || target[0] == '\0')
+    {
+      g_set_error_literal (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                           "The lock target is empty: give the path of the file to lock");
+      return FALSE;
+    }
+
+  len = strlen (target);
+  if (target[len - 1] == '/')
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "The lock target “%s” ends with a slash: name a file, not a directory",
+                   target);
+      return FALSE;
+    }
+
+  if (len + LOCK_SUFFIX_LEN >= PATH_MAX)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "The lock target “%.64s…” is %zu bytes long; its lock path would exceed "
+                   "PATH_MAX (%d): use a shorter path",
+                   target, len, PATH_MAX);
+      return FALSE;
+    }
+
+  dir = g_path_get_dirname (target);
+  base = g_path_get_basename (target);
+
+  /* The temp and graveyard names are the longest names the protocol makes. */
+  if (strlen (base) + LOCK_SUFFIX_LEN + FL_NAME_SUFFIX_MAX > NAME_MAX)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "The lock target “%s” has a file name of %zu bytes; its temp and graveyard "
+                   "names would exceed NAME_MAX (%d): use a name of at most %d bytes",
+                   target, strlen (base), NAME_MAX,
+                   NAME_MAX - LOCK_SUFFIX_LEN - FL_NAME_SUFFIX_MAX);
+      return FALSE;
+    }
+
+  self->target = g_strdup (target);
+  self->directory = g_steal_pointer (&dir);
+  self->lock_name = g_strconcat (base, LOCK_SUFFIX, NULL);
+  self->lock_path = g_strconcat (target, LOCK_SUFFIX, NULL);
+
+  return TRUE;
+}
+
+void
+_fl_lock_path_clear (FlLockPath *self)
+{
+  g_clear_pointer (&self->target, g_free);
+  g_clear_pointer (&self->directory, g_free);
+  g_clear_pointer (&self->lock_name, g_free);
+  g_clear_pointer (&self->lock_path, g_free);
+}
+
+/**
+ * fl_lock_path_for:
+ * @target: the file to lock
+ *
+ * Returns: (transfer full) (nullable): the path of @target's lock file, `@target.lock`, or
+ *   %NULL if @target cannot name a lock (empty, or ending with a slash)
+ */
+char *
+fl_lock_path_for (const char *target)
+{
+  FlLockPath lp;
+  char *ret;
+
+  if (!_fl_lock_path_init (&lp, target, NULL))
+    return NULL;
+
+  ret = g_steal_pointer (&lp.lock_path);
+  _fl_lock_path_clear (&lp);
+
+  return ret;
+}
+
+char *
+_fl_temp_name (const char *lock_name,
+               int         pid,
+               guint32     tag)
+{
+  return g_strdup_printf ("%s.%d.%08x.tmp", lock_name, pid, tag);
+}
+
+char *
+_fl_graveyard_name (const char *lock_name,
+                    int         pid,
+                    guint32     tag)
+{
+  return g_strdup_printf ("%s.gy.%d.%08x", lock_name, pid, tag);
+}
+
+/* Canonical decimal only, as the Node module writes String(process.pid): no sign, no
+ * whitespace, no leading zero, nothing after the digits, and within the kernel's PID range. */
+gboolean
+_fl_parse_pid (const char *buf,
+               gsize       len,
+               int        *pid)
+{
+  gint64 value = 0;
+
+  if (len == 0 || len > 7 || buf[0] == '0')
+    return FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (buf[i] < '0' || buf[i] > '9')
+        return FALSE;
+      value = value * 10 + (buf[i] - '0');
+    }
+
+  if (value < 1 || value > FL_PID_MAX)
+    return FALSE;
+
+  *pid = (int) value;
+  return TRUE;
+}
+
+static gboolean
+is_lower_hex8 (const char *p)
+{
+  for (guint i = 0; i < 8; i++)
+    if (!g_ascii_isdigit (p[i]) && !(p[i] >= 'a' && p[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+ends_with_lock (const char *name,
+                gsize       len)
+{
+  return len > LOCK_SUFFIX_LEN && memcmp (name + len - LOCK_SUFFIX_LEN, LOCK_SUFFIX,
+                                          LOCK_SUFFIX_LEN) == 0;
+}
+
+/* Parses "<L>.<pid>.<8 hex>" ending at @end; on success *lock_len is the length of <L>. */
+static gboolean
+parse_pid_tag_tail (const char *name,
+                    gsize       end,
+                    gsize      *lock_len,
+                    int        *pid)
+{
+  gsize digits_end, digits_start;
+
+  if (end < 10 || name[end - 9] != '.' || !is_lower_hex8 (name + end - 8))
+    return FALSE;
+
+  digits_end = end - 9;
+  digits_start = digits_end;
+  while (digits_start > 0 && g_ascii_isdigit (name[digits_start - 1]))
+    digits_start--;
+
+  if (digits_start == 0 || name[digits_start - 1] != '.')
+    return FALSE;
+  if (!_fl_parse_pid (name + digits_start, digits_end - digits_start, pid))
+    return FALSE;
+
+  *lock_len = digits_start - 1;
+  return TRUE;
+}
+
+gboolean
+_fl_classify_name (const char *name,
+                   gsize       len,
+                   FlNameInfo *info)
+{
+  gsize lock_len;
+  int pid;
+
+  memset (info, 0, sizeof *info);
+
+  if (memchr (name, '\0', len) != NULL || memchr (name, '/', len) != NULL)
+    return FALSE;
+
+  /* T.lock.<pid>.<8 hex>.tmp */
+  if (len > 4 && memcmp (name + len - 4, ".tmp", 4) == 0 &&
+      parse_pid_tag_tail (name, len - 4, &lock_len, &pid) &&
+      ends_with_lock (name, lock_len))
+    {
+      info->kind = FL_ENTRY_TEMP;
+      info->lock_name_len = lock_len;
+      info->creator_pid = pid;
+      return TRUE;
+    }
+
+  /* T.lock.gy.<pid>.<8 hex> */
+  if (parse_pid_tag_tail (name, len, &lock_len, &pid) &&
+      lock_len > 3 && memcmp (name + lock_len - 3, ".gy", 3) == 0 &&
+      ends_with_lock (name, lock_len - 3))
+    {
+      info->kind = FL_ENTRY_GRAVEYARD;
+      info->lock_name_len = lock_len - 3;
+      info->creator_pid = pid;
+      return TRUE;
+    }
+
+  if (ends_with_lock (name, len))
+    {
+      info->kind = FL_ENTRY_LOCK;
+      info->lock_name_len = len;
+      return TRUE;
+    }
+
+  return FALSE;
+}

@@ -1,1 +1,288 @@
-/* fl-process-linux.c: being written */
+/* fl-process-linux.c: process liveness, start time and identity from /proc
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fl-names-private.h"
+#include "fl-process-private.h"
+
+#ifndef SYS_pidfd_open
+# define SYS_pidfd_open 434
+#endif
+
+/* Reads at most size - 1 bytes and terminates them. /proc files are small; a bound keeps a
+ * hostile or odd file from costing more. */
+static gssize
+read_bounded (const char *path,
+              char       *buf,
+              gsize       size)
+{
+  gsize total = 0;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return -1;
+
+  while (total < size - 1)
+    {
+      gssize n = read (fd, buf + total, size - 1 - total);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      total += (gsize) n;
+    }
+  close (fd);
+
+  buf[total] = '\0';
+  return (gssize) total;
+}
+
+gboolean
+_fl_parse_proc_stat (const char  *buf,
+                     gsize        len,
+                     char       **comm,
+                     char        *state,
+                     guint64     *start_ticks)
+{
+  const char *open_paren, *close_paren, *p, *end = buf + len;
+  guint field = 3;
+
+  open_paren = memchr (buf, '(', len);
+  if (open_paren == NULL)
+    return FALSE;
+
+  /* comm may itself contain ") ": the real end is the last ')'. */
+  close_paren = NULL;
+  for (p = end; p > open_paren; p--)
+    if (p[-1] == ')')
+      {
+        close_paren = p - 1;
+        break;
+      }
+  if (close_paren == NULL || close_paren + 2 >= end || close_paren[1] != ' ')
+    return FALSE;
+
+  p = close_paren + 2;
+  *state = *p;
+
+  /* Walk to field 22, starttime. */
+  while (p < end && field < 22)
+    {
+      if (*p == ' ')
+        field++;
+      p++;
+    }
+  if (field != 22 || p >= end || !g_ascii_isdigit (*p))
+    return FALSE;
+
+  {
+    guint64 value = 0;
+    for (; p < end && g_ascii_isdigit (*p); p++)
+      {
+        if (value > (G_MAXUINT64 - 9) / 10)
+          return FALSE;
+        value = value * 10 + (guint64) (*p - '0');
+      }
+    *start_ticks = value;
+  }
+
+  if (comm != NULL)
+    *comm = g_utf8_make_valid (open_paren + 1, close_paren - open_paren - 1);
+
+  return TRUE;
+}
+
+gint64
+_fl_process_boottime_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_BOOTTIME, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static gint64
+ticks_to_us (guint64 ticks)
+{
+  static long hz;
+
+  if (hz <= 0)
+    hz = sysconf (_SC_CLK_TCK);
+  if (hz <= 0)
+    hz = 100;
+
+  return (gint64) (ticks * (G_USEC_PER_SEC / (guint64) hz));
+}
+
+void
+_fl_process_probe (int            pid,
+                   gboolean       details,
+                   FlProcessInfo *info)
+{
+  char path[64];
+  char buf[1024];
+  gssize len;
+  char state = '?';
+  struct stat st;
+
+  memset (info, 0, sizeof *info);
+  info->uid = -1;
+
+  /* Never let a PID <= 0 reach kill(): 0 and -1 mean "my group" and "everyone". */
+  if (pid <= 0 || pid > FL_PID_MAX)
+    {
+      info->state = FL_PROCESS_UNKNOWN;
+      return;
+    }
+
+  if (kill (pid, 0) < 0 && errno == ESRCH)
+    {
+      info->state = FL_PROCESS_GONE;
+      return;
+    }
+
+  info->state = FL_PROCESS_RUNNING;
+
+  g_snprintf (path, sizeof path, "/proc/%d/stat", pid);
+  len = read_bounded (path, buf, sizeof buf);
+  if (len < 0)
+    {
+      /* Exited between kill() and open(), or /proc is hidden from us (hidepid): only the
+       * former is certain. */
+      if (errno == ENOENT || errno == ESRCH)
+        info->state = FL_PROCESS_GONE;
+      return;
+    }
+
+  if (_fl_parse_proc_stat (buf, (gsize) len, &info->name, &state, &info->start_ticks))
+    {
+      gint64 now_boot = _fl_process_boottime_now ();
+
+      if (state == 'Z' || state == 'X')
+        info->state = FL_PROCESS_ZOMBIE;
+      info->start_boot_us = ticks_to_us (info->start_ticks);
+      info->start_real_us = g_get_real_time () - (now_boot - info->start_boot_us);
+    }
+
+  g_snprintf (path, sizeof path, "/proc/%d", pid);
+  if (stat (path, &st) == 0)
+    info->uid = st.st_uid;
+
+  if (details)
+    {
+      char cmd[4096];
+
+      g_snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+      len = read_bounded (path, cmd, sizeof cmd);
+      if (len > 0)
+        {
+          for (gssize i = 0; i < len; i++)
+            if (cmd[i] == '\0')
+              cmd[i] = ' ';
+          while (len > 0 && cmd[len - 1] == ' ')
+            cmd[--len] = '\0';
+          info->cmdline = g_utf8_make_valid (cmd, len);
+        }
+    }
+}
+
+void
+_fl_process_info_clear (FlProcessInfo *info)
+{
+  g_clear_pointer (&info->name, g_free);
+  g_clear_pointer (&info->cmdline, g_free);
+}
+
+static GMutex self_lock;
+static FlIdentity self_identity;
+
+void
+_fl_process_self_identity (FlIdentity *identity)
+{
+  int pid = getpid ();
+
+  g_mutex_lock (&self_lock);
+
+  /* Cached per PID: a forked child computes its own. */
+  if (self_identity.pid != pid)
+    {
+      FlProcessInfo info;
+      char buf[64];
+      struct stat st;
+
+      memset (&self_identity, 0, sizeof self_identity);
+      self_identity.pid = pid;
+
+      _fl_process_probe (pid, FALSE, &info);
+      self_identity.start_ticks = info.start_ticks;
+      _fl_process_info_clear (&info);
+
+      if (read_bounded ("/proc/sys/kernel/random/boot_id", buf, sizeof buf) > 0)
+        g_strlcpy (self_identity.boot_id, g_strstrip (buf), sizeof self_identity.boot_id);
+
+      if (stat ("/proc/self/ns/pid", &st) == 0)
+        self_identity.pidns = st.st_ino;
+
+      if (gethostname (buf, sizeof buf) == 0)
+        {
+          buf[sizeof buf - 1] = '\0';
+          for (char *p = buf; *p; p++)
+            if (*p <= ' ' || *p > '~')
+              *p = '_';
+          g_strlcpy (self_identity.host, buf, sizeof self_identity.host);
+        }
+    }
+
+  *identity = self_identity;
+
+  g_mutex_unlock (&self_lock);
+}
+
+int
+_fl_process_open_pidfd (int pid)
+{
+  if (pid <= 0 || pid > FL_PID_MAX)
+    return -1;
+
+  /* pidfds are close-on-exec by definition. */
+  return (int) syscall (SYS_pidfd_open, (pid_t) pid, 0);
+}
+
+gboolean
+_fl_process_fd_is_remote (int fd)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd, &sfs) < 0)
+    return FALSE;
+
+  switch ((unsigned long) sfs.f_type)
+    {
+    case 0x6969:      /* NFS */
+    case 0xFF534D42:  /* CIFS */
+    case 0xFE534D42:  /* SMB2 */
+    case 0x517B:      /* SMB */
+    case 0x65735546:  /* FUSE */
+    case 0x564c:      /* NCP */
+    case 0x6B414653:  /* AFS */
+    case 0x01021997:  /* 9P */
+    case 0x00C36400:  /* CEPH */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}

@@ -1,1 +1,549 @@
-/* fl-snapshot.c: being written */
+/* fl-snapshot.c: an immutable picture of one file, and the guarded reclaim from it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fl-enum-types.h"
+#include "fl-error.h"
+#include "fl-judge-private.h"
+#include "fl-lock-private.h"
+#include "fl-snapshot-private.h"
+#include "fl-takeover-private.h"
+
+struct _FlSnapshot
+{
+  GObject       parent_instance;
+
+  char         *path;
+  char         *name;
+  char         *directory;
+  char         *target;
+  FlEntryKind   kind;
+  int           pid;
+  char         *process_name;
+  char         *process_cmdline;
+  gint64        process_uid;
+  gint64        process_start_time;
+  gint64        file_uid;
+  FlLiveness    liveness;
+  FlKernelLock  kernel_lock;
+  gboolean      stale;
+  char         *reason;
+  char         *content;
+  gsize         content_len;
+  gint64        mtime;
+  gint64        captured_at;
+
+  /* What a reclaim compares: the very file the snapshot saw. */
+  guint64       dev;
+  guint64       ino;
+  gint64        mtime_ns;
+  guint         mode;
+};
+
+G_DEFINE_FINAL_TYPE (FlSnapshot, fl_snapshot, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_NAME,
+  PROP_TARGET,
+  PROP_KIND,
+  PROP_PID,
+  PROP_PROCESS_NAME,
+  PROP_PROCESS_CMDLINE,
+  PROP_PROCESS_UID,
+  PROP_PROCESS_START_TIME,
+  PROP_FILE_UID,
+  PROP_LIVENESS,
+  PROP_KERNEL_LOCK,
+  PROP_STALE,
+  PROP_REASON,
+  PROP_CONTENT,
+  PROP_MTIME,
+  PROP_CAPTURED_AT,
+  PROP_AGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static FlSnapshot *
+snapshot_from_state (FlLockState *state,
+                     const char  *directory,
+                     gint64       now_us)
+{
+  FlSnapshot *self = g_object_new (FL_TYPE_SNAPSHOT, NULL);
+  gsize lock_len = state->name_info.lock_name_len;
+  g_autofree char *target_name = NULL;
+
+  self->path = g_strdup (state->path);
+  self->name = g_strdup (state->name);
+  self->directory = g_strdup (directory);
+  if (lock_len >= 5 && lock_len <= strlen (state->name))
+    target_name = g_strndup (state->name, lock_len - 5);
+  else
+    target_name = g_strdup (state->name);
+  self->target = g_build_filename (directory, target_name, NULL);
+  self->kind = state->kind;
+  self->pid = state->pid;
+  self->process_name = g_strdup (state->process.name);
+  self->process_cmdline = g_strdup (state->process.cmdline);
+  self->process_uid = state->process.uid;
+  self->process_start_time = state->process.start_real_us;
+  self->file_uid = state->st.st_uid;
+  self->liveness = state->liveness;
+  self->kernel_lock = state->kernel_lock;
+  self->stale = state->stale;
+  self->reason = g_strdup (state->reason);
+  self->content = g_strndup (state->content, state->content_len);
+  self->content_len = state->content_len;
+  self->mtime = state->mtime_us;
+  self->captured_at = now_us;
+  self->dev = state->st.st_dev;
+  self->ino = state->st.st_ino;
+  self->mtime_ns = (gint64) state->st.st_mtim.tv_sec * 1000000000 + state->st.st_mtim.tv_nsec;
+  self->mode = state->st.st_mode;
+
+  return self;
+}
+
+FlSnapshot *
+_fl_snapshot_new_full (int                  dirfd,
+                       const char          *directory,
+                       const char          *name,
+                       const FlLockOptions *options,
+                       gint64               now_us,
+                       gboolean             details,
+                       GError             **error)
+{
+  g_auto(FlLockState) state = { .fd = -1 };
+
+  if (!_fl_lock_state_open (&state, dirfd, directory, name, error))
+    return NULL;
+
+  _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, now_us, details);
+
+  return snapshot_from_state (&state, directory, now_us);
+}
+
+FlSnapshot *
+_fl_snapshot_new_at (int                  dirfd,
+                     const char          *directory,
+                     const char          *name,
+                     const FlLockOptions *options,
+                     gint64               now_us,
+                     GError             **error)
+{
+  return _fl_snapshot_new_full (dirfd, directory, name, options, now_us, FALSE, error);
+}
+
+/**
+ * fl_snapshot_new:
+ * @path: a lock, temp or graveyard file (any other name is judged as a lock file)
+ * @options: (nullable): options (stale_after matters)
+ * @error: return location for a #GError
+ *
+ * Looks at @path once, without following a symlink, opening a FIFO or blocking, and judges
+ * it as an acquirer would. The holder's command line is included when it can be read.
+ *
+ * Returns: (transfer full): the snapshot, or %NULL with @error set (%G_IO_ERROR_NOT_FOUND if
+ *   there is no such file)
+ */
+FlSnapshot *
+fl_snapshot_new (const char          *path,
+                 const FlLockOptions *options,
+                 GError             **error)
+{
+  g_autofree char *directory = NULL;
+  g_autofree char *name = NULL;
+  FlSnapshot *ret;
+  int dirfd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (path[0] == '\0' || g_str_has_suffix (path, "/"))
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "“%s” does not name a file: give the path of a lock file", path);
+      return NULL;
+    }
+
+  directory = g_path_get_dirname (path);
+  name = g_path_get_basename (path);
+
+  dirfd = _fl_open_lock_directory (directory, FALSE, error);
+  if (dirfd < 0)
+    return NULL;
+
+  ret = _fl_snapshot_new_full (dirfd, directory, name, options, g_get_real_time (), TRUE, error);
+  close (dirfd);
+
+  return ret;
+}
+
+/**
+ * fl_snapshot_new_for_target:
+ * @target: the locked file; its lock `@target.lock` is looked at
+ * @options: (nullable): options
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the snapshot of @target's lock, or %NULL with @error set
+ *   (%G_IO_ERROR_NOT_FOUND when it is not locked)
+ */
+FlSnapshot *
+fl_snapshot_new_for_target (const char          *target,
+                            const FlLockOptions *options,
+                            GError             **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (target != NULL, NULL);
+
+  path = fl_lock_path_for (target);
+  if (path == NULL)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "“%s” cannot name a lock target: give the path of a file", target);
+      return NULL;
+    }
+
+  return fl_snapshot_new (path, options, error);
+}
+
+static gboolean
+still_the_same (FlSnapshot  *self,
+                FlLockState *now)
+{
+  gint64 mtime_ns = (gint64) now->st.st_mtim.tv_sec * 1000000000 + now->st.st_mtim.tv_nsec;
+
+  return now->kind == self->kind &&
+         (guint64) now->st.st_dev == self->dev &&
+         (guint64) now->st.st_ino == self->ino &&
+         mtime_ns == self->mtime_ns &&
+         now->content_len == self->content_len &&
+         memcmp (now->content, self->content, self->content_len) == 0;
+}
+
+static gboolean
+reclaim_at (FlSnapshot          *self,
+            int                  dirfd,
+            const FlLockOptions *options,
+            GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  /* An inspector's shared probe lasts microseconds; give a few tries before refusing. */
+  for (guint attempt = 0; attempt < 50; attempt++)
+    {
+      g_auto(FlLockState) now = { .fd = -1 };
+
+      if (!_fl_lock_state_open (&now, dirfd, self->directory, self->name, &local_error))
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
+                         "“%s” no longer exists: nothing was reclaimed", self->path);
+          else
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+
+      if (!still_the_same (self, &now))
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
+                       "“%s” changed since it was inspected (another holder, content or file): "
+                       "nothing was touched. Look at it again before reclaiming", self->path);
+          return FALSE;
+        }
+
+      _fl_lock_state_judge (&now, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
+
+      if (now.only_probers)
+        {
+          g_usleep (1000);
+          continue;
+        }
+
+      if (!now.stale || !(now.holds_exclusive || now.no_kernel_locks))
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
+                       "“%s” is not stale, so it was left alone: %s", self->path, now.reason);
+          return FALSE;
+        }
+
+      if (self->kind == FL_ENTRY_LOCK)
+        {
+          switch (_fl_takeover (dirfd, self->name, &now, error))
+            {
+            case FL_TAKEOVER_DONE:
+              return TRUE;
+            case FL_TAKEOVER_FAILED:
+              return FALSE;
+            case FL_TAKEOVER_CHANGED:
+            case FL_TAKEOVER_RACED:
+            default:
+              g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
+                           "“%s” changed while it was being reclaimed: nothing of another "
+                           "holder's was removed. Look at it again", self->path);
+              return FALSE;
+            }
+        }
+
+      /* An orphaned temp or graveyard: its name carries its creator, who is gone. */
+      if (!_fl_lock_state_still_at (&now, dirfd, self->name))
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
+                       "“%s” changed while it was being removed: nothing was touched",
+                       self->path);
+          return FALSE;
+        }
+      if (unlinkat (dirfd, self->name, 0) < 0)
+        {
+          int saved_errno = errno;
+          g_set_error (error, FL_ERROR,
+                       saved_errno == EACCES || saved_errno == EPERM ? FL_ERROR_PERMISSION
+                                                                     : FL_ERROR_FAILED,
+                       "Cannot remove “%s”: %s", self->path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
+               "“%s” is being examined by other processes without pause: try again", self->path);
+  return FALSE;
+}
+
+/**
+ * fl_snapshot_reclaim:
+ * @self: a snapshot of a stale lock, or of an orphaned temp or graveyard file
+ * @options: (nullable): options (stale_after matters)
+ * @error: return location for a #GError
+ *
+ * Removes the file @self saw, through the same takeover path an acquirer uses
+ * (docs/protocol.md, section 7), but only if it is still that very file (same inode, content
+ * and mtime) and still stale now. An operator who confirmed one lock can never reclaim
+ * another. Refusals: %FL_ERROR_NOT_STALE (the holder is alive, the lock is untouched),
+ * %FL_ERROR_CHANGED (not the file the snapshot saw), %FL_ERROR_FOREIGN.
+ *
+ * Returns: %TRUE if the file was removed
+ */
+gboolean
+fl_snapshot_reclaim (FlSnapshot          *self,
+                     const FlLockOptions *options,
+                     GError             **error)
+{
+  gboolean ret;
+  int dirfd;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
+                   "does not belong there", self->path);
+      return FALSE;
+    }
+
+  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
+  if (dirfd < 0)
+    return FALSE;
+
+  ret = reclaim_at (self, dirfd, options, error);
+  close (dirfd);
+
+  return ret;
+}
+
+gboolean
+fl_snapshot_same_file (FlSnapshot *self,
+                       FlSnapshot *other)
+{
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
+  g_return_val_if_fail (FL_IS_SNAPSHOT (other), FALSE);
+
+  return self->dev == other->dev && self->ino == other->ino &&
+         self->mtime_ns == other->mtime_ns && self->kind == other->kind &&
+         g_strcmp0 (self->content, other->content) == 0 &&
+         g_strcmp0 (self->path, other->path) == 0;
+}
+
+gint64
+fl_snapshot_get_age_at (FlSnapshot *self,
+                        gint64      now_us)
+{
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), 0);
+  return MAX (now_us - self->mtime, 0);
+}
+
+gint64
+fl_snapshot_get_age (FlSnapshot *self)
+{
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), 0);
+  return fl_snapshot_get_age_at (self, self->captured_at);
+}
+
+guint
+_fl_snapshot_get_mode (FlSnapshot *self)
+{
+  return self->mode;
+}
+
+#define GETTER(type, field, fname) \
+  type fl_snapshot_get_##fname (FlSnapshot *self) \
+  { \
+    g_return_val_if_fail (FL_IS_SNAPSHOT (self), (type) 0); \
+    return self->field; \
+  }
+
+GETTER (const char *, path, path)
+GETTER (const char *, name, name)
+GETTER (const char *, target, target)
+GETTER (FlEntryKind, kind, kind)
+GETTER (int, pid, pid)
+GETTER (const char *, process_name, process_name)
+GETTER (const char *, process_cmdline, process_cmdline)
+GETTER (gint64, process_uid, process_uid)
+GETTER (gint64, process_start_time, process_start_time)
+GETTER (gint64, file_uid, file_uid)
+GETTER (FlLiveness, liveness, liveness)
+GETTER (FlKernelLock, kernel_lock, kernel_lock)
+GETTER (gboolean, stale, stale)
+GETTER (const char *, reason, reason)
+GETTER (const char *, content, content)
+GETTER (gint64, mtime, mtime)
+GETTER (gint64, captured_at, captured_at)
+
+#undef GETTER
+
+const char *
+fl_entry_kind_to_string (FlEntryKind kind)
+{
+  switch (kind)
+    {
+    case FL_ENTRY_LOCK: return "lock";
+    case FL_ENTRY_TEMP: return "temp";
+    case FL_ENTRY_GRAVEYARD: return "graveyard";
+    case FL_ENTRY_FOREIGN: return "foreign";
+    default: return "unknown";
+    }
+}
+
+const char *
+fl_liveness_to_string (FlLiveness liveness)
+{
+  switch (liveness)
+    {
+    case FL_LIVENESS_ALIVE: return "alive";
+    case FL_LIVENESS_DEAD: return "dead";
+    case FL_LIVENESS_REUSED: return "reused";
+    case FL_LIVENESS_UNKNOWN:
+    default: return "unknown";
+    }
+}
+
+static void
+fl_snapshot_finalize (GObject *object)
+{
+  FlSnapshot *self = (FlSnapshot *) object;
+
+  g_free (self->path);
+  g_free (self->name);
+  g_free (self->directory);
+  g_free (self->target);
+  g_free (self->process_name);
+  g_free (self->process_cmdline);
+  g_free (self->reason);
+  g_free (self->content);
+
+  G_OBJECT_CLASS (fl_snapshot_parent_class)->finalize (object);
+}
+
+static void
+fl_snapshot_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  FlSnapshot *self = FL_SNAPSHOT (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH: g_value_set_string (value, self->path); break;
+    case PROP_NAME: g_value_set_string (value, self->name); break;
+    case PROP_TARGET: g_value_set_string (value, self->target); break;
+    case PROP_KIND: g_value_set_enum (value, self->kind); break;
+    case PROP_PID: g_value_set_int (value, self->pid); break;
+    case PROP_PROCESS_NAME: g_value_set_string (value, self->process_name); break;
+    case PROP_PROCESS_CMDLINE: g_value_set_string (value, self->process_cmdline); break;
+    case PROP_PROCESS_UID: g_value_set_int64 (value, self->process_uid); break;
+    case PROP_PROCESS_START_TIME: g_value_set_int64 (value, self->process_start_time); break;
+    case PROP_FILE_UID: g_value_set_int64 (value, self->file_uid); break;
+    case PROP_LIVENESS: g_value_set_enum (value, self->liveness); break;
+    case PROP_KERNEL_LOCK: g_value_set_enum (value, self->kernel_lock); break;
+    case PROP_STALE: g_value_set_boolean (value, self->stale); break;
+    case PROP_REASON: g_value_set_string (value, self->reason); break;
+    case PROP_CONTENT: g_value_set_string (value, self->content); break;
+    case PROP_MTIME: g_value_set_int64 (value, self->mtime); break;
+    case PROP_CAPTURED_AT: g_value_set_int64 (value, self->captured_at); break;
+    case PROP_AGE: g_value_set_int64 (value, fl_snapshot_get_age (self)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fl_snapshot_class_init (FlSnapshotClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = fl_snapshot_finalize;
+  object_class->get_property = fl_snapshot_get_property;
+
+  properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  properties[PROP_TARGET] = g_param_spec_string ("target", NULL, NULL, NULL, flags);
+  properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, FL_TYPE_ENTRY_KIND,
+                                             FL_ENTRY_LOCK, flags);
+  properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
+  properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
+  properties[PROP_PROCESS_CMDLINE] = g_param_spec_string ("process-cmdline", NULL, NULL, NULL,
+                                                          flags);
+  properties[PROP_PROCESS_UID] = g_param_spec_int64 ("process-uid", NULL, NULL,
+                                                     -1, G_MAXINT64, -1, flags);
+  properties[PROP_PROCESS_START_TIME] = g_param_spec_int64 ("process-start-time", NULL, NULL,
+                                                            0, G_MAXINT64, 0, flags);
+  properties[PROP_FILE_UID] = g_param_spec_int64 ("file-uid", NULL, NULL,
+                                                  -1, G_MAXINT64, -1, flags);
+  properties[PROP_LIVENESS] = g_param_spec_enum ("liveness", NULL, NULL, FL_TYPE_LIVENESS,
+                                                 FL_LIVENESS_UNKNOWN, flags);
+  properties[PROP_KERNEL_LOCK] = g_param_spec_enum ("kernel-lock", NULL, NULL,
+                                                    FL_TYPE_KERNEL_LOCK,
+                                                    FL_KERNEL_LOCK_UNKNOWN, flags);
+  properties[PROP_STALE] = g_param_spec_boolean ("stale", NULL, NULL, FALSE, flags);
+  properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+  properties[PROP_CONTENT] = g_param_spec_string ("content", NULL, NULL, NULL, flags);
+  properties[PROP_MTIME] = g_param_spec_int64 ("mtime", NULL, NULL,
+                                               G_MININT64, G_MAXINT64, 0, flags);
+  properties[PROP_CAPTURED_AT] = g_param_spec_int64 ("captured-at", NULL, NULL,
+                                                     G_MININT64, G_MAXINT64, 0, flags);
+  properties[PROP_AGE] = g_param_spec_int64 ("age", NULL, NULL, 0, G_MAXINT64, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fl_snapshot_init (FlSnapshot *self)
+{
+  self->process_uid = -1;
+  self->file_uid = -1;
+}

@@ -8,7 +8,7 @@
 # include "fl-version-macros.h"
 # include "fl-error.h"
 # include "fl-enums.h"
-# include "fl-enum-types.h"
+# include <libfl/fl-enum-types.h>
 # include "fl-options.h"
 # include "fl-lock.h"
 # include "fl-snapshot.h"

@@ -1,0 +1,97 @@
+/* fl-judge-private.h: reading one lock, temp or graveyard file and judging it
+ *
+ * Steps J1-J4 of docs/protocol.md, shared by acquire, inspection and reclaim, so that every
+ * front-end reaches the same verdict from the same evidence.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <sys/stat.h>
+
+#include <gio/gio.h>
+
+#include "fl-content-private.h"
+#include "fl-enums.h"
+#include "fl-names-private.h"
+#include "fl-options.h"
+#include "fl-process-private.h"
+
+G_BEGIN_DECLS
+
+#define FL_CONTENT_MAX 64
+
+typedef enum
+{
+  FL_PROBE_SHARED,     /* an inspector: take LOCK_SH and drop it at once */
+  FL_PROBE_EXCLUSIVE,  /* a taker: take LOCK_EX and keep it while deciding (step T1 on) */
+} FlProbeMode;
+
+typedef struct
+{
+  char          *path;            /* for messages */
+  char          *name;            /* last component */
+  int            fd;              /* -1 when foreign or unreadable */
+  int            open_errno;      /* why fd is -1 for a regular file */
+  struct stat    st;
+  FlNameInfo     name_info;
+  FlEntryKind    kind;
+  gboolean       remote;          /* on a network or FUSE filesystem */
+
+  char           content[FL_CONTENT_MAX + 1];
+  gsize          content_len;
+  gboolean       content_complete;  /* the whole file was read */
+  int            content_pid;       /* 0 when the content is not a valid PID */
+
+  FlIdentity     identity;
+  gboolean       has_identity;
+
+  /* The verdict, filled by _fl_lock_state_judge(). */
+  FlKernelLock   kernel_lock;
+  gboolean       holds_exclusive; /* we hold LOCK_EX on fd */
+  gboolean       no_kernel_locks; /* the filesystem refuses flock(): PID rules only */
+  gboolean       only_probers;    /* LOCK_EX refused, LOCK_SH granted: only inspectors */
+  int            pid;             /* the PID judged: holder for a lock, creator otherwise */
+  FlProcessInfo  process;
+  FlLiveness     liveness;
+  gboolean       stale;
+  char          *reason;
+  gint64         mtime_us;        /* wall clock */
+  gint64         stale_at_us;     /* when an unparsable lock turns stale, else 0 */
+} FlLockState;
+
+/* Step J1 + J2. A missing file is G_IO_ERROR_NOT_FOUND; a file that is not regular is
+ * not an error here: it comes back with kind FL_ENTRY_FOREIGN and fd -1. */
+gboolean _fl_lock_state_open       (FlLockState         *self,
+                                    int                  dirfd,
+                                    const char          *dir_path,
+                                    const char          *name,
+                                    GError             **error);
+
+/* Steps J3 + J4. */
+void     _fl_lock_state_judge      (FlLockState         *self,
+                                    FlProbeMode          mode,
+                                    const FlLockOptions *options,
+                                    gint64               now_us,
+                                    gboolean             details);
+
+/* Whether @name in @dirfd is still the inode that self->fd has open. */
+gboolean _fl_lock_state_still_at   (FlLockState         *self,
+                                    int                  dirfd,
+                                    const char          *name);
+
+void     _fl_lock_state_clear      (FlLockState         *self);
+
+/* "PID 1234 (name)", or "PID 1234" when the name is unknown. */
+char    *_fl_lock_state_describe_holder (FlLockState    *self);
+
+/* What a foreign entry is and what to do about it, for error messages. */
+char    *_fl_describe_foreign      (const char          *path,
+                                    const struct stat   *st);
+
+/* "3 s", "4 min", "2 h", "5 days". */
+char    *_fl_format_age            (gint64               age_us);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlLockState, _fl_lock_state_clear)
+
+G_END_DECLS

@@ -1,0 +1,202 @@
+/* fl-lock-convenience.c: with_lock, is_locked and the asynchronous acquire
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "fl-error.h"
+#include "fl-judge-private.h"
+#include "fl-lock-private.h"
+#include "fl-options-private.h"
+
+/**
+ * fl_with_lock:
+ * @target: the file to lock
+ * @func: (scope call): the critical section
+ * @user_data: data for @func
+ * @options: (nullable): options, as for fl_lock_acquire()
+ * @cancellable: (nullable): cancels the wait for the lock, not @func
+ * @error: return location for a #GError
+ *
+ * Runs @func while holding @target's lock, as the Node module's `withFileLock` does. The lock
+ * is released whatever @func returns. If @func fails, its error is returned; if it succeeded
+ * but the lock was taken away meanwhile, %FL_ERROR_LOST is returned, because what @func did
+ * was not protected.
+ *
+ * Returns: %TRUE if the lock was taken, @func succeeded and the lock was released cleanly
+ */
+gboolean
+fl_with_lock (const char          *target,
+              FlLockFunc           func,
+              gpointer             user_data,
+              const FlLockOptions *options,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) func_error = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (target != NULL, FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  lock = fl_lock_acquire (target, options, cancellable, error);
+  if (lock == NULL)
+    return FALSE;
+
+  ok = func (user_data, &func_error);
+  if (!ok && func_error == NULL)
+    g_set_error (&func_error, FL_ERROR, FL_ERROR_FAILED,
+                 "The critical section under “%s” failed without saying why",
+                 fl_lock_get_path (lock));
+
+  if (!fl_lock_release (lock, ok ? error : NULL) && ok)
+    return FALSE;
+
+  if (!ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&func_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * fl_is_locked:
+ * @target: the file whose lock to look at
+ * @options: (nullable): options (stale_after matters)
+ * @error: return location for a #GError
+ *
+ * Whether @target's lock is held by a live holder right now. A stale lock counts as not
+ * locked (the next acquire takes it over); a foreign entry (a directory, a symlink...) at the
+ * lock path counts as locked, since no acquire can succeed.
+ *
+ * Returns: %TRUE if held; %FALSE if free or stale, or with @error set on an I/O error
+ */
+gboolean
+fl_is_locked (const char          *target,
+              const FlLockOptions *options,
+              GError             **error)
+{
+  g_auto(FlLockPath) lp = { 0 };
+  g_auto(FlLockState) state = { .fd = -1 };
+  g_autoptr(GError) local_error = NULL;
+  int dirfd;
+  gboolean ret;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!_fl_lock_path_init (&lp, target, error))
+    return FALSE;
+
+  dirfd = _fl_open_lock_directory (lp.directory, FALSE, &local_error);
+  if (dirfd < 0)
+    {
+      if (g_error_matches (local_error, FL_ERROR, FL_ERROR_NOT_DIRECTORY))
+        return FALSE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  if (!_fl_lock_state_open (&state, dirfd, lp.directory, lp.lock_name, &local_error))
+    {
+      close (dirfd);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return FALSE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
+  ret = state.kind == FL_ENTRY_FOREIGN || !state.stale;
+  close (dirfd);
+
+  return ret;
+}
+
+typedef struct
+{
+  char          *target;
+  FlLockOptions *options;
+} AcquireData;
+
+static void
+acquire_data_free (gpointer data)
+{
+  AcquireData *ad = data;
+
+  g_free (ad->target);
+  fl_lock_options_free (ad->options);
+  g_free (ad);
+}
+
+static void
+acquire_thread_cb (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  AcquireData *ad = task_data;
+  GError *error = NULL;
+  FlLock *lock;
+
+  lock = fl_lock_acquire (ad->target, ad->options, cancellable, &error);
+  if (lock != NULL)
+    g_task_return_pointer (task, lock, g_object_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+/**
+ * fl_lock_acquire_async:
+ * @target: the file to lock
+ * @options: (nullable): options, copied
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called in the caller's thread-default main context once done
+ * @user_data: data for @callback
+ *
+ * Acquires in a worker thread, for main-loop programs. If the result is never collected with
+ * fl_lock_acquire_finish(), the lock is released when the task is freed.
+ */
+void
+fl_lock_acquire_async (const char          *target,
+                       const FlLockOptions *options,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  AcquireData *ad;
+
+  g_return_if_fail (target != NULL);
+
+  ad = g_new0 (AcquireData, 1);
+  ad->target = g_strdup (target);
+  ad->options = fl_lock_options_copy (_fl_lock_options_or_default (options));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, fl_lock_acquire_async);
+  g_task_set_task_data (task, ad, acquire_data_free);
+  g_task_run_in_thread (task, acquire_thread_cb);
+}
+
+/**
+ * fl_lock_acquire_finish:
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the held lock, or %NULL with @error set
+ */
+FlLock *
+fl_lock_acquire_finish (GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == fl_lock_acquire_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,56 @@
+/* fl-names-private.h: the protocol's file names, built and recognised
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "fl-enums.h"
+
+G_BEGIN_DECLS
+
+/* The kernel's PID_MAX_LIMIT on 64-bit Linux: no PID is larger. */
+#define FL_PID_MAX 4194304
+
+/* Long enough for ".<pid>.<8 hex>.tmp" and ".gy.<pid>.<8 hex>" with any int PID. */
+#define FL_NAME_SUFFIX_MAX 24
+
+typedef struct
+{
+  char *target;     /* as given */
+  char *directory;  /* the lock's directory, "." when the target has none */
+  char *lock_name;  /* "T.lock", the last component */
+  char *lock_path;  /* "dir/T.lock" */
+} FlLockPath;
+
+gboolean _fl_lock_path_init  (FlLockPath  *self,
+                              const char  *target,
+                              GError     **error);
+void     _fl_lock_path_clear (FlLockPath  *self);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlLockPath, _fl_lock_path_clear)
+
+char    *_fl_temp_name       (const char  *lock_name,
+                              int          pid,
+                              guint32      tag);
+char    *_fl_graveyard_name  (const char  *lock_name,
+                              int          pid,
+                              guint32      tag);
+
+typedef struct
+{
+  FlEntryKind kind;          /* LOCK, TEMP or GRAVEYARD: names never say FOREIGN */
+  gsize       lock_name_len; /* "T.lock" is the first lock_name_len bytes of the name */
+  int         creator_pid;   /* from a temp or graveyard name; 0 for a lock */
+} FlNameInfo;
+
+gboolean _fl_classify_name   (const char  *name,
+                              gsize        len,
+                              FlNameInfo  *info);
+
+gboolean _fl_parse_pid       (const char  *buf,
+                              gsize        len,
+                              int         *pid);
+
+G_END_DECLS

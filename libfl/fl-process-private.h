@@ -1,0 +1,60 @@
+/* fl-process-private.h: what the platform can tell about a process
+ *
+ * The one platform interface for process probing; fl-process-linux.c implements it. A port
+ * to another system provides these functions and nothing else changes.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "fl-content-private.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FL_PROCESS_UNKNOWN,  /* not probed: PID out of range */
+  FL_PROCESS_GONE,     /* kill(pid, 0) says ESRCH */
+  FL_PROCESS_ZOMBIE,   /* exited, not yet reaped */
+  FL_PROCESS_RUNNING,  /* exists; start time known when /proc could be read */
+} FlProcessState;
+
+typedef struct
+{
+  FlProcessState state;
+  guint64        start_ticks;    /* since boot, 0 when unknown */
+  gint64         start_boot_us;  /* start time on CLOCK_BOOTTIME, 0 when unknown */
+  gint64         start_real_us;  /* start time on the wall clock, 0 when unknown */
+  gint64         uid;            /* -1 when unknown */
+  char          *name;           /* comm, NULL when unknown */
+  char          *cmdline;        /* arguments joined by spaces; only with details */
+} FlProcessInfo;
+
+void               _fl_process_probe        (int            pid,
+                                             gboolean       details,
+                                             FlProcessInfo *info);
+void               _fl_process_info_clear   (FlProcessInfo *info);
+
+/* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
+void               _fl_process_self_identity (FlIdentity   *identity);
+
+/* Microseconds on CLOCK_BOOTTIME, the clock process start times count on. */
+gint64             _fl_process_boottime_now (void);
+
+/* A pidfd that polls readable when @pid exits, or -1 where unsupported. */
+int                _fl_process_open_pidfd   (int            pid);
+
+/* Whether the filesystem behind @fd is a network or FUSE filesystem, where PIDs may be
+ * another host's. */
+gboolean           _fl_process_fd_is_remote (int            fd);
+
+/* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses), state, start ticks. */
+gboolean           _fl_parse_proc_stat      (const char    *buf,
+                                             gsize          len,
+                                             char         **comm,
+                                             char          *state,
+                                             guint64       *start_ticks);
+
+G_END_DECLS

@@ -1,0 +1,29 @@
+/* fl-takeover-private.h: moving a stale lock out of the way
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "fl-judge-private.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FL_TAKEOVER_DONE,      /* the stale lock is gone (by us, or by someone else meanwhile) */
+  FL_TAKEOVER_CHANGED,   /* T.lock is no longer the judged inode: judge again */
+  FL_TAKEOVER_RACED,     /* a peer without kernel locks raced us (step T5) */
+  FL_TAKEOVER_FAILED,    /* an I/O error, in @error */
+} FlTakeoverResult;
+
+/* Steps T1-T6. @stale must hold LOCK_EX on the lock (FL_PROBE_EXCLUSIVE) and be stale. */
+FlTakeoverResult _fl_takeover (int           dirfd,
+                               const char   *lock_name,
+                               FlLockState  *stale,
+                               GError      **error);
+
+/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2"...),
+ * the process SIGKILLs itself there. Read once; costs one branch otherwise. */
+void             _fl_test_crash_point (const char *step);
+
+G_END_DECLS

@@ -1,0 +1,45 @@
+/* fl-waiter-private.h: sleeping until a lock may have become free
+ *
+ * The one platform interface for waiting (docs/protocol.md, section 5); fl-waiter-linux.c
+ * implements it with inotify and pidfds. Where those are missing it backs off with jitter.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _FlWaiter FlWaiter;
+
+typedef enum
+{
+  FL_WAKE_EVENT,      /* the lock name went away, or the watched holder exited */
+  FL_WAKE_RECHECK,    /* the safety or backoff interval passed */
+  FL_WAKE_DEADLINE,   /* @until passed */
+  FL_WAKE_CANCELLED,
+} FlWake;
+
+/* Arms the watch on @dirfd for @lock_name; call it before the link() that may fail. */
+FlWaiter *_fl_waiter_new       (int            dirfd,
+                                const char    *lock_name,
+                                gint64         backoff_min_us,
+                                gint64         backoff_max_us);
+void      _fl_waiter_free      (FlWaiter      *self);
+
+/* Also wake when @pid exits; a PID that already woke us is not armed again. */
+void      _fl_waiter_watch_pid (FlWaiter      *self,
+                                int            pid);
+
+/* Blocks until an event, a re-check, @until (monotonic µs; -1 = none) or cancellation. */
+FlWake    _fl_waiter_wait      (FlWaiter      *self,
+                                gint64         until,
+                                GCancellable  *cancellable);
+
+/* Whether events drive the waiting (for tests and the benchmark). */
+gboolean  _fl_waiter_has_events (FlWaiter     *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlWaiter, _fl_waiter_free)
+
+G_END_DECLS
