@@ -1,0 +1,502 @@
+/* flctl-output.c: what flctl prints: tables and records for people, JSON for scripts
+ *
+ * The JSON members and the state words are flctl's stable interface; they are documented in
+ * docs/flctl.1 (JSON OUTPUT), so change them only by adding.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "flctl-private.h"
+
+char *
+flctl_format_age (gint64 age_us)
+{
+  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
+
+  if (s < 60)
+    return g_strdup_printf (_("%" G_GINT64_FORMAT " s"), s);
+  if (s < 60 * 60)
+    return g_strdup_printf (_("%" G_GINT64_FORMAT " min"), s / 60);
+  if (s < 48 * 60 * 60)
+    return g_strdup_printf (_("%" G_GINT64_FORMAT " h"), s / (60 * 60));
+  return g_strdup_printf (_("%" G_GINT64_FORMAT " days"), s / (24 * 60 * 60));
+}
+
+/* Paths are bytes: one holding a newline or invalid UTF-8 must not break a table or a
+ * terminal. Control characters become C escapes, bytes that are not UTF-8 become \xNN; the
+ * JSON output carries the exact name. */
+char *
+flctl_format_path (const char *path)
+{
+  GString *out = g_string_sized_new (strlen (path));
+  const char *p = path;
+  const char *end = path + strlen (path);
+
+  while (p < end)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guchar) *p);
+          p++;
+          continue;
+        }
+      if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+flctl_format_time (gint64 unix_us)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_local (unix_us / G_USEC_PER_SEC);
+
+  if (time == NULL)
+    return g_strdup ("?");
+  return g_date_time_format (time, "%Y-%m-%d %H:%M:%S");
+}
+
+static char *
+format_time_iso8601 (gint64 unix_us)
+{
+  g_autoptr(GDateTime) time = g_date_time_new_from_unix_utc (unix_us / G_USEC_PER_SEC);
+
+  if (time == NULL)
+    return NULL;
+  return g_date_time_format (time, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+/* One word per state, so the state is readable without colour. */
+const char *
+flctl_state_for_snapshot (FlSnapshot *snapshot)
+{
+  FlEntryKind kind = fl_snapshot_get_kind (snapshot);
+
+  if (kind == FL_ENTRY_FOREIGN)
+    return "foreign";
+  if (fl_snapshot_get_stale (snapshot))
+    return kind == FL_ENTRY_LOCK ? "stale" : "orphan";
+  if (fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE
+      || fl_snapshot_get_kernel_lock (snapshot) == FL_KERNEL_LOCK_HELD)
+    return kind == FL_ENTRY_LOCK ? "held" : "active";
+  return "unknown";
+}
+
+FlctlStyle
+flctl_style_for_state (const char *state)
+{
+  if (g_str_equal (state, "held") || g_str_equal (state, "active"))
+    return FLCTL_STYLE_GOOD;
+  if (g_str_equal (state, "stale") || g_str_equal (state, "orphan"))
+    return FLCTL_STYLE_BAD;
+  if (g_str_equal (state, "unknown") || g_str_equal (state, "foreign"))
+    return FLCTL_STYLE_WARN;
+  return FLCTL_STYLE_DIM;
+}
+
+/* flctl's own names, not the library's: they are part of the documented JSON schema. */
+const char *
+flctl_kind_to_string (FlEntryKind kind)
+{
+  switch (kind)
+    {
+    case FL_ENTRY_LOCK:
+      return "lock";
+    case FL_ENTRY_TEMP:
+      return "temp";
+    case FL_ENTRY_GRAVEYARD:
+      return "graveyard";
+    case FL_ENTRY_FOREIGN:
+    default:
+      return "foreign";
+    }
+}
+
+const char *
+flctl_liveness_to_string (FlLiveness liveness)
+{
+  switch (liveness)
+    {
+    case FL_LIVENESS_ALIVE:
+      return "alive";
+    case FL_LIVENESS_DEAD:
+      return "dead";
+    case FL_LIVENESS_REUSED:
+      return "reused";
+    case FL_LIVENESS_UNKNOWN:
+    default:
+      return "unknown";
+    }
+}
+
+const char *
+flctl_kernel_lock_to_string (FlKernelLock kernel_lock)
+{
+  switch (kernel_lock)
+    {
+    case FL_KERNEL_LOCK_HELD:
+      return _("held");
+    case FL_KERNEL_LOCK_FREE:
+      return _("free");
+    case FL_KERNEL_LOCK_UNKNOWN:
+    default:
+      return _("not probed");
+    }
+}
+
+/* https://no-color.org: any non-empty NO_COLOR turns colour off. */
+gboolean
+flctl_use_color (int fd)
+{
+  const char *no_color = g_getenv ("NO_COLOR");
+  const char *term = g_getenv ("TERM");
+
+  if (no_color != NULL && no_color[0] != '\0')
+    return FALSE;
+  if (term == NULL || g_str_equal (term, "dumb"))
+    return FALSE;
+  return isatty (fd) == 1;
+}
+
+/* 0 when fd is not a terminal: nothing is cut then. */
+int
+flctl_terminal_width (int fd)
+{
+  struct winsize size;
+
+  if (isatty (fd) != 1)
+    return 0;
+  if (ioctl (fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return 80;
+}
+
+char *
+flctl_styled (const char *text,
+              FlctlStyle  style,
+              gboolean    color)
+{
+  static const char *const sgr[] = {
+    [FLCTL_STYLE_NONE] = NULL,
+    [FLCTL_STYLE_GOOD] = "32",
+    [FLCTL_STYLE_BAD] = "1;31",
+    [FLCTL_STYLE_WARN] = "33",
+    [FLCTL_STYLE_DIM] = "2",
+  };
+
+  if (!color || sgr[style] == NULL)
+    return g_strdup (text);
+  return g_strdup_printf ("\033[%sm%s\033[0m", sgr[style], text);
+}
+
+static void
+add_string_or_null (JsonBuilder *builder,
+                    const char  *member,
+                    const char  *value)
+{
+  json_builder_set_member_name (builder, member);
+  if (value == NULL)
+    {
+      json_builder_add_null_value (builder);
+    }
+  else
+    {
+      /* JSON is UTF-8; a name that is not shows U+FFFD where its bad bytes were. */
+      g_autofree char *valid = g_utf8_make_valid (value, -1);
+
+      json_builder_add_string_value (builder, valid);
+    }
+}
+
+static void
+add_int_or_null (JsonBuilder *builder,
+                 const char  *member,
+                 gboolean     known,
+                 gint64       value)
+{
+  json_builder_set_member_name (builder, member);
+  if (known)
+    json_builder_add_int_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+void
+flctl_add_snapshot_members (JsonBuilder *builder,
+                            FlSnapshot  *snapshot,
+                            gint64       now_us)
+{
+  FlKernelLock kernel_lock = fl_snapshot_get_kernel_lock (snapshot);
+  int pid = fl_snapshot_get_pid (snapshot);
+  gint64 mtime = fl_snapshot_get_mtime (snapshot);
+  gint64 process_uid = fl_snapshot_get_process_uid (snapshot);
+  gint64 file_uid = fl_snapshot_get_file_uid (snapshot);
+  g_autofree char *mtime_iso = mtime > 0 ? format_time_iso8601 (mtime) : NULL;
+
+  add_string_or_null (builder, "path", fl_snapshot_get_path (snapshot));
+  add_string_or_null (builder, "target", fl_snapshot_get_target (snapshot));
+  add_string_or_null (builder, "kind", flctl_kind_to_string (fl_snapshot_get_kind (snapshot)));
+  add_string_or_null (builder, "state", flctl_state_for_snapshot (snapshot));
+  add_int_or_null (builder, "pid", pid > 0, pid);
+  add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
+  add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
+  add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
+  add_string_or_null (builder, "liveness",
+                      flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+  json_builder_set_member_name (builder, "kernel_lock");
+  if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
+  json_builder_set_member_name (builder, "stale");
+  json_builder_add_boolean_value (builder, fl_snapshot_get_stale (snapshot));
+  add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
+  add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
+  add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
+  add_string_or_null (builder, "mtime", mtime_iso);
+  add_int_or_null (builder, "age_s", TRUE,
+                   MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
+}
+
+JsonNode *
+flctl_snapshot_to_json (FlSnapshot *snapshot,
+                        gint64      now_us)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  flctl_add_snapshot_members (builder, snapshot, now_us);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+/* The record of a target nobody holds: same members, so scripts need no special case. */
+JsonNode *
+flctl_unlocked_to_json (const char *target)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree char *path = fl_lock_path_for (target);
+
+  json_builder_begin_object (builder);
+  add_string_or_null (builder, "path", path);
+  add_string_or_null (builder, "target", target);
+  add_string_or_null (builder, "kind", "lock");
+  add_string_or_null (builder, "state", "unlocked");
+  add_int_or_null (builder, "pid", FALSE, 0);
+  add_string_or_null (builder, "process", NULL);
+  add_string_or_null (builder, "cmdline", NULL);
+  add_int_or_null (builder, "process_uid", FALSE, 0);
+  add_string_or_null (builder, "liveness", "unknown");
+  json_builder_set_member_name (builder, "kernel_lock");
+  json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "stale");
+  json_builder_add_boolean_value (builder, FALSE);
+  add_string_or_null (builder, "reason", "not locked: the lock file does not exist");
+  add_string_or_null (builder, "content", NULL);
+  add_int_or_null (builder, "file_uid", FALSE, 0);
+  add_string_or_null (builder, "mtime", NULL);
+  add_int_or_null (builder, "age_s", FALSE, 0);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+void
+flctl_print_json (JsonNode *node,
+                  gboolean  pretty)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *data = NULL;
+
+  json_generator_set_pretty (generator, pretty);
+  json_generator_set_root (generator, node);
+  data = json_generator_to_data (generator, NULL);
+  g_print ("%s\n", data);
+  fflush (stdout);
+}
+
+char *
+flctl_describe_holder (FlSnapshot *snapshot,
+                       gint64      now_us)
+{
+  const char *process = fl_snapshot_get_process_name (snapshot);
+  int pid = fl_snapshot_get_pid (snapshot);
+  g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+
+  if (pid <= 0)
+    return g_strdup_printf (_("no PID (content not a PID), for %s"), age);
+  return g_strdup_printf (_("PID %d (%s), %s, for %s"), pid, process != NULL ? process : "?",
+                          flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot)), age);
+}
+
+void
+flctl_print_field (const char *label,
+             const char *value)
+{
+  /* Padded by display width, so that translated labels stay aligned. */
+  int pad = 14 - (int) g_utf8_strlen (label, -1);
+
+  g_print ("  %s:%*s%s\n", label, MAX (pad, 1), "", value);
+}
+
+void
+flctl_print_record (FlSnapshot *snapshot,
+                    gint64      now_us)
+{
+  gboolean color = flctl_use_color (STDOUT_FILENO);
+  FlEntryKind kind = fl_snapshot_get_kind (snapshot);
+  const char *state = flctl_state_for_snapshot (snapshot);
+  const char *cmdline = fl_snapshot_get_process_cmdline (snapshot);
+  const char *content = fl_snapshot_get_content (snapshot);
+  const char *target = fl_snapshot_get_target (snapshot);
+  g_autofree char *path = flctl_format_path (fl_snapshot_get_path (snapshot));
+  g_autofree char *styled = flctl_styled (state, flctl_style_for_state (state), color);
+  g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
+  g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+  g_autofree char *since = flctl_format_time (fl_snapshot_get_mtime (snapshot));
+  g_autofree char *age_line = g_strdup_printf (_("%s (written %s)"), age, since);
+
+  g_print ("%s\n", path);
+  flctl_print_field (_("state"), styled);
+  flctl_print_field (_("kind"), flctl_kind_to_string (kind));
+  if (target != NULL)
+    {
+      g_autofree char *shown = flctl_format_path (target);
+
+      flctl_print_field (_("target"), shown);
+    }
+  if (kind != FL_ENTRY_FOREIGN)
+    {
+      flctl_print_field (kind == FL_ENTRY_LOCK ? _("holder") : _("creator"), holder);
+      if (cmdline != NULL && cmdline[0] != '\0')
+        {
+          g_autofree char *shown = flctl_format_path (cmdline);
+
+          flctl_print_field (_("command"), shown);
+        }
+      flctl_print_field (_("kernel lock"),
+                         flctl_kernel_lock_to_string (fl_snapshot_get_kernel_lock (snapshot)));
+      if (content != NULL)
+        {
+          g_autofree char *escaped = flctl_format_path (content);
+          g_autofree char *quoted = g_strdup_printf ("\"%s\"", escaped);
+
+          flctl_print_field (_("content"), quoted);
+        }
+      flctl_print_field (_("age"), age_line);
+    }
+  flctl_print_field (_("stale"), fl_snapshot_get_stale (snapshot) ? _("yes") : _("no"));
+  flctl_print_field (_("reason"), fl_snapshot_get_reason (snapshot));
+}
+
+/* Keeps the start and the end of a path, which tell most. */
+static char *
+elide_middle (const char *text,
+              int         width)
+{
+  glong length = g_utf8_strlen (text, -1);
+  g_autofree char *head = NULL;
+  const char *tail;
+
+  if (width <= 0 || length <= width || width < 9)
+    return g_strdup (text);
+  head = g_utf8_substring (text, 0, (width - 1) / 2);
+  tail = g_utf8_offset_to_pointer (text, length - (width - 1 - (width - 1) / 2));
+  return g_strconcat (head, "…", tail, NULL);
+}
+
+enum { COL_STATE, COL_KIND, COL_PID, COL_PROCESS, COL_LIVENESS, COL_AGE, COL_PATH, N_COLS };
+
+void
+flctl_print_table (GPtrArray *snapshots,
+                   gint64     now_us)
+{
+  static const char *const headers[N_COLS] = {
+    N_("STATE"), N_("KIND"), N_("PID"), N_("PROCESS"), N_("LIVENESS"), N_("AGE"), N_("PATH"),
+  };
+  gboolean color = flctl_use_color (STDOUT_FILENO);
+  int terminal = flctl_terminal_width (STDOUT_FILENO);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  int widths[N_COLS] = { 0 };
+  int used = 0;
+
+  for (guint i = 0; i <= snapshots->len; i++)
+    {
+      char **cells = g_new0 (char *, N_COLS + 1);
+
+      if (i == 0)
+        {
+          for (int c = 0; c < N_COLS; c++)
+            cells[c] = g_strdup (_(headers[c]));
+        }
+      else
+        {
+          FlSnapshot *snapshot = g_ptr_array_index (snapshots, i - 1);
+          FlEntryKind kind = fl_snapshot_get_kind (snapshot);
+          const char *process = fl_snapshot_get_process_name (snapshot);
+          int pid = fl_snapshot_get_pid (snapshot);
+          gboolean foreign = kind == FL_ENTRY_FOREIGN;
+
+          cells[COL_STATE] = g_strdup (flctl_state_for_snapshot (snapshot));
+          cells[COL_KIND] = g_strdup (flctl_kind_to_string (kind));
+          cells[COL_PID] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
+          cells[COL_PROCESS] = flctl_format_path (process != NULL ? process : "-");
+          cells[COL_LIVENESS] = g_strdup (foreign ? "-" : flctl_liveness_to_string (
+                                            fl_snapshot_get_liveness (snapshot)));
+          cells[COL_AGE] = foreign ? g_strdup ("-")
+                                   : flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+          cells[COL_PATH] = flctl_format_path (fl_snapshot_get_path (snapshot));
+        }
+      for (int c = 0; c < N_COLS - 1; c++)
+        widths[c] = MAX (widths[c], (int) g_utf8_strlen (cells[c], -1));
+      g_ptr_array_add (rows, cells);
+    }
+
+  for (int c = 0; c < N_COLS - 1; c++)
+    used += widths[c] + 2;
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **cells = g_ptr_array_index (rows, i);
+      g_autofree char *path = elide_middle (cells[COL_PATH], terminal > 0 ? terminal - used : 0);
+
+      for (int c = 0; c < N_COLS - 1; c++)
+        {
+          int pad = widths[c] - (int) g_utf8_strlen (cells[c], -1) + 2;
+
+          if (c == COL_STATE && i > 0)
+            {
+              g_autofree char *styled = flctl_styled (cells[c], flctl_style_for_state (cells[c]),
+                                                      color);
+
+              g_print ("%s%*s", styled, pad, "");
+            }
+          else if (c == COL_PID)
+            {
+              /* Numbers align to the right. */
+              g_print ("%*s%s  ", widths[c] - (int) strlen (cells[c]), "", cells[c]);
+            }
+          else
+            {
+              g_print ("%s%*s", cells[c], pad, "");
+            }
+        }
+      g_print ("%s\n", path);
+    }
+}

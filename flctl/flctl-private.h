@@ -1,0 +1,111 @@
+/* flctl-private.h: what the files of flctl share
+ *
+ * flctl is a thin front-end over libfl: every judgement (liveness, staleness, takeover) comes
+ * from the library. These files only parse arguments, print and run processes.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <libfl/fl.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit statuses, documented in docs/flctl.1 (EXIT STATUS). sysexits.h names 74 and 75. */
+enum
+{
+  FLCTL_EXIT_OK      = 0,
+  FLCTL_EXIT_REFUSED = 1,
+  FLCTL_EXIT_USAGE   = 2,
+  FLCTL_EXIT_IO      = 74,
+  FLCTL_EXIT_BUSY    = 75,
+};
+
+/* Subcommands: each takes its own argv, argv[0] being the subcommand's name. */
+int             flctl_run_main             (int                  argc,
+                                            char               **argv);
+int             flctl_status_main          (int                  argc,
+                                            char               **argv);
+int             flctl_list_main            (int                  argc,
+                                            char               **argv);
+int             flctl_reclaim_main         (int                  argc,
+                                            char               **argv);
+int             flctl_clean_main           (int                  argc,
+                                            char               **argv);
+int             flctl_watch_main           (int                  argc,
+                                            char               **argv);
+int             flctl_demo_main            (int                  argc,
+                                            char               **argv);
+int             flctl_hold_main            (int                  argc,
+                                            char               **argv);
+
+/* flctl.c: argument parsing and errors shared by the subcommands */
+GOptionContext *flctl_option_context_new   (const char          *command,
+                                            const char          *parameters,
+                                            const char          *summary,
+                                            const char          *description,
+                                            const GOptionEntry  *entries);
+gboolean        flctl_parse_options        (GOptionContext      *context,
+                                            const char          *command,
+                                            int                 *argc,
+                                            char              ***argv);
+int             flctl_usage_error          (const char          *command,
+                                            const char          *format,
+                                            ...) G_GNUC_PRINTF (2, 3);
+int             flctl_exit_status_for_error (const GError       *error);
+int             flctl_report_error         (const char          *command,
+                                            const GError        *error);
+gboolean        flctl_confirm              (const char          *question);
+gboolean        flctl_stdin_is_terminal    (void);
+FlSnapshot     *flctl_snapshot_for_path    (const char          *path,
+                                            const FlLockOptions *options,
+                                            GError             **error);
+gboolean        flctl_looks_like_lock_file (const char          *path);
+GPtrArray      *flctl_scan_directories     (const char * const  *directories,
+                                            gboolean             recursive,
+                                            const char          *command,
+                                            int                 *exit_status);
+void            flctl_die_by_signal        (int                  signo) G_GNUC_NORETURN;
+
+/* flctl-output.c: tables, records, JSON and the formatting of ages, states and paths */
+typedef enum
+{
+  FLCTL_STYLE_NONE,
+  FLCTL_STYLE_GOOD,
+  FLCTL_STYLE_BAD,
+  FLCTL_STYLE_WARN,
+  FLCTL_STYLE_DIM,
+} FlctlStyle;
+
+char           *flctl_format_age           (gint64               age_us);
+char           *flctl_format_path          (const char          *path);
+char           *flctl_format_time          (gint64               unix_us);
+const char     *flctl_state_for_snapshot   (FlSnapshot          *snapshot);
+FlctlStyle      flctl_style_for_state      (const char          *state);
+const char     *flctl_kind_to_string       (FlEntryKind          kind);
+const char     *flctl_liveness_to_string   (FlLiveness           liveness);
+const char     *flctl_kernel_lock_to_string (FlKernelLock        kernel_lock);
+gboolean        flctl_use_color            (int                  fd);
+int             flctl_terminal_width       (int                  fd);
+char           *flctl_styled               (const char          *text,
+                                            FlctlStyle           style,
+                                            gboolean             color);
+void            flctl_add_snapshot_members (JsonBuilder         *builder,
+                                            FlSnapshot          *snapshot,
+                                            gint64               now_us);
+JsonNode       *flctl_snapshot_to_json     (FlSnapshot          *snapshot,
+                                            gint64               now_us);
+JsonNode       *flctl_unlocked_to_json     (const char          *target);
+void            flctl_print_json           (JsonNode            *node,
+                                            gboolean             pretty);
+void            flctl_print_field          (const char          *label,
+                                            const char          *value);
+void            flctl_print_record         (FlSnapshot          *snapshot,
+                                            gint64               now_us);
+void            flctl_print_table          (GPtrArray           *snapshots,
+                                            gint64               now_us);
+char           *flctl_describe_holder      (FlSnapshot          *snapshot,
+                                            gint64               now_us);
+
+G_END_DECLS

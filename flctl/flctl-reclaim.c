@@ -1,0 +1,206 @@
+/* flctl-reclaim.c: `flctl reclaim` (stale locks) and `flctl clean` (orphaned temp and graveyard
+ * files), both through fl_snapshot_reclaim(): the library re-checks the file and its holder
+ * under its own kernel lock, so what flctl showed can never be acted on once it is out of date.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "flctl-private.h"
+
+/* 74 (an I/O error) outranks every other outcome of a batch, then the highest code wins. */
+static int
+combine_status (int current,
+                int next)
+{
+  if (current == FLCTL_EXIT_IO || next == FLCTL_EXIT_IO)
+    return FLCTL_EXIT_IO;
+  return MAX (current, next);
+}
+
+static gboolean
+check_can_ask (const char *command,
+               gboolean    dry_run,
+               gboolean    yes)
+{
+  if (dry_run || yes || flctl_stdin_is_terminal ())
+    return TRUE;
+  flctl_usage_error (command, _("standard input is not a terminal, so flctl cannot ask: "
+                                "pass -y to go ahead without asking, or --dry-run"));
+  return FALSE;
+}
+
+static int
+reclaim_one (const char *path,
+             gboolean    dry_run,
+             gboolean    yes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autofree char *shown = flctl_format_path (path);
+  g_autofree char *question = NULL;
+
+  snapshot = flctl_snapshot_for_path (path, NULL, &error);
+  if (snapshot == NULL)
+    return flctl_report_error ("reclaim", error);
+
+  /* The evidence comes first, whatever the decision. */
+  flctl_print_record (snapshot, g_get_real_time ());
+
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_FOREIGN)
+    {
+      g_printerr (_("flctl reclaim: refusing %s: it is not a regular file (%s); libfl never "
+                    "touches it, remove it by hand if it is yours\n"),
+                  shown, fl_snapshot_get_reason (snapshot));
+      return FLCTL_EXIT_REFUSED;
+    }
+  if (!fl_snapshot_get_stale (snapshot))
+    {
+      g_printerr (_("flctl reclaim: refusing %s: it is not stale: %s\n"),
+                  shown, fl_snapshot_get_reason (snapshot));
+      return FLCTL_EXIT_REFUSED;
+    }
+  if (dry_run)
+    {
+      g_print (_("Would reclaim %s\n"), shown);
+      return FLCTL_EXIT_OK;
+    }
+  question = g_strdup_printf (_("Reclaim %s?"), shown);
+  if (!yes && !flctl_confirm (question))
+    {
+      g_printerr (_("flctl reclaim: %s left as it is\n"), shown);
+      return FLCTL_EXIT_REFUSED;
+    }
+  if (!fl_snapshot_reclaim (snapshot, NULL, &error))
+    return flctl_report_error ("reclaim", error);
+  g_print (_("Reclaimed %s\n"), shown);
+  return FLCTL_EXIT_OK;
+}
+
+int
+flctl_reclaim_main (int    argc,
+                    char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  gboolean dry_run = FALSE;
+  gboolean yes = FALSE;
+  int status = FLCTL_EXIT_OK;
+  const GOptionEntry entries[] = {
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
+      N_("Show the evidence and the decision, change nothing"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes,
+      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
+    { NULL }
+  };
+
+  context = flctl_option_context_new (
+    "reclaim", _("LOCKFILE…"),
+    _("Reclaim stale locks through libfl, after showing the evidence (holder, liveness,\n"
+      "kernel lock, age, reason) and asking. A LOCKFILE may also be given as its target."),
+    _("A lock that is not stale is refused and left untouched; the reason is printed.\n"
+      "Exit status: 0 all reclaimed, 1 one was refused (not stale, changed meanwhile,\n"
+      "not confirmed), 2 usage, 74 an I/O or permission error."),
+    entries);
+  if (!flctl_parse_options (context, "reclaim", &argc, &argv))
+    return FLCTL_EXIT_USAGE;
+  if (argc < 2)
+    return flctl_usage_error ("reclaim", _("no LOCKFILE given"));
+  if (!check_can_ask ("reclaim", dry_run, yes))
+    return FLCTL_EXIT_USAGE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (i > 1)
+        g_print ("\n");
+      status = combine_status (status, reclaim_one (argv[i], dry_run, yes));
+    }
+  return status;
+}
+
+static gboolean
+is_orphan (FlSnapshot *snapshot)
+{
+  FlEntryKind kind = fl_snapshot_get_kind (snapshot);
+
+  return (kind == FL_ENTRY_TEMP || kind == FL_ENTRY_GRAVEYARD) && fl_snapshot_get_stale (snapshot);
+}
+
+int
+flctl_clean_main (int    argc,
+                  char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GPtrArray) snapshots = NULL;
+  g_autoptr(GPtrArray) orphans = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean dry_run = FALSE;
+  gboolean yes = FALSE;
+  gboolean recursive = FALSE;
+  int status = FLCTL_EXIT_OK;
+  g_autofree char *question = NULL;
+  const GOptionEntry entries[] = {
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
+      N_("List what would be removed, remove nothing"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes,
+      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
+      N_("Also clean the directories below each DIR"), NULL },
+    { NULL }
+  };
+
+  context = flctl_option_context_new (
+    "clean", _("DIR…"),
+    _("Remove the temp and graveyard files in each DIR whose creator is provably gone."),
+    _("Locks are never removed by clean: use 'flctl reclaim' for a stale lock.\n"
+      "Exit status: 0 removed, 1 nothing to clean, 2 usage, 74 an I/O or permission error."),
+    entries);
+  if (!flctl_parse_options (context, "clean", &argc, &argv))
+    return FLCTL_EXIT_USAGE;
+  if (argc < 2)
+    return flctl_usage_error ("clean", _("no DIR given"));
+  if (!check_can_ask ("clean", dry_run, yes))
+    return FLCTL_EXIT_USAGE;
+
+  snapshots = flctl_scan_directories ((const char * const *) argv + 1, recursive, "clean",
+                                      &status);
+  for (guint i = 0; i < snapshots->len; i++)
+    if (is_orphan (g_ptr_array_index (snapshots, i)))
+      g_ptr_array_add (orphans, g_object_ref (g_ptr_array_index (snapshots, i)));
+
+  if (orphans->len == 0)
+    {
+      if (status != FLCTL_EXIT_OK)
+        return status;
+      g_printerr (_("flctl clean: nothing to clean: no orphaned temp or graveyard file\n"));
+      return FLCTL_EXIT_REFUSED;
+    }
+
+  flctl_print_table (orphans, g_get_real_time ());
+  if (dry_run)
+    {
+      g_print (ngettext ("Would remove %u orphaned file\n", "Would remove %u orphaned files\n",
+                         orphans->len), orphans->len);
+      return status;
+    }
+  question = g_strdup_printf (ngettext ("Remove %u orphaned file?", "Remove %u orphaned files?",
+                                        orphans->len), orphans->len);
+  if (!yes && !flctl_confirm (question))
+    {
+      g_printerr (_("flctl clean: nothing removed\n"));
+      return FLCTL_EXIT_REFUSED;
+    }
+
+  for (guint i = 0; i < orphans->len; i++)
+    {
+      FlSnapshot *snapshot = g_ptr_array_index (orphans, i);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *shown = flctl_format_path (fl_snapshot_get_path (snapshot));
+
+      if (fl_snapshot_reclaim (snapshot, NULL, &error))
+        g_print (_("Removed %s\n"), shown);
+      else
+        status = combine_status (status, flctl_report_error ("clean", error));
+    }
+  return status;
+}

@@ -1,0 +1,201 @@
+/* flctl-status.c: `flctl status` (one record per lock) and `flctl list` (every file of DIRs)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gi18n.h>
+
+#include "flctl-private.h"
+
+/* What status shows for one PATH: a snapshot, or the target of a lock that does not exist. */
+typedef struct
+{
+  FlSnapshot *snapshot;
+  char       *unlocked_target;
+} StatusItem;
+
+static void
+status_item_clear (gpointer data)
+{
+  StatusItem *item = data;
+
+  g_clear_object (&item->snapshot);
+  g_clear_pointer (&item->unlocked_target, g_free);
+}
+
+static gboolean
+is_not_found (const GError *error)
+{
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+}
+
+/* The target whose lock PATH would be, if nothing holds it; NULL when "not found" means
+ * something else (a missing directory, a temp file that went away). */
+static char *
+unlocked_target_for (const char *path)
+{
+  g_autofree char *directory = g_path_get_dirname (path);
+  struct stat st;
+
+  if (lstat (directory, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  if (!flctl_looks_like_lock_file (path))
+    return g_strdup (path);
+  if (g_str_has_suffix (path, ".lock"))
+    return g_strndup (path, strlen (path) - strlen (".lock"));
+  return NULL;
+}
+
+static void
+print_unlocked (const char *target)
+{
+  g_autofree char *lock_path = fl_lock_path_for (target);
+  g_autofree char *shown_path = flctl_format_path (lock_path);
+  g_autofree char *shown_target = flctl_format_path (target);
+  g_autofree char *state = flctl_styled ("unlocked", FLCTL_STYLE_DIM,
+                                         flctl_use_color (STDOUT_FILENO));
+
+  g_print ("%s\n", shown_path);
+  flctl_print_field (_("state"), state);
+  flctl_print_field (_("kind"), "lock");
+  flctl_print_field (_("target"), shown_target);
+  flctl_print_field (_("reason"), _("not locked: the lock file does not exist"));
+}
+
+int
+flctl_status_main (int    argc,
+                   char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GArray) items = g_array_new (FALSE, TRUE, sizeof (StatusItem));
+  gboolean json = FALSE;
+  int status = FLCTL_EXIT_OK;
+  gint64 now;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    { NULL }
+  };
+
+  context = flctl_option_context_new (
+    "status", _("PATH…"),
+    _("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
+      "a lock file, or a temp or graveyard file."),
+    _("A target that nobody holds is reported with the state \"unlocked\".\n"
+      "Exit status: 0 when every PATH was reported, 74 when one could not be read."),
+    entries);
+  if (!flctl_parse_options (context, "status", &argc, &argv))
+    return FLCTL_EXIT_USAGE;
+  if (argc < 2)
+    return flctl_usage_error ("status", _("no PATH given"));
+
+  g_array_set_clear_func (items, status_item_clear);
+  for (int i = 1; i < argc; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      StatusItem item = { NULL, NULL };
+
+      item.snapshot = flctl_snapshot_for_path (argv[i], NULL, &error);
+      if (item.snapshot == NULL && is_not_found (error))
+        item.unlocked_target = unlocked_target_for (argv[i]);
+      if (item.snapshot == NULL && item.unlocked_target == NULL)
+        {
+          status = flctl_report_error ("status", error);
+          continue;
+        }
+      g_array_append_val (items, item);
+    }
+
+  now = g_get_real_time ();
+  if (json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < items->len; i++)
+        {
+          StatusItem *item = &g_array_index (items, StatusItem, i);
+
+          json_array_add_element (array, item->snapshot != NULL
+                                         ? flctl_snapshot_to_json (item->snapshot, now)
+                                         : flctl_unlocked_to_json (item->unlocked_target));
+        }
+      json_node_set_array (root, array);
+      flctl_print_json (root, TRUE);
+    }
+  else
+    {
+      for (guint i = 0; i < items->len; i++)
+        {
+          StatusItem *item = &g_array_index (items, StatusItem, i);
+
+          if (i > 0)
+            g_print ("\n");
+          if (item->snapshot != NULL)
+            flctl_print_record (item->snapshot, now);
+          else
+            print_unlocked (item->unlocked_target);
+        }
+    }
+  return status;
+}
+
+int
+flctl_list_main (int    argc,
+                 char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GPtrArray) snapshots = NULL;
+  gboolean json = FALSE;
+  gboolean recursive = FALSE;
+  int status = FLCTL_EXIT_OK;
+  gint64 now;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
+      N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
+    { NULL }
+  };
+
+  context = flctl_option_context_new (
+    "list", _("DIR…"),
+    _("List every lock, temp and graveyard file in each DIR, with its state."),
+    _("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
+      "foreign (named like a lock but not a regular file, never touched).\n"
+      "Exit status: 0 on success, 74 when a DIR cannot be read."),
+    entries);
+  if (!flctl_parse_options (context, "list", &argc, &argv))
+    return FLCTL_EXIT_USAGE;
+  if (argc < 2)
+    return flctl_usage_error ("list", _("no DIR given"));
+
+  snapshots = flctl_scan_directories ((const char * const *) argv + 1, recursive, "list", &status);
+  now = g_get_real_time ();
+  if (json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < snapshots->len; i++)
+        json_array_add_element (array, flctl_snapshot_to_json (g_ptr_array_index (snapshots, i),
+                                                               now));
+      json_node_set_array (root, array);
+      flctl_print_json (root, TRUE);
+    }
+  else if (snapshots->len > 0)
+    {
+      flctl_print_table (snapshots, now);
+    }
+  else if (status == FLCTL_EXIT_OK)
+    {
+      g_printerr (_("flctl list: no lock, temp or graveyard files found\n"));
+    }
+  return status;
+}

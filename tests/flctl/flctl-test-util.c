@@ -1,0 +1,388 @@
+/* flctl-test-util.c: running the built flctl as a user would, with deadlines, never sleeps
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gunixinputstream.h>
+
+#include "flctl-test-util.h"
+
+const char *
+flctl_test_exe (void)
+{
+  const char *exe = g_getenv ("FLCTL");
+
+  if (exe == NULL)
+    g_error ("FLCTL is not set: run the tests with `meson test`");
+  return exe;
+}
+
+char *
+flctl_test_make_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("flctl-test-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  /* Traversable by the unprivileged user some tests run flctl as. */
+  g_assert_cmpint (chmod (dir, 0755), ==, 0);
+  return dir;
+}
+
+void
+flctl_test_remove_dir (const char *dir)
+{
+  const char *argv[] = { "rm", "-rf", "--", dir, NULL };
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &wait_status, &error);
+  g_assert_no_error (error);
+}
+
+void
+flctl_result_free (FlctlResult *result)
+{
+  g_free (result->out);
+  g_free (result->err);
+  g_free (result);
+}
+
+static gboolean
+set_flag_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the default main context until *done or the deadline; FALSE on the deadline. */
+static gboolean
+iterate_until (gboolean *done,
+               gint64    timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  guint timer = g_timeout_add ((guint) timeout_ms, set_flag_cb, &timed_out);
+
+  while (!*done && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (timer);
+  return *done;
+}
+
+static void
+waited_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static int
+shell_status (GSubprocess *process)
+{
+  if (g_subprocess_get_if_signaled (process))
+    return 128 + g_subprocess_get_term_sig (process);
+  return g_subprocess_get_exit_status (process);
+}
+
+/* Runs between fork() and exec(): async-signal-safe calls only. */
+static void
+drop_root_cb (gpointer user_data)
+{
+  if (setgroups (0, NULL) != 0 || setgid (65534) != 0 || setuid (65534) != 0)
+    _exit (125);
+}
+
+gboolean
+flctl_test_can_drop_root (void)
+{
+  return getuid () == 0;
+}
+
+typedef struct
+{
+  gboolean  done;
+  GBytes   *out;
+  GBytes   *err;
+  GError   *error;
+} Communicate;
+
+static void
+communicated_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Communicate *c = user_data;
+
+  g_subprocess_communicate_finish (G_SUBPROCESS (source), result, &c->out, &c->err, &c->error);
+  c->done = TRUE;
+}
+
+static char *
+bytes_to_string (GBytes *bytes)
+{
+  gsize size = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &size) : NULL;
+
+  return g_strndup (data != NULL ? data : "", size);
+}
+
+FlctlResult *
+flctl_test_runv (FlctlRunFlags       flags,
+                 const char         *input,
+                 const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GBytes) stdin_bytes = NULL;
+  Communicate c = { FALSE, NULL, NULL, NULL };
+  FlctlResult *result;
+
+  g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  if ((flags & FLCTL_RUN_AS_NOBODY) && flctl_test_can_drop_root ())
+    g_subprocess_launcher_set_child_setup (launcher, drop_root_cb, NULL, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+
+  stdin_bytes = g_bytes_new (input != NULL ? input : "", input != NULL ? strlen (input) : 0);
+  g_subprocess_communicate_async (process, stdin_bytes, NULL, communicated_cb, &c);
+  if (!iterate_until (&c.done, FLCTL_TEST_TIMEOUT_MS))
+    {
+      g_subprocess_force_exit (process);
+      g_error ("flctl %s did not finish in time", args[0]);
+    }
+  g_assert_no_error (c.error);
+  if (!g_subprocess_get_if_exited (process) && !g_subprocess_get_if_signaled (process))
+    {
+      c.done = FALSE;
+      g_subprocess_wait_async (process, NULL, waited_cb, &c.done);
+      g_assert_true (iterate_until (&c.done, FLCTL_TEST_TIMEOUT_MS));
+    }
+
+  result = g_new0 (FlctlResult, 1);
+  result->status = shell_status (process);
+  result->out = bytes_to_string (c.out);
+  result->err = bytes_to_string (c.err);
+  g_clear_pointer (&c.out, g_bytes_unref);
+  g_clear_pointer (&c.err, g_bytes_unref);
+  g_test_message ("flctl %s -> %d\nstdout: %s\nstderr: %s", args[0], result->status, result->out,
+                  result->err);
+  return result;
+}
+
+FlctlResult *
+flctl_test_run (FlctlRunFlags  flags,
+                const char    *input,
+                const char    *first_arg,
+                ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  va_list ap;
+
+  va_start (ap, first_arg);
+  for (const char *arg = first_arg; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  return flctl_test_runv (flags, input, (const char * const *) args->pdata);
+}
+
+GSubprocess *
+flctl_test_spawnv (GSubprocessFlags    flags,
+                   const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process = g_subprocess_newv (argv, flags, &error);
+
+  g_assert_no_error (error);
+  return process;
+}
+
+GSubprocess *
+flctl_test_spawn (GSubprocessFlags  flags,
+                  const char       *first_arg,
+                  ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
+  va_start (ap, first_arg);
+  for (const char *arg = first_arg; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  return flctl_test_spawnv (flags, (const char * const *) argv->pdata);
+}
+
+/* Reads one line (without its newline) from a pipe, or returns NULL at EOF or the deadline. */
+char *
+flctl_test_read_line (GInputStream *stream,
+                      gint64        timeout_ms)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
+  int fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (stream));
+
+  for (;;)
+    {
+      GPollFD poll_fd = { fd, G_IO_IN, 0 };
+      gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+      char c;
+      ssize_t n;
+
+      if (left_ms <= 0)
+        return NULL;
+      if (g_poll (&poll_fd, 1, (int) left_ms) <= 0)
+        continue;
+      n = read (fd, &c, 1);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return NULL;
+      if (c == '\n')
+        return g_string_free (g_steal_pointer (&line), FALSE);
+      g_string_append_c (line, c);
+    }
+}
+
+char *
+flctl_test_read_until (GInputStream *stream,
+                       const char   *needle,
+                       gint64        timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
+
+  for (;;)
+    {
+      gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+      g_autofree char *line = left_ms > 0 ? flctl_test_read_line (stream, left_ms) : NULL;
+
+      if (line == NULL)
+        return NULL;
+      g_test_message ("read: %s", line);
+      if (strstr (line, needle) != NULL)
+        return g_steal_pointer (&line);
+    }
+}
+
+int
+flctl_test_wait (GSubprocess *process,
+                 gint64       timeout_ms)
+{
+  gboolean done = FALSE;
+
+  g_subprocess_wait_async (process, NULL, waited_cb, &done);
+  if (!iterate_until (&done, timeout_ms))
+    return -1;
+  return shell_status (process);
+}
+
+int
+flctl_test_pid (GSubprocess *process)
+{
+  const char *identifier = g_subprocess_get_identifier (process);
+
+  g_assert_nonnull (identifier);
+  return atoi (identifier);
+}
+
+gboolean
+flctl_test_pid_gone (int pid)
+{
+  g_assert_cmpint (pid, >, 0);
+  return kill (pid, 0) != 0 && errno == ESRCH;
+}
+
+void
+flctl_test_write (GSubprocess *process,
+                  const char  *text)
+{
+  g_autoptr(GError) error = NULL;
+  GOutputStream *in = g_subprocess_get_stdin_pipe (process);
+
+  g_output_stream_write_all (in, text, strlen (text), NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_flush (in, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* A live holder: the hidden `flctl hold`, which says "held PID" once the lock is its own. */
+GSubprocess *
+flctl_test_hold (const char *target)
+{
+  GSubprocess *holder = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, "hold", target, NULL);
+  g_autofree char *line = flctl_test_read_line (g_subprocess_get_stdout_pipe (holder),
+                                                FLCTL_TEST_TIMEOUT_MS);
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "held "));
+  return holder;
+}
+
+void
+flctl_test_release (GSubprocess *holder)
+{
+  g_subprocess_send_signal (holder, SIGTERM);
+  g_assert_cmpint (flctl_test_wait (holder, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+}
+
+char *
+flctl_test_read_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *content = NULL;
+
+  if (!g_file_get_contents (path, &content, NULL, &error))
+    return NULL;
+  return content;
+}
+
+JsonArray *
+flctl_test_parse_array (const char *json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  root = json_parser_get_root (parser);
+  g_assert_nonnull (root);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
+  return json_array_ref (json_node_get_array (root));
+}
+
+JsonObject *
+flctl_test_find_record (JsonArray  *array,
+                        const char *path)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *record = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (record, "path"), path) == 0)
+        return record;
+    }
+  return NULL;
+}

@@ -1,0 +1,65 @@
+/* flctl-test-util.h: running the built flctl as a user would, with deadlines, never sleeps
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Generous: they only bound a test that would otherwise hang; nothing waits for them. */
+#define FLCTL_TEST_TIMEOUT_MS 60000
+
+typedef struct
+{
+  int    status;     /* as a shell shows it: the exit code, or 128+N for signal N */
+  char  *out;
+  char  *err;
+} FlctlResult;
+
+typedef enum
+{
+  FLCTL_RUN_DEFAULT = 0,
+  FLCTL_RUN_AS_NOBODY = 1 << 0,   /* drop to uid/gid 65534 when run as root */
+} FlctlRunFlags;
+
+const char  *flctl_test_exe          (void);
+char        *flctl_test_make_dir     (void);
+void         flctl_test_remove_dir   (const char          *dir);
+void         flctl_result_free       (FlctlResult         *result);
+FlctlResult *flctl_test_run          (FlctlRunFlags        flags,
+                                      const char          *input,
+                                      const char          *first_arg,
+                                      ...) G_GNUC_NULL_TERMINATED;
+FlctlResult *flctl_test_runv         (FlctlRunFlags        flags,
+                                      const char          *input,
+                                      const char * const  *args);
+GSubprocess *flctl_test_spawn        (GSubprocessFlags     flags,
+                                      const char          *first_arg,
+                                      ...) G_GNUC_NULL_TERMINATED;
+GSubprocess *flctl_test_spawnv       (GSubprocessFlags     flags,
+                                      const char * const  *argv);
+char        *flctl_test_read_line    (GInputStream        *stream,
+                                      gint64               timeout_ms);
+char        *flctl_test_read_until   (GInputStream        *stream,
+                                      const char          *needle,
+                                      gint64               timeout_ms);
+int          flctl_test_wait         (GSubprocess         *process,
+                                      gint64               timeout_ms);
+int          flctl_test_pid          (GSubprocess         *process);
+gboolean     flctl_test_pid_gone     (int                  pid);
+void         flctl_test_write        (GSubprocess         *process,
+                                      const char          *text);
+GSubprocess *flctl_test_hold         (const char          *target);
+void         flctl_test_release      (GSubprocess         *holder);
+char        *flctl_test_read_file    (const char          *path);
+JsonArray   *flctl_test_parse_array  (const char          *json);
+JsonObject  *flctl_test_find_record  (JsonArray           *array,
+                                      const char          *path);
+gboolean     flctl_test_can_drop_root (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlResult, flctl_result_free)
+
+G_END_DECLS

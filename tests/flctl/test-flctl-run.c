@@ -1,0 +1,365 @@
+/* test-flctl-run.c: `flctl run` through the built binary
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flctl-test-util.h"
+
+#define LOOPS 8
+#define ROUNDS 25
+
+typedef struct
+{
+  char *dir;
+  char *target;
+  char *lock;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->dir = flctl_test_make_dir ();
+  f->target = g_build_filename (f->dir, "job", NULL);
+  f->lock = g_strconcat (f->target, ".lock", NULL);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  flctl_test_remove_dir (f->dir);
+  g_free (f->dir);
+  g_free (f->target);
+  g_free (f->lock);
+}
+
+/* Nothing but the lock itself may be left: no temp, no graveyard. */
+static void
+assert_no_leftovers (Fixture *f)
+{
+  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_assert_false (g_str_has_suffix (name, ".tmp"));
+      g_assert_null (strstr (name, ".lock.gy."));
+    }
+}
+
+/* A holder whose command reports its PID and waits for a line on its stdin. */
+static GSubprocess *
+start_running_holder (Fixture *f,
+                      int     *command_pid)
+{
+  GSubprocess *holder = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                          G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                          "run", f->target, "--",
+                                          "sh", "-c", "echo $$; read line", NULL);
+  g_autofree char *line = flctl_test_read_line (g_subprocess_get_stdout_pipe (holder),
+                                                FLCTL_TEST_TIMEOUT_MS);
+
+  g_assert_nonnull (line);
+  if (command_pid != NULL)
+    *command_pid = atoi (line);
+  return holder;
+}
+
+static void
+finish_running_holder (GSubprocess *holder)
+{
+  flctl_test_write (holder, "done\n");
+  g_assert_cmpint (flctl_test_wait (holder, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+}
+
+static void
+test_run_serialises (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *counter = g_build_filename (f->dir, "counter", NULL);
+  g_autofree char *increment = g_build_filename (f->dir, "increment.sh", NULL);
+  g_autofree char *loop = g_build_filename (f->dir, "loop.sh", NULL);
+  g_autofree char *rounds = g_strdup_printf ("%d", ROUNDS);
+  g_autofree char *final = NULL;
+  GSubprocess *loops[LOOPS];
+
+  /* Read, then write later: without the lock, concurrent loops lose increments. */
+  g_assert_true (g_file_set_contents (counter, "0", -1, NULL));
+  g_assert_true (g_file_set_contents (increment,
+                                      "n=$(cat \"$1\")\n"
+                                      "echo $((n + 1)) > \"$1\"\n", -1, NULL));
+  g_assert_true (g_file_set_contents (loop,
+                                      "i=0\n"
+                                      "while [ $i -lt \"$3\" ]; do\n"
+                                      "  \"$FLCTL\" run -w 120 \"$1\" -- sh \"$4\" \"$2\" || exit 1\n"
+                                      "  i=$((i + 1))\n"
+                                      "done\n", -1, NULL));
+  for (int i = 0; i < LOOPS; i++)
+    {
+      const char *argv[] = { "sh", loop, f->target, counter, rounds, increment, NULL };
+
+      loops[i] = flctl_test_spawnv (G_SUBPROCESS_FLAGS_NONE, argv);
+    }
+  for (int i = 0; i < LOOPS; i++)
+    {
+      g_assert_cmpint (flctl_test_wait (loops[i], 10 * FLCTL_TEST_TIMEOUT_MS), ==, 0);
+      g_object_unref (loops[i]);
+    }
+
+  final = flctl_test_read_file (counter);
+  g_assert_cmpint (atoi (final), ==, LOOPS * ROUNDS);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+static void
+test_run_exit_status (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(FlctlResult) exited = NULL;
+  g_autoptr(FlctlResult) killed = NULL;
+  g_autoptr(FlctlResult) missing = NULL;
+  g_autoptr(FlctlResult) inside = NULL;
+
+  exited = flctl_test_run (0, NULL, "run", f->target, "--", "sh", "-c", "exit 42", NULL);
+  g_assert_cmpint (exited->status, ==, 42);
+
+  /* The command dies of SIGTERM: so does flctl, after releasing the lock. */
+  killed = flctl_test_run (0, NULL, "run", f->target, "--", "sh", "-c", "kill -TERM $$", NULL);
+  g_assert_cmpint (killed->status, ==, 128 + SIGTERM);
+
+  missing = flctl_test_run (0, NULL, "run", f->target, "--", "/nonexistent/command", NULL);
+  g_assert_cmpint (missing->status, ==, 127);
+  g_assert_nonnull (strstr (missing->err, "/nonexistent/command"));
+
+  /* The command runs while the lock exists, and its data reaches stdout untouched. */
+  inside = flctl_test_run (0, NULL, "run", f->target, "--", "cat", f->lock, NULL);
+  g_assert_cmpint (inside->status, ==, 0);
+  g_assert_cmpint (atoi (inside->out), >, 0);
+
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+/* The lock's descriptor must not reach the command: had it, the command could keep the kernel
+ * lock alive after flctl died, or drop it. */
+static void
+test_run_fd_not_inherited (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GSubprocess) holder = NULL;
+  g_autoptr(GDir) fds = NULL;
+  g_autofree char *fd_dir = NULL;
+  g_autofree char *content = NULL;
+  g_autofree char *expected = NULL;
+  struct stat lock_st;
+  const char *name;
+  int command_pid = 0;
+  guint checked = 0;
+
+  holder = start_running_holder (f, &command_pid);
+  g_assert_cmpint (stat (f->lock, &lock_st), ==, 0);
+
+  /* The holder is flctl itself, not the command. */
+  content = flctl_test_read_file (f->lock);
+  expected = g_strdup_printf ("%d", flctl_test_pid (holder));
+  g_assert_cmpstr (content, ==, expected);
+
+  fd_dir = g_strdup_printf ("/proc/%d/fd", command_pid);
+  fds = g_dir_open (fd_dir, 0, NULL);
+  g_assert_nonnull (fds);
+  while ((name = g_dir_read_name (fds)) != NULL)
+    {
+      g_autofree char *fd_path = g_build_filename (fd_dir, name, NULL);
+      struct stat st;
+
+      if (stat (fd_path, &st) != 0)
+        continue;
+      g_assert_false (st.st_dev == lock_st.st_dev && st.st_ino == lock_st.st_ino);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >=, 3);
+
+  finish_running_holder (holder);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_run_busy (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GSubprocess) holder = start_running_holder (f, NULL);
+  g_autofree char *holder_pid = g_strdup_printf ("PID %d (flctl)", flctl_test_pid (holder));
+  g_autoptr(FlctlResult) no_wait = NULL;
+  g_autoptr(FlctlResult) timed_out = NULL;
+  g_autoptr(FlctlResult) custom = NULL;
+
+  no_wait = flctl_test_run (0, NULL, "run", "-n", f->target, "--", "true", NULL);
+  g_assert_cmpint (no_wait->status, ==, 75);
+  g_assert_nonnull (strstr (no_wait->err, holder_pid));
+  g_assert_cmpstr (no_wait->out, ==, "");
+
+  timed_out = flctl_test_run (0, NULL, "run", "-w", "0.2", f->target, "--", "true", NULL);
+  g_assert_cmpint (timed_out->status, ==, 75);
+  g_assert_nonnull (strstr (timed_out->err, "gave up after 0.2 s"));
+  g_assert_nonnull (strstr (timed_out->err, holder_pid));
+  g_assert_nonnull (strstr (timed_out->err, " for "));
+
+  custom = flctl_test_run (0, NULL, "run", "-n", "-E", "9", f->target, "--", "true", NULL);
+  g_assert_cmpint (custom->status, ==, 9);
+
+  finish_running_holder (holder);
+  assert_no_leftovers (f);
+}
+
+static void
+test_run_waits (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GSubprocess) holder = start_running_holder (f, NULL);
+  g_autoptr(GSubprocess) waiter = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *out = NULL;
+
+  waiter = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                             "run", "-v", "-w", "60", f->target, "--", "echo", "second", NULL);
+  waiting = flctl_test_read_until (g_subprocess_get_stderr_pipe (waiter), "waiting for",
+                                   FLCTL_TEST_TIMEOUT_MS);
+  g_assert_nonnull (waiting);
+
+  finish_running_holder (holder);
+  out = flctl_test_read_line (g_subprocess_get_stdout_pipe (waiter), FLCTL_TEST_TIMEOUT_MS);
+  g_assert_cmpstr (out, ==, "second");
+  g_assert_cmpint (flctl_test_wait (waiter, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+}
+
+/* SIGINT (or SIGTERM) while waiting: flctl dies of it, leaving no lock and no temp file, and
+ * the holder's lock untouched. */
+static void
+test_run_signal_while_waiting (Fixture       *f,
+                               gconstpointer  data)
+{
+  int signo = GPOINTER_TO_INT (data);
+  g_autoptr(GSubprocess) holder = start_running_holder (f, NULL);
+  g_autoptr(GSubprocess) waiter = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *content = NULL;
+  g_autofree char *expected = g_strdup_printf ("%d", flctl_test_pid (holder));
+
+  waiter = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                             "run", "-v", "-w", "60", f->target, "--", "true", NULL);
+  waiting = flctl_test_read_until (g_subprocess_get_stderr_pipe (waiter), "waiting for",
+                                   FLCTL_TEST_TIMEOUT_MS);
+  g_assert_nonnull (waiting);
+
+  g_subprocess_send_signal (waiter, signo);
+  g_assert_cmpint (flctl_test_wait (waiter, FLCTL_TEST_TIMEOUT_MS), ==, 128 + signo);
+
+  content = flctl_test_read_file (f->lock);
+  g_assert_cmpstr (content, ==, expected);
+  assert_no_leftovers (f);
+
+  finish_running_holder (holder);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+/* SIGTERM to a running `flctl run`: the command gets it, the lock is released, flctl dies of
+ * the command's signal. */
+static void
+test_run_sigterm_forwarded (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GSubprocess) runner = NULL;
+  g_autofree char *line = NULL;
+  int command_pid;
+
+  runner = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                             "run", f->target, "--", "sh", "-c", "echo $$; exec sleep 600",
+                             NULL);
+  line = flctl_test_read_line (g_subprocess_get_stdout_pipe (runner), FLCTL_TEST_TIMEOUT_MS);
+  g_assert_nonnull (line);
+  command_pid = atoi (line);
+  g_assert_cmpint (command_pid, >, 0);
+  g_assert_true (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+
+  g_subprocess_send_signal (runner, SIGTERM);
+  g_assert_cmpint (flctl_test_wait (runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGTERM);
+
+  /* flctl reaped its command before it exited. */
+  g_assert_true (flctl_test_pid_gone (command_pid));
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+static void
+test_run_usage (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(FlctlResult) unknown = NULL;
+  g_autoptr(FlctlResult) no_separator = NULL;
+  g_autoptr(FlctlResult) no_command = NULL;
+  g_autoptr(FlctlResult) both = NULL;
+  g_autoptr(FlctlResult) bad_wait = NULL;
+  g_autoptr(FlctlResult) help = NULL;
+
+  unknown = flctl_test_run (0, NULL, "run", "--frobnicate", f->target, "--", "true", NULL);
+  g_assert_cmpint (unknown->status, ==, 2);
+  g_assert_nonnull (strstr (unknown->err, "--frobnicate"));
+
+  no_separator = flctl_test_run (0, NULL, "run", f->target, "true", NULL);
+  g_assert_cmpint (no_separator->status, ==, 2);
+  g_assert_nonnull (strstr (no_separator->err, "missing '--'"));
+
+  no_command = flctl_test_run (0, NULL, "run", f->target, "--", NULL);
+  g_assert_cmpint (no_command->status, ==, 2);
+
+  both = flctl_test_run (0, NULL, "run", "-n", "-w", "3", f->target, "--", "true", NULL);
+  g_assert_cmpint (both->status, ==, 2);
+
+  bad_wait = flctl_test_run (0, NULL, "run", "-w", "soon", f->target, "--", "true", NULL);
+  g_assert_cmpint (bad_wait->status, ==, 2);
+  g_assert_nonnull (strstr (bad_wait->err, "soon"));
+
+  help = flctl_test_run (0, NULL, "run", "--help", NULL);
+  g_assert_cmpint (help->status, ==, 0);
+  g_assert_nonnull (strstr (help->out, "TARGET -- COMMAND"));
+
+  /* Nothing ran, nothing was left. */
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func, data) \
+  g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)
+  ADD ("/flctl/run/serialises", test_run_serialises, NULL);
+  ADD ("/flctl/run/exit-status", test_run_exit_status, NULL);
+  ADD ("/flctl/run/fd-not-inherited", test_run_fd_not_inherited, NULL);
+  ADD ("/flctl/run/busy", test_run_busy, NULL);
+  ADD ("/flctl/run/waits", test_run_waits, NULL);
+  ADD ("/flctl/run/sigint-while-waiting", test_run_signal_while_waiting,
+       GINT_TO_POINTER (SIGINT));
+  ADD ("/flctl/run/sigterm-while-waiting", test_run_signal_while_waiting,
+       GINT_TO_POINTER (SIGTERM));
+  ADD ("/flctl/run/sigterm-forwarded", test_run_sigterm_forwarded, NULL);
+  ADD ("/flctl/run/usage", test_run_usage, NULL);
+#undef ADD
+
+  return g_test_run ();
+}
