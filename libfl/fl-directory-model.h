@@ -69,6 +69,17 @@ gboolean          fl_directory_model_add_directory     (FlDirectoryModel    *sel
                                                         gboolean             recursive,
                                                         GError             **error);
 FL_AVAILABLE_IN_ALL
+void              fl_directory_model_add_directory_async  (FlDirectoryModel    *self,
+                                                           const char          *directory,
+                                                           gboolean             recursive,
+                                                           GCancellable        *cancellable,
+                                                           GAsyncReadyCallback  callback,
+                                                           gpointer             user_data);
+FL_AVAILABLE_IN_ALL
+gboolean          fl_directory_model_add_directory_finish (FlDirectoryModel    *self,
+                                                           GAsyncResult        *result,
+                                                           GError             **error);
+FL_AVAILABLE_IN_ALL
 gboolean          fl_directory_model_remove_directory  (FlDirectoryModel    *self,
                                                         const char          *directory);
 FL_AVAILABLE_IN_ALL
@@ -85,5 +96,12 @@ void              fl_directory_model_rescan            (FlDirectoryModel    *sel
 FL_AVAILABLE_IN_ALL
 FlEntry          *fl_directory_model_lookup            (FlDirectoryModel    *self,
                                                         const char          *path);
+FL_AVAILABLE_IN_ALL
+GPtrArray        *fl_directory_model_dup_related       (FlDirectoryModel    *self,
+                                                        FlEntry             *entry);
+FL_AVAILABLE_IN_ALL
+gboolean          fl_directory_model_reclaim           (FlDirectoryModel    *self,
+                                                        FlSnapshot          *snapshot,
+                                                        GError             **error);
 
 G_END_DECLS

@@ -1,0 +1,55 @@
+/* model-test-util.h: fixtures for the directory model tests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <libfl/fl.h>
+#include <sys/types.h>
+
+#include "fl-directory-model-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char             *dir;
+  FlDirectoryModel *model;
+  GPtrArray        *shadow;   /* replays items-changed: must always equal the model */
+  GPtrArray        *changes;  /* "created:a.lock" ... from entry-changed */
+  guint             n_items_changed;
+  gint64            now;      /* the injected clock, in µs */
+} ModelFixture;
+
+void      model_fixture_setup     (ModelFixture  *fx,
+                                   gconstpointer  data);
+void      model_fixture_teardown  (ModelFixture  *fx,
+                                   gconstpointer  data);
+void      model_fixture_watch     (ModelFixture  *fx,
+                                   FlDirectoryModel *model);
+void      model_assert_shadow     (ModelFixture  *fx);
+void      model_assert_sorted     (FlDirectoryModel *model);
+char     *model_changes_string    (ModelFixture  *fx);
+void      model_event             (ModelFixture  *fx,
+                                   GFileMonitorEvent event,
+                                   const char    *name,
+                                   const char    *other_name);
+char     *model_path              (ModelFixture  *fx,
+                                   const char    *name);
+FlEntry  *model_lookup            (ModelFixture  *fx,
+                                   const char    *name);
+
+void      write_file              (const char    *path,
+                                   const char    *content);
+void      write_pid_file          (const char    *path,
+                                   int            pid);
+void      set_mtime_us            (const char    *path,
+                                   gint64         mtime_us);
+void      rm_rf                   (const char    *path);
+pid_t     dead_pid                (void);
+pid_t     spawn_sleeper           (int           *release_fd);
+gboolean  wait_until              (gboolean     (*cond) (gpointer),
+                                   gpointer       data,
+                                   guint          timeout_ms);
+
+G_END_DECLS

@@ -1,0 +1,265 @@
+/* test-directory-model-live.c: FlDirectoryModel against real processes, clocks and inotify:
+ * a holder dying (pidfd), the age clock, the model's own reclaim, a few real file events.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "model-test-util.h"
+
+#define HAND FALSE
+#define REAL TRUE
+
+static void
+add_dir (ModelFixture *fx)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fl_directory_model_add_directory (fx->model, fx->dir, FALSE, &error));
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  ModelFixture *fx;
+  const char   *name;
+} Lookup;
+
+static gboolean
+entry_stale (gpointer data)
+{
+  Lookup *l = data;
+  FlEntry *entry = model_lookup (l->fx, l->name);
+
+  return entry != NULL && fl_snapshot_get_stale (fl_entry_get_snapshot (entry));
+}
+
+static gboolean
+entry_present (gpointer data)
+{
+  Lookup *l = data;
+
+  return model_lookup (l->fx, l->name) != NULL;
+}
+
+static gboolean
+entry_absent (gpointer data)
+{
+  return !entry_present (data);
+}
+
+/* No file event tells that a holder died: the pidfd does, without polling. */
+static void
+test_holder_dies (ModelFixture  *fx,
+                  gconstpointer  data)
+{
+  g_autofree char *path = model_path (fx, "held.lock");
+  g_autofree char *changes = NULL;
+  Lookup l = { fx, "held.lock" };
+  int release_fd;
+  int status;
+  pid_t holder = spawn_sleeper (&release_fd);
+  FlEntry *entry;
+
+  write_pid_file (path, holder);
+  add_dir (fx);
+  entry = model_lookup (fx, "held.lock");
+  g_assert_nonnull (entry);
+  g_assert_cmpint (fl_snapshot_get_liveness (fl_entry_get_snapshot (entry)), ==,
+                   FL_LIVENESS_ALIVE);
+  g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 1);
+  fx->n_items_changed = 0;
+
+  close (release_fd);
+  g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
+
+  g_assert_true (wait_until (entry_stale, &l, 10000));
+  g_assert_true (model_lookup (fx, "held.lock") == entry);
+  g_assert_cmpint (fl_snapshot_get_liveness (fl_entry_get_snapshot (entry)), ==,
+                   FL_LIVENESS_DEAD);
+  g_assert_cmpuint (fx->n_items_changed, ==, 0);
+  g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 0);
+  changes = model_changes_string (fx);
+  g_assert_cmpstr (changes, ==, "holder-died:held.lock");
+}
+
+/* Ages come from the injected clock; an unparsable lock turns stale at stale_after by it. */
+static void
+test_age_clock (ModelFixture  *fx,
+                gconstpointer  data)
+{
+  g_autofree char *path = model_path (fx, "junk.lock");
+  g_autofree char *changes = NULL;
+  gint64 mtime = (g_get_real_time () / G_USEC_PER_SEC - 3600) * G_USEC_PER_SEC;
+  FlSnapshot *snap;
+  guint stale;
+
+  write_file (path, "not a pid");
+  set_mtime_us (path, mtime);
+  fx->now = mtime + 29 * G_USEC_PER_SEC;
+  add_dir (fx);
+
+  snap = fl_entry_get_snapshot (model_lookup (fx, "junk.lock"));
+  g_assert_cmpint (fl_directory_model_get_now (fx->model), ==, fx->now);
+  g_assert_cmpint (fl_snapshot_get_age_at (snap, fl_directory_model_get_now (fx->model)), ==,
+                   29 * G_USEC_PER_SEC);
+  g_assert_false (fl_snapshot_get_stale (snap));
+  g_assert_cmpint (fl_snapshot_get_liveness (snap), ==, FL_LIVENESS_UNKNOWN);
+
+  fx->now = mtime + 31 * G_USEC_PER_SEC;
+  fl_directory_model_rescan (fx->model);
+  snap = fl_entry_get_snapshot (model_lookup (fx, "junk.lock"));
+  g_assert_true (fl_snapshot_get_stale (snap));
+  g_assert_cmpint (fl_snapshot_get_age_at (snap, fl_directory_model_get_now (fx->model)), ==,
+                   31 * G_USEC_PER_SEC);
+  g_object_get (fx->model, "n-stale", &stale, NULL);
+  g_assert_cmpuint (stale, ==, 1);
+  changes = model_changes_string (fx);
+  g_assert_cmpstr (changes, ==, "holder-died:junk.lock");
+}
+
+/* The model's own reclaim updates the row at once and is not reported as foreign; a reclaim
+ * from a snapshot the lock no longer matches touches nothing. */
+static void
+test_own_reclaim (ModelFixture  *fx,
+                  gconstpointer  data)
+{
+  g_autofree char *a = model_path (fx, "a.lock");
+  g_autofree char *b = model_path (fx, "b.lock");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlSnapshot) seen = NULL;
+  g_autofree char *changes = NULL;
+
+  write_pid_file (a, dead_pid ());
+  write_pid_file (b, dead_pid ());
+  add_dir (fx);
+
+  seen = fl_entry_dup_snapshot (model_lookup (fx, "a.lock"));
+  g_assert_true (fl_directory_model_reclaim (fx->model, seen, &error));
+  g_assert_no_error (error);
+  g_assert_null (model_lookup (fx, "a.lock"));
+  g_assert_false (g_file_test (a, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (fx->changes->len, ==, 0);
+  model_assert_shadow (fx);
+
+  /* b changes hands after the snapshot was taken: nothing is touched. */
+  g_clear_object (&seen);
+  seen = fl_entry_dup_snapshot (model_lookup (fx, "b.lock"));
+  g_assert_cmpint (g_unlink (b), ==, 0);
+  write_pid_file (b, getpid ());
+  g_assert_false (fl_directory_model_reclaim (fx->model, seen, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
+  g_assert_true (g_file_test (b, G_FILE_TEST_EXISTS));
+  g_assert_false (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "b.lock"))));
+  changes = model_changes_string (fx);
+  g_assert_cmpstr (changes, ==, "released:b.lock created:b.lock");
+}
+
+/* A few real inotify events, end to end. */
+static void
+test_inotify (ModelFixture  *fx,
+              gconstpointer  data)
+{
+  g_autofree char *lock = model_path (fx, "live.lock");
+  g_autofree char *gy = model_path (fx, "live.lock.gy.99.00c0ffee");
+  g_autofree char *changes = NULL;
+  Lookup l = { fx, "live.lock" };
+  Lookup lg = { fx, "live.lock.gy.99.00c0ffee" };
+
+  add_dir (fx);
+
+  write_pid_file (lock, dead_pid ());
+  g_assert_true (wait_until (entry_present, &l, 10000));
+  g_assert_true (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "live.lock"))));
+
+  g_assert_cmpint (g_rename (lock, gy), ==, 0);
+  g_assert_true (wait_until (entry_absent, &l, 10000));
+  g_assert_true (wait_until (entry_present, &lg, 10000));
+
+  g_assert_cmpint (g_unlink (gy), ==, 0);
+  g_assert_true (wait_until (entry_absent, &lg, 10000));
+  model_assert_shadow (fx);
+  changes = model_changes_string (fx);
+  g_assert_nonnull (strstr (changes, "created:live.lock"));
+  g_assert_nonnull (strstr (changes, "taken-over:live.lock"));
+  g_assert_nonnull (strstr (changes, "released:live.lock.gy.99.00c0ffee"));
+}
+
+static gboolean
+not_loading (gpointer data)
+{
+  gboolean loading;
+
+  g_object_get (data, "loading", &loading, NULL);
+  return !loading;
+}
+
+static void
+added_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (fl_directory_model_add_directory_finish (FL_DIRECTORY_MODEL (source), result,
+                                                          &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
+test_async_add (ModelFixture  *fx,
+                gconstpointer  data)
+{
+  gboolean done = FALSE;
+  gboolean loading;
+
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("n%02u.lock", i);
+      g_autofree char *path = model_path (fx, name);
+
+      write_pid_file (path, getpid ());
+    }
+
+  fl_directory_model_add_directory_async (fx->model, fx->dir, FALSE, NULL, added_cb, &done);
+  g_object_get (fx->model, "loading", &loading, NULL);
+  g_assert_true (loading);
+  g_assert_true (wait_until (flag_set, &done, 10000));
+  g_assert_true (not_loading (fx->model));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, 50);
+  g_assert_cmpuint (fx->changes->len, ==, 0);
+  model_assert_shadow (fx);
+}
+
+#define ADD(path, mode, func) \
+  g_test_add ((path), ModelFixture, GINT_TO_POINTER (mode), model_fixture_setup, (func), \
+              model_fixture_teardown)
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  ADD ("/model/holder-dies", HAND, test_holder_dies);
+  ADD ("/model/age-clock", HAND, test_age_clock);
+  ADD ("/model/own-reclaim", HAND, test_own_reclaim);
+  ADD ("/model/async-add", HAND, test_async_add);
+  ADD ("/model/inotify", REAL, test_inotify);
+
+  return g_test_run ();
+}
