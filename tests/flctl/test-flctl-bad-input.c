@@ -1,0 +1,314 @@
+/* test-flctl-bad-input.c: what an operator may get wrong, and what a hostile directory holds
+ *
+ * SIGINT and SIGTERM while waiting, and SIGTERM to a running `flctl run`, are tested in
+ * test-flctl-run.c with the other behaviour of `run`.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "flctl-test-util.h"
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->dir = flctl_test_make_dir ();
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  flctl_test_remove_dir (f->dir);
+  g_free (f->dir);
+}
+
+static void
+test_unknown_option (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *commands[] = { "run", "status", "list", "reclaim", "clean", "watch", "demo" };
+  g_autoptr(FlctlResult) top = NULL;
+  g_autoptr(FlctlResult) unknown_command = NULL;
+  g_autoptr(FlctlResult) nothing = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, commands[i], "--bogus", f->dir,
+                                                      NULL);
+      g_autofree char *hint = g_strdup_printf ("flctl %s --help", commands[i]);
+
+      g_assert_cmpint (result->status, ==, 2);
+      g_assert_nonnull (strstr (result->err, "--bogus"));
+      g_assert_nonnull (strstr (result->err, hint));
+      g_assert_cmpstr (result->out, ==, "");
+    }
+
+  top = flctl_test_run (0, NULL, "--bogus", NULL);
+  g_assert_cmpint (top->status, ==, 2);
+  unknown_command = flctl_test_run (0, NULL, "frobnicate", NULL);
+  g_assert_cmpint (unknown_command->status, ==, 2);
+  g_assert_nonnull (strstr (unknown_command->err, "frobnicate"));
+  nothing = flctl_test_run (0, NULL, "list", NULL);
+  g_assert_cmpint (nothing->status, ==, 2);
+}
+
+static void
+test_missing_separator (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "t", NULL);
+  g_autofree char *lock = g_build_filename (f->dir, "t.lock", NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "run", target, "touch", lock, NULL);
+
+  g_assert_cmpint (result->status, ==, 2);
+  g_assert_nonnull (strstr (result->err, "'--'"));
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_missing_dir (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *commands[] = { "list", "clean", "watch" };
+  g_autofree char *missing = g_build_filename (f->dir, "no such dir", NULL);
+  g_autofree char *lower = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autoptr(FlctlResult) result = NULL;
+
+      if (g_str_equal (commands[i], "clean"))
+        result = flctl_test_run (0, NULL, commands[i], "-y", missing, NULL);
+      else
+        result = flctl_test_run (0, NULL, commands[i], missing, NULL);
+      g_assert_cmpint (result->status, ==, 74);
+      g_assert_nonnull (strstr (result->err, missing));
+      /* The system's words (list, clean) or libfl's directory model's (watch). */
+      lower = g_ascii_strdown (result->err, -1);
+      g_assert_nonnull (strstr (lower, "no such"));
+      g_clear_pointer (&lower, g_free);
+    }
+}
+
+static void
+test_unreadable_dir (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *closed = g_build_filename (f->dir, "closed", NULL);
+  g_autoptr(FlctlResult) result = NULL;
+
+  g_assert_cmpint (g_mkdir (closed, 0), ==, 0);
+  if (getuid () != 0 && access (closed, R_OK) == 0)
+    {
+      g_test_skip ("this user can read a directory with mode 0");
+      return;
+    }
+  /* As root, flctl runs as nobody, for whom mode 0 means what it says. */
+  result = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "list", closed, NULL);
+  g_assert_cmpint (result->status, ==, 74);
+  g_assert_nonnull (strstr (result->err, closed));
+  g_assert_nonnull (strstr (result->err, g_strerror (EACCES)));
+}
+
+typedef enum { ODD_SYMLINK, ODD_FIFO, ODD_DIRECTORY } OddKind;
+
+/* A lock path that is not a regular file: reported as foreign, never followed, opened (a FIFO
+ * would block) or removed. */
+static void
+test_foreign_lock (Fixture       *f,
+                   gconstpointer  data)
+{
+  OddKind kind = GPOINTER_TO_INT (data);
+  g_autofree char *target = g_build_filename (f->dir, "job", NULL);
+  g_autofree char *lock = g_build_filename (f->dir, "job.lock", NULL);
+  g_autofree char *victim = g_build_filename (f->dir, "victim", NULL);
+  g_autofree char *victim_content = NULL;
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(FlctlResult) reclaim = NULL;
+  g_autoptr(FlctlResult) run = NULL;
+  g_autoptr(FlctlResult) clean = NULL;
+  g_autoptr(JsonArray) array = NULL;
+  JsonObject *record;
+  struct stat before, after;
+
+  g_assert_true (g_file_set_contents (victim, "1", -1, NULL));
+  switch (kind)
+    {
+    case ODD_SYMLINK:
+      g_assert_cmpint (symlink (victim, lock), ==, 0);
+      break;
+    case ODD_FIFO:
+      g_assert_cmpint (mkfifo (lock, 0644), ==, 0);
+      break;
+    case ODD_DIRECTORY:
+    default:
+      g_assert_cmpint (g_mkdir (lock, 0755), ==, 0);
+      break;
+    }
+  g_assert_cmpint (lstat (lock, &before), ==, 0);
+
+  status = flctl_test_run (0, NULL, "status", "--json", lock, target, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  array = flctl_test_parse_array (status->out);
+  g_assert_cmpuint (json_array_get_length (array), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      record = json_array_get_object_element (array, i);
+      g_assert_cmpstr (json_object_get_string_member (record, "path"), ==, lock);
+      g_assert_cmpstr (json_object_get_string_member (record, "kind"), ==, "foreign");
+      g_assert_false (json_object_get_boolean_member (record, "stale"));
+    }
+
+  reclaim = flctl_test_run (0, NULL, "reclaim", "-y", lock, NULL);
+  g_assert_cmpint (reclaim->status, ==, 1);
+  g_assert_nonnull (strstr (reclaim->err, "not a regular file"));
+
+  run = flctl_test_run (0, NULL, "run", "-n", target, "--", "true", NULL);
+  g_assert_cmpint (run->status, ==, 74);
+  g_assert_nonnull (strstr (run->err, lock));
+
+  clean = flctl_test_run (0, NULL, "clean", "-y", f->dir, NULL);
+  g_assert_cmpint (clean->status, ==, 1);
+
+  /* Untouched, and so is what the symlink points to. */
+  g_assert_cmpint (lstat (lock, &after), ==, 0);
+  g_assert_cmpint (after.st_ino, ==, before.st_ino);
+  g_assert_cmpint (after.st_mode, ==, before.st_mode);
+  victim_content = flctl_test_read_file (victim);
+  g_assert_cmpstr (victim_content, ==, "1");
+}
+
+/* Spaces and a newline in a name: exact in JSON, one line per entry for people. */
+static void
+test_odd_names (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "my report\nfinal", NULL);
+  g_autofree char *lock = g_strconcat (target, ".lock", NULL);
+  g_autoptr(GSubprocess) holder = NULL;
+  g_autoptr(FlctlResult) run = NULL;
+  g_autoptr(FlctlResult) json = NULL;
+  g_autoptr(FlctlResult) human = NULL;
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(JsonArray) array = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonObject *record;
+
+  run = flctl_test_run (0, NULL, "run", target, "--", "test", "-f", lock, NULL);
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+
+  holder = flctl_test_hold (target);
+
+  json = flctl_test_run (0, NULL, "list", "--json", f->dir, NULL);
+  g_assert_cmpint (json->status, ==, 0);
+  array = flctl_test_parse_array (json->out);
+  g_assert_cmpuint (json_array_get_length (array), ==, 1);
+  record = flctl_test_find_record (array, lock);
+  g_assert_nonnull (record);
+  g_assert_cmpstr (json_object_get_string_member (record, "target"), ==, target);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+
+  human = flctl_test_run (0, NULL, "list", f->dir, NULL);
+  g_assert_cmpint (human->status, ==, 0);
+  lines = g_strsplit (human->out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_nonnull (strstr (lines[1], "my report\\nfinal.lock"));
+
+  status = flctl_test_run (0, NULL, "status", target, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  g_assert_nonnull (strstr (status->out, "held"));
+
+  flctl_test_release (holder);
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
+/* A holder whose /proc entry this user may not fully read (PID 1, as nobody): flctl still
+ * reports it alive and leaves it alone. */
+static void
+test_unreadable_proc (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *lock = g_build_filename (f->dir, "init.lock", NULL);
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(FlctlResult) reclaim = NULL;
+  g_autoptr(JsonArray) array = NULL;
+  JsonObject *record;
+
+  if (getuid () != 0 && access ("/proc/1/environ", R_OK) == 0)
+    {
+      g_test_skip ("this user can read all of /proc/1");
+      return;
+    }
+  g_assert_true (g_file_set_contents (lock, "1", -1, NULL));
+  g_assert_cmpint (chmod (lock, 0644), ==, 0);
+
+  status = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "status", "--json", lock, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  array = flctl_test_parse_array (status->out);
+  record = json_array_get_object_element (array, 0);
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (record, "liveness"), ==, "alive");
+  g_assert_false (json_object_get_boolean_member (record, "stale"));
+
+  reclaim = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "reclaim", "-y", lock, NULL);
+  g_assert_cmpint (reclaim->status, ==, 1);
+  g_assert_true (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
+/* A lock directory the user may not write: run says so, with the path and the reason. */
+static void
+test_unwritable_dir (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "job", NULL);
+  g_autoptr(FlctlResult) result = NULL;
+
+  if (getuid () != 0 && access (f->dir, W_OK) == 0)
+    {
+      g_test_skip ("needs root to run flctl as another user");
+      return;
+    }
+  result = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "run", "-n", target, "--", "true", NULL);
+  g_assert_cmpint (result->status, ==, 74);
+  g_assert_nonnull (strstr (result->err, f->dir));
+  g_assert_nonnull (strstr (result->err, g_strerror (EACCES)));
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func, data) \
+  g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)
+  ADD ("/flctl/bad-input/unknown-option", test_unknown_option, NULL);
+  ADD ("/flctl/bad-input/missing-separator", test_missing_separator, NULL);
+  ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
+  ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);
+  ADD ("/flctl/bad-input/symlink-lock", test_foreign_lock, GINT_TO_POINTER (ODD_SYMLINK));
+  ADD ("/flctl/bad-input/fifo-lock", test_foreign_lock, GINT_TO_POINTER (ODD_FIFO));
+  ADD ("/flctl/bad-input/directory-lock", test_foreign_lock, GINT_TO_POINTER (ODD_DIRECTORY));
+  ADD ("/flctl/bad-input/spaces-and-newlines", test_odd_names, NULL);
+  ADD ("/flctl/bad-input/unreadable-proc", test_unreadable_proc, NULL);
+  ADD ("/flctl/bad-input/unwritable-dir", test_unwritable_dir, NULL);
+#undef ADD
+
+  return g_test_run ();
+}

@@ -1,0 +1,150 @@
+/* test-flctl-output.c: flctl's formatting, and the JSON schema that scripts rely on
+ *
+ * Links flctl-output.c directly: these are the pieces whose exact output is a contract.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "flctl-private.h"
+#include "flctl-test-util.h"
+
+/* docs/flctl.1, JSON OUTPUT: every record has exactly these members, in this order. */
+static const char *const schema[] = {
+  "path", "target", "kind", "state", "pid", "process", "cmdline", "process_uid", "liveness",
+  "kernel_lock", "stale", "reason", "content", "file_uid", "mtime", "age_s", NULL
+};
+
+static void
+test_age (void)
+{
+  struct { gint64 s; const char *text; } cases[] = {
+    { -5, "0 s" }, { 0, "0 s" }, { 59, "59 s" }, { 60, "1 min" }, { 3 * 60 + 59, "3 min" },
+    { 3599, "59 min" }, { 3600, "1 h" }, { 47 * 3600, "47 h" }, { 48 * 3600, "2 days" },
+    { 400 * 86400, "400 days" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = flctl_format_age (cases[i].s * G_USEC_PER_SEC);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
+static void
+test_path (void)
+{
+  struct { const char *path; const char *shown; } cases[] = {
+    { "/tmp/a b.lock", "/tmp/a b.lock" },
+    { "/tmp/a\nb.lock", "/tmp/a\\nb.lock" },
+    { "tab\there", "tab\\there" },
+    { "bell\a", "bell\\x07" },
+    { "bad\xff" "byte", "bad\\xffbyte" },
+    { "caf\xc3\xa9", "caf\xc3\xa9" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *shown = flctl_format_path (cases[i].path);
+
+      g_assert_cmpstr (shown, ==, cases[i].shown);
+    }
+}
+
+static void
+test_styled (void)
+{
+  g_autofree char *plain = flctl_styled ("stale", FLCTL_STYLE_BAD, FALSE);
+  g_autofree char *colored = flctl_styled ("stale", FLCTL_STYLE_BAD, TRUE);
+  g_autofree char *none = flctl_styled ("x", FLCTL_STYLE_NONE, TRUE);
+
+  g_assert_cmpstr (plain, ==, "stale");
+  g_assert_cmpstr (colored, ==, "\033[1;31mstale\033[0m");
+  g_assert_cmpstr (none, ==, "x");
+
+  /* The test environment sets NO_COLOR, and stdout is not a terminal. */
+  g_assert_false (flctl_use_color (STDOUT_FILENO));
+}
+
+static void
+assert_schema (JsonNode *node)
+{
+  JsonObject *object = json_node_get_object (node);
+  g_autoptr(GList) members = json_object_get_members (object);
+  guint i = 0;
+
+  for (GList *l = members; l != NULL; l = l->next, i++)
+    g_assert_cmpstr (l->data, ==, schema[i]);
+  g_assert_null (schema[i]);
+}
+
+static void
+test_json_schema (void)
+{
+  g_autofree char *dir = flctl_test_make_dir ();
+  g_autofree char *lock = g_build_filename (dir, "mine.lock", NULL);
+  g_autofree char *foreign = g_build_filename (dir, "odd.lock", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *target = g_build_filename (dir, "free", NULL);
+  g_autoptr(FlSnapshot) mine = NULL;
+  g_autoptr(FlSnapshot) odd = NULL;
+  g_autoptr(JsonNode) mine_json = NULL;
+  g_autoptr(JsonNode) odd_json = NULL;
+  g_autoptr(JsonNode) free_json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+
+  /* A lock in the original format naming this live process. */
+  g_assert_true (g_file_set_contents (lock, pid, -1, NULL));
+  g_assert_cmpint (g_mkdir (foreign, 0755), ==, 0);
+  mine = fl_snapshot_new (lock, NULL, &error);
+  g_assert_no_error (error);
+  odd = fl_snapshot_new (foreign, NULL, &error);
+  g_assert_no_error (error);
+
+  mine_json = flctl_snapshot_to_json (mine, g_get_real_time ());
+  assert_schema (mine_json);
+  object = json_node_get_object (mine_json);
+  g_assert_cmpstr (json_object_get_string_member (object, "state"), ==, "held");
+  g_assert_cmpstr (json_object_get_string_member (object, "liveness"), ==, "alive");
+  g_assert_cmpint (json_object_get_int_member (object, "pid"), ==, getpid ());
+  g_assert_cmpstr (json_object_get_string_member (object, "content"), ==, pid);
+  g_assert_cmpint (json_object_get_int_member (object, "age_s"), >=, 0);
+  g_assert_nonnull (json_object_get_string_member (object, "mtime"));
+
+  odd_json = flctl_snapshot_to_json (odd, g_get_real_time ());
+  assert_schema (odd_json);
+  object = json_node_get_object (odd_json);
+  g_assert_cmpstr (json_object_get_string_member (object, "kind"), ==, "foreign");
+  g_assert_cmpstr (json_object_get_string_member (object, "state"), ==, "foreign");
+  g_assert_true (json_object_get_null_member (object, "pid"));
+  g_assert_true (json_object_get_null_member (object, "process_uid"));
+
+  free_json = flctl_unlocked_to_json (target);
+  assert_schema (free_json);
+  object = json_node_get_object (free_json);
+  g_assert_cmpstr (json_object_get_string_member (object, "state"), ==, "unlocked");
+  g_assert_true (json_object_get_null_member (object, "age_s"));
+
+  flctl_test_remove_dir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/flctl/output/age", test_age);
+  g_test_add_func ("/flctl/output/path", test_path);
+  g_test_add_func ("/flctl/output/styled", test_styled);
+  g_test_add_func ("/flctl/output/json-schema", test_json_schema);
+
+  return g_test_run ();
+}
