@@ -135,6 +135,31 @@ test_json_schema (void)
   flctl_test_remove_dir (dir);
 }
 
+/* The man page is the schema's documentation: it must name every member and every command. */
+static void
+test_man_page (void)
+{
+  const char *commands[] = { "run", "status", "list", "reclaim", "clean", "watch", "demo" };
+  const char *path = g_test_get_filename (G_TEST_DIST, "..", "docs", "flctl.1", NULL);
+  g_autofree char *page = flctl_test_read_file (path);
+
+  g_assert_nonnull (page);
+  for (guint i = 0; schema[i] != NULL; i++)
+    {
+      g_autofree char *entry = g_strdup_printf ("\n.TP\n.B %s\n", schema[i]);
+
+      g_assert_nonnull (strstr (page, entry));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *section = g_strdup_printf ("\n.SS \"%s ", commands[i]);
+
+      g_assert_nonnull (strstr (page, section));
+    }
+  /* The line the inspector waits for. */
+  g_assert_nonnull (strstr (page, "exactly\n.BR ready ,"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -145,6 +170,7 @@ main (int    argc,
   g_test_add_func ("/flctl/output/path", test_path);
   g_test_add_func ("/flctl/output/styled", test_styled);
   g_test_add_func ("/flctl/output/json-schema", test_json_schema);
+  g_test_add_func ("/flctl/output/man-page", test_man_page);
 
   return g_test_run ();
 }
