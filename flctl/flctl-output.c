@@ -337,12 +337,14 @@ flctl_describe_holder (FlSnapshot *snapshot,
 {
   const char *process = fl_snapshot_get_process_name (snapshot);
   int pid = fl_snapshot_get_pid (snapshot);
+  const char *liveness = flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
   g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
   if (pid <= 0)
     return g_strdup_printf (_("no PID (content not a PID), for %s"), age);
-  return g_strdup_printf (_("PID %d (%s), %s, for %s"), pid, process != NULL ? process : "?",
-                          flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot)), age);
+  if (process == NULL)
+    return g_strdup_printf (_("PID %d, %s, for %s"), pid, liveness, age);
+  return g_strdup_printf (_("PID %d (%s), %s, for %s"), pid, process, liveness, age);
 }
 
 void
@@ -405,7 +407,8 @@ flctl_print_record (FlSnapshot *snapshot,
   flctl_print_field (_("reason"), fl_snapshot_get_reason (snapshot));
 }
 
-/* Keeps the start and the end of a path, which tell most. */
+/* Keeps the start and the end of a path, which tell most. Below 24 columns a cut path says
+ * too little: the terminal may wrap it instead. */
 static char *
 elide_middle (const char *text,
               int         width)
@@ -414,7 +417,7 @@ elide_middle (const char *text,
   g_autofree char *head = NULL;
   const char *tail;
 
-  if (width <= 0 || length <= width || width < 9)
+  if (width < 24 || length <= width)
     return g_strdup (text);
   head = g_utf8_substring (text, 0, (width - 1) / 2);
   tail = g_utf8_offset_to_pointer (text, length - (width - 1 - (width - 1) / 2));

@@ -8,7 +8,9 @@
 #include <grp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include <gio/gunixinputstream.h>
@@ -96,18 +98,100 @@ shell_status (GSubprocess *process)
   return g_subprocess_get_exit_status (process);
 }
 
-/* Runs between fork() and exec(): async-signal-safe calls only. */
+/* How a test run as root gets an unprivileged flctl. */
+typedef enum
+{
+  UNPRIVILEGED_UNKNOWN,
+  UNPRIVILEGED_ALREADY,    /* not root */
+  UNPRIVILEGED_NOBODY,     /* uid and gid 65534 */
+  UNPRIVILEGED_NO_CAPS,    /* still uid 0, without the capabilities that bypass permissions */
+  UNPRIVILEGED_IMPOSSIBLE,
+} Unprivileged;
+
+static Unprivileged unprivileged = UNPRIVILEGED_UNKNOWN;
+
+/* The child setups run between fork() and exec(): async-signal-safe calls only. */
 static void
-drop_root_cb (gpointer user_data)
+become_nobody_cb (gpointer user_data)
 {
   if (setgroups (0, NULL) != 0 || setgid (65534) != 0 || setuid (65534) != 0)
     _exit (125);
 }
 
-gboolean
-flctl_test_can_drop_root (void)
+/* Root keeps, across exec(), only the capabilities left in its bounding set. */
+static void
+drop_capabilities_cb (gpointer user_data)
 {
-  return getuid () == 0;
+  const int caps[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_PTRACE };
+
+  prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (caps); i++)
+    if (prctl (PR_CAPBSET_DROP, caps[i], 0, 0, 0) != 0)
+      _exit (125);
+}
+
+static void
+set_unprivileged (GSubprocessLauncher *launcher,
+                  Unprivileged         how)
+{
+  if (how == UNPRIVILEGED_NOBODY)
+    g_subprocess_launcher_set_child_setup (launcher, become_nobody_cb, NULL, NULL);
+  else if (how == UNPRIVILEGED_NO_CAPS)
+    g_subprocess_launcher_set_child_setup (launcher, drop_capabilities_cb, NULL, NULL);
+}
+
+static int
+run_quietly (Unprivileged        how,
+             const char * const *argv)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  set_unprivileged (launcher, how);
+  process = g_subprocess_launcher_spawnv (launcher, argv, NULL);
+  return process != NULL ? flctl_test_wait (process, FLCTL_TEST_TIMEOUT_MS) : -1;
+}
+
+/* A way works when flctl starts that way and a directory of mode 0 is closed to it. */
+static gboolean
+unprivileged_works (Unprivileged how,
+                    const char  *closed)
+{
+  const char *version[] = { flctl_test_exe (), "--version", NULL };
+  const char *readable[] = { "test", "-r", closed, NULL };
+
+  return run_quietly (how, version) == 0 && run_quietly (how, readable) == 1;
+}
+
+/* As root, the tests that need an unprivileged flctl run it as nobody, or, when nobody cannot
+ * reach the build tree (under /root, say), as root without the capabilities that bypass file
+ * permissions. They skip when neither works. */
+gboolean
+flctl_test_check_unprivileged (void)
+{
+  if (unprivileged == UNPRIVILEGED_UNKNOWN)
+    {
+      g_autofree char *dir = flctl_test_make_dir ();
+      g_autofree char *closed = g_build_filename (dir, "closed", NULL);
+
+      g_assert_cmpint (mkdir (closed, 0), ==, 0);
+      if (getuid () != 0)
+        unprivileged = UNPRIVILEGED_ALREADY;
+      else if (unprivileged_works (UNPRIVILEGED_NOBODY, closed))
+        unprivileged = UNPRIVILEGED_NOBODY;
+      else if (unprivileged_works (UNPRIVILEGED_NO_CAPS, closed))
+        unprivileged = UNPRIVILEGED_NO_CAPS;
+      else
+        unprivileged = UNPRIVILEGED_IMPOSSIBLE;
+      flctl_test_remove_dir (dir);
+      g_test_message ("unprivileged flctl: strategy %d", unprivileged);
+    }
+  if (unprivileged != UNPRIVILEGED_IMPOSSIBLE)
+    return TRUE;
+  g_test_skip ("cannot run $FLCTL without root's privileges here");
+  return FALSE;
 }
 
 typedef struct
@@ -159,8 +243,11 @@ flctl_test_runv (FlctlRunFlags       flags,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  if ((flags & FLCTL_RUN_AS_NOBODY) && flctl_test_can_drop_root ())
-    g_subprocess_launcher_set_child_setup (launcher, drop_root_cb, NULL, NULL);
+  if (flags & FLCTL_RUN_UNPRIVILEGED)
+    {
+      g_assert_true (flctl_test_check_unprivileged ());
+      set_unprivileged (launcher, unprivileged);
+    }
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
 

@@ -22,7 +22,7 @@ typedef struct
 typedef enum
 {
   FLCTL_RUN_DEFAULT = 0,
-  FLCTL_RUN_AS_NOBODY = 1 << 0,   /* drop to uid/gid 65534 when run as root */
+  FLCTL_RUN_UNPRIVILEGED = 1 << 0,   /* as root: see flctl_test_check_unprivileged() */
 } FlctlRunFlags;
 
 const char  *flctl_test_exe          (void);
@@ -58,7 +58,7 @@ char        *flctl_test_read_file    (const char          *path);
 JsonArray   *flctl_test_parse_array  (const char          *json);
 JsonObject  *flctl_test_find_record  (JsonArray           *array,
                                       const char          *path);
-gboolean     flctl_test_can_drop_root (void);
+gboolean     flctl_test_check_unprivileged (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlResult, flctl_result_free)
 

@@ -117,8 +117,10 @@ test_unreadable_dir (Fixture       *f,
       g_test_skip ("this user can read a directory with mode 0");
       return;
     }
-  /* As root, flctl runs as nobody, for whom mode 0 means what it says. */
-  result = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "list", closed, NULL);
+  /* As root, flctl runs unprivileged, for whom mode 0 means what it says. */
+  if (!flctl_test_check_unprivileged ())
+    return;
+  result = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "list", closed, NULL);
   g_assert_cmpint (result->status, ==, 74);
   g_assert_nonnull (strstr (result->err, closed));
   g_assert_nonnull (strstr (result->err, g_strerror (EACCES)));
@@ -237,8 +239,8 @@ test_odd_names (Fixture       *f,
   g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
 }
 
-/* A holder whose /proc entry this user may not fully read (PID 1, as nobody): flctl still
- * reports it alive and leaves it alone. */
+/* A holder whose /proc entry this user may not fully read (PID 1, for flctl run without
+ * privileges): flctl still reports it alive and leaves it alone. */
 static void
 test_unreadable_proc (Fixture       *f,
                       gconstpointer  data)
@@ -254,10 +256,12 @@ test_unreadable_proc (Fixture       *f,
       g_test_skip ("this user can read all of /proc/1");
       return;
     }
+  if (!flctl_test_check_unprivileged ())
+    return;
   g_assert_true (g_file_set_contents (lock, "1", -1, NULL));
   g_assert_cmpint (chmod (lock, 0644), ==, 0);
 
-  status = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "status", "--json", lock, NULL);
+  status = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "status", "--json", lock, NULL);
   g_assert_cmpint (status->status, ==, 0);
   array = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (array, 0);
@@ -265,7 +269,7 @@ test_unreadable_proc (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (record, "liveness"), ==, "alive");
   g_assert_false (json_object_get_boolean_member (record, "stale"));
 
-  reclaim = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "reclaim", "-y", lock, NULL);
+  reclaim = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "reclaim", "-y", lock, NULL);
   g_assert_cmpint (reclaim->status, ==, 1);
   g_assert_true (g_file_test (lock, G_FILE_TEST_EXISTS));
 }
@@ -278,12 +282,12 @@ test_unwritable_dir (Fixture       *f,
   g_autofree char *target = g_build_filename (f->dir, "job", NULL);
   g_autoptr(FlctlResult) result = NULL;
 
-  if (getuid () != 0 && access (f->dir, W_OK) == 0)
-    {
-      g_test_skip ("needs root to run flctl as another user");
-      return;
-    }
-  result = flctl_test_run (FLCTL_RUN_AS_NOBODY, NULL, "run", "-n", target, "--", "true", NULL);
+  if (!flctl_test_check_unprivileged ())
+    return;
+  g_assert_cmpint (chmod (f->dir, 0555), ==, 0);
+  result = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "run", "-n", target, "--", "true",
+                           NULL);
+  g_assert_cmpint (chmod (f->dir, 0755), ==, 0);
   g_assert_cmpint (result->status, ==, 74);
   g_assert_nonnull (strstr (result->err, f->dir));
   g_assert_nonnull (strstr (result->err, g_strerror (EACCES)));
