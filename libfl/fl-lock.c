@@ -28,6 +28,7 @@ struct _FlLock
   int        fd;     /* holds LOCK_EX on our lock file; -1 once released */
   dev_t      dev;
   ino_t      ino;
+  pid_t      owner;  /* a forked child inherits the object, not the lock */
 };
 
 G_DEFINE_FINAL_TYPE (FlLock, fl_lock, G_TYPE_OBJECT)
@@ -293,6 +294,7 @@ fl_lock_new_held (FlLockPath *lp,
   memset (lp, 0, sizeof *lp);
   self->dirfd = dirfd;
   self->fd = fd;
+  self->owner = getpid ();
   if (fstat (fd, &st) == 0)
     {
       self->dev = st.st_dev;
@@ -416,8 +418,9 @@ acquire (const char          *target,
 
       if (state.kind == FL_ENTRY_FOREIGN)
         {
-          g_set_error_literal (error, FL_ERROR, FL_ERROR_FOREIGN,
-                               _fl_describe_foreign (lp.lock_path, &state.st));
+          g_autofree char *foreign = _fl_describe_foreign (lp.lock_path, &state.st);
+
+          g_set_error_literal (error, FL_ERROR, FL_ERROR_FOREIGN, foreign);
           goto out;
         }
 
@@ -545,6 +548,14 @@ release (FlLock  *self,
     return TRUE;
 
   self->fd = -1;
+
+  /* A forked child shares the descriptor, and so the kernel lock, with the holder: it only
+   * drops its own copy, and the lock stays held by the process that took it. */
+  if (getpid () != self->owner)
+    {
+      close (fd);
+      return TRUE;
+    }
 
   /* Step R1: only a holder of our kernel lock could replace our file; we hold it. */
   ours = fstatat (dirfd, self->lp.lock_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
