@@ -2,6 +2,7 @@
  *
  * Usage: fl-bench [--quick | --full] [--only=SECTION,...] [--seed=N]
  *        fl-bench --probe METHOD DIR CYCLES   (cycles one method, for strace and callgrind)
+ *        fl-bench --probe-model N             (loads a model of N files once, likewise)
  *
  * build-aux/bench builds and runs it. The table goes to stdout at the end, in one piece;
  * progress goes to stderr.
@@ -136,6 +137,7 @@ main (int   argc,
   g_autofree char *tmpfs_parent = NULL;
   g_autofree char *disk_parent = NULL;
   gint64 seed = -1;
+  gint probe_model = 0;
   const GOptionEntry entries[] = {
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "A quick run, under a minute (the default)",
       NULL },
@@ -149,6 +151,8 @@ main (int   argc,
       "Where the disk directory goes (default /var/tmp)", "DIR" },
     { "probe", 0, 0, G_OPTION_ARG_NONE, &probe,
       "Only cycle METHOD's lock in DIR CYCLES times (for strace or callgrind)", NULL },
+    { "probe-model", 0, 0, G_OPTION_ARG_INT, &probe_model,
+      "Only load a directory model of N files once (for strace or callgrind)", "N" },
     { NULL },
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -177,6 +181,9 @@ main (int   argc,
         }
       return bench_syscall_probe_main (argv[1], argv[2], (guint) atoi (argv[3]));
     }
+  if (probe_model > 0)
+    return bench_model_probe_main (tmpfs_parent != NULL ? tmpfs_parent : "/dev/shm",
+                                   (guint) probe_model);
   if (quick && full)
     {
       g_printerr ("fl-bench: --quick or --full, not both\n");

@@ -288,6 +288,38 @@ run_round (const BenchConfig *config,
     bench_die ("%s: %s", dir, g_strerror (errno));
 }
 
+/* fl-bench --probe-model N: one load of N files, for strace and callgrind
+ * (build-aux/bench --profile collects only inside fl_directory_model_add_directory). */
+int
+bench_model_probe_main (const char *parent,
+                        guint       n_files)
+{
+  g_autofree char *tmpl = g_build_filename (parent, "fl-bench-model-XXXXXX", NULL);
+  g_autofree char *dir = NULL;
+  g_autoptr(GError) error = NULL;
+  FlDirectoryModel *model;
+  guint64 start;
+
+  if (g_mkdtemp_full (tmpl, 0700) == NULL)
+    bench_die ("%s: %s", tmpl, g_strerror (errno));
+  dir = g_build_filename (tmpl, "files", NULL);
+  populate (dir, n_files, (int) getpid (), dead_pid ());
+
+  start = bench_now_ns ();
+  model = fl_directory_model_new (NULL);
+  if (!fl_directory_model_add_directory (model, dir, FALSE, &error))
+    bench_die ("model: %s", error->message);
+  printf ("model: %u files loaded in %.1f ms, %u items\n", n_files,
+          (double) (bench_now_ns () - start) / 1e6,
+          g_list_model_get_n_items (G_LIST_MODEL (model)));
+  g_object_unref (model);
+
+  bench_scratch_clean (dir);
+  rmdir (dir);
+  rmdir (tmpl);
+  return 0;
+}
+
 void
 bench_run_model (const BenchConfig *config,
                  BenchReport       *report)

@@ -170,6 +170,7 @@ void bench_run_handoff     (const BenchConfig *config, BenchReport *report);
 void bench_run_stale       (const BenchConfig *config, BenchReport *report);
 void bench_run_waiter_cpu  (const BenchConfig *config, BenchReport *report);
 void bench_run_model       (const BenchConfig *config, BenchReport *report);
+int  bench_model_probe_main (const char *parent, guint n_files);
 
 /* bench-syscalls.c: syscalls per cycle, counted by strace around a child that only cycles */
 int  bench_syscall_probe_main (const char *method, const char *dir, guint cycles);
