@@ -1,0 +1,182 @@
+/* fl-crash-shim.c: kill the process at a named step of the lock protocol
+ *
+ * Linked into fl-worker-crash with `-Wl,--wrap=` for the calls the protocol is made of, so every
+ * call from libfl (linked statically) goes through here first. The library needs no hook of its
+ * own, and the crash is real: SIGKILL, in the middle of the step.
+ *
+ *   FL_CRASH_AT   before-link        A2 done, before A3's link() to T.lock
+ *                 after-link         A3's link() succeeded, before the temp is removed
+ *                 after-gy-rename    T2's rename to a graveyard succeeded, before T3
+ *                 after-lock-unlink  R2's unlink(T.lock) succeeded, before R3
+ *   FL_CRASH_NTH  crash at the Nth call matching the step (default 1)
+ *   FL_CRASH_LOG  file to which "crash STEP PID" is appended just before dying
+ *
+ * Only names ending in ".lock" (or containing ".lock.gy.") match, so the worker's own marker
+ * files are never a crash point.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int __real_link (const char *oldpath, const char *newpath);
+int __real_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                   int flags);
+int __real_rename (const char *oldpath, const char *newpath);
+int __real_renameat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+int __real_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                      unsigned int flags);
+int __real_unlink (const char *path);
+int __real_unlinkat (int dirfd, const char *path, int flags);
+
+int __wrap_link (const char *oldpath, const char *newpath);
+int __wrap_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                   int flags);
+int __wrap_rename (const char *oldpath, const char *newpath);
+int __wrap_renameat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+int __wrap_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                      unsigned int flags);
+int __wrap_unlink (const char *path);
+int __wrap_unlinkat (int dirfd, const char *path, int flags);
+
+static long match_count;
+
+static int
+ends_with_lock (const char *path)
+{
+  size_t len = strlen (path);
+
+  return len >= 5 && strcmp (path + len - 5, ".lock") == 0;
+}
+
+static int
+is_graveyard (const char *path)
+{
+  return strstr (path, ".lock.gy.") != NULL;
+}
+
+static void
+maybe_crash (const char *step)
+{
+  const char *at = getenv ("FL_CRASH_AT");
+  const char *nth = getenv ("FL_CRASH_NTH");
+  const char *log = getenv ("FL_CRASH_LOG");
+  char line[128];
+  int len;
+
+  if (at == NULL || strcmp (at, step) != 0)
+    return;
+  if (++match_count < (nth != NULL ? strtol (nth, NULL, 10) : 1))
+    return;
+
+  len = snprintf (line, sizeof line, "crash %s %d\n", step, (int) getpid ());
+  if (log != NULL)
+    {
+      int fd = open (log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+      if (fd >= 0)
+        {
+          if (write (fd, line, len) < 0)
+            {
+              /* Nothing to do: the crash itself is what matters. */
+            }
+          close (fd);
+        }
+    }
+  kill (getpid (), SIGKILL);
+}
+
+int
+__wrap_link (const char *oldpath,
+             const char *newpath)
+{
+  int ret;
+
+  if (ends_with_lock (newpath))
+    maybe_crash ("before-link");
+  ret = __real_link (oldpath, newpath);
+  if (ret == 0 && ends_with_lock (newpath))
+    maybe_crash ("after-link");
+  return ret;
+}
+
+int
+__wrap_linkat (int         olddirfd,
+               const char *oldpath,
+               int         newdirfd,
+               const char *newpath,
+               int         flags)
+{
+  int ret;
+
+  if (ends_with_lock (newpath))
+    maybe_crash ("before-link");
+  ret = __real_linkat (olddirfd, oldpath, newdirfd, newpath, flags);
+  if (ret == 0 && ends_with_lock (newpath))
+    maybe_crash ("after-link");
+  return ret;
+}
+
+int
+__wrap_rename (const char *oldpath,
+               const char *newpath)
+{
+  int ret = __real_rename (oldpath, newpath);
+
+  if (ret == 0 && is_graveyard (newpath))
+    maybe_crash ("after-gy-rename");
+  return ret;
+}
+
+int
+__wrap_renameat (int         olddirfd,
+                 const char *oldpath,
+                 int         newdirfd,
+                 const char *newpath)
+{
+  int ret = __real_renameat (olddirfd, oldpath, newdirfd, newpath);
+
+  if (ret == 0 && is_graveyard (newpath))
+    maybe_crash ("after-gy-rename");
+  return ret;
+}
+
+int
+__wrap_renameat2 (int           olddirfd,
+                  const char   *oldpath,
+                  int           newdirfd,
+                  const char   *newpath,
+                  unsigned int  flags)
+{
+  int ret = __real_renameat2 (olddirfd, oldpath, newdirfd, newpath, flags);
+
+  if (ret == 0 && is_graveyard (newpath))
+    maybe_crash ("after-gy-rename");
+  return ret;
+}
+
+int
+__wrap_unlink (const char *path)
+{
+  int ret = __real_unlink (path);
+
+  if (ret == 0 && ends_with_lock (path))
+    maybe_crash ("after-lock-unlink");
+  return ret;
+}
+
+int
+__wrap_unlinkat (int         dirfd,
+                 const char *path,
+                 int         flags)
+{
+  int ret = __real_unlinkat (dirfd, path, flags);
+
+  if (ret == 0 && ends_with_lock (path))
+    maybe_crash ("after-lock-unlink");
+  return ret;
+}

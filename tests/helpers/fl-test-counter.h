@@ -1,0 +1,26 @@
+/* fl-test-counter.h: the critical section every exclusion test runs
+ *
+ * Plain C, no GLib and no libfl: the original-peer helper links it too, and it must not depend
+ * on the library it checks.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <sys/types.h>
+
+/* Exit status of a helper whose critical section found another live holder inside. */
+#define FL_TEST_EXIT_OVERLAP 3
+/* Exit status of a helper that failed for any other reason (I/O, lock error...). */
+#define FL_TEST_EXIT_FAILED 4
+
+typedef enum
+{
+  FL_TEST_MARKER_STRICT,     /* any existing marker is an overlap */
+  FL_TEST_MARKER_TOLERATE_DEAD, /* a marker left by a process that was killed is removed */
+} FlTestMarkerMode;
+
+int  fl_test_critical_section (const char       *counter,
+                               FlTestMarkerMode  mode);
+long fl_test_counter_read     (const char       *counter);
+int  fl_test_pid_is_gone      (pid_t             pid);

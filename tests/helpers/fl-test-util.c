@@ -1,0 +1,458 @@
+/* fl-test-util.c: fixtures, files and child processes for the libfl tests
+ *
+ * Every wait here has a deadline and waits on the event itself (a pipe, a pidfd), never on a
+ * sleep.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "fl-test-util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void
+fl_test_dir_setup (FlTestDir     *fx,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fx->dir = g_dir_make_tmp ("libfl-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  fx->target = g_build_filename (fx->dir, "target", NULL);
+  fx->lock = g_strconcat (fx->target, ".lock", NULL);
+}
+
+void
+fl_test_dir_teardown (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  fl_test_rm_rf (fx->dir);
+  g_clear_pointer (&fx->dir, g_free);
+  g_clear_pointer (&fx->target, g_free);
+  g_clear_pointer (&fx->lock, g_free);
+}
+
+char *
+fl_test_helper_path (const char *env_var,
+                     const char *name)
+{
+  const char *from_env = g_getenv (env_var);
+
+  if (from_env != NULL && *from_env != '\0')
+    return g_strdup (from_env);
+  /* meson sets G_TEST_BUILDDIR to tests/; run by hand, the base is the program's own
+   * directory, tests/libfl/. */
+  if (g_getenv ("G_TEST_BUILDDIR") != NULL)
+    return g_test_build_filename (G_TEST_BUILT, "helpers", name, NULL);
+  return g_test_build_filename (G_TEST_BUILT, "..", "helpers", name, NULL);
+}
+
+/* FL_TEST_SEED replays a run; the seed is always printed so that a failure can be replayed. */
+guint32
+fl_test_seed (void)
+{
+  const char *from_env = g_getenv ("FL_TEST_SEED");
+  guint32 seed;
+
+  if (from_env != NULL && *from_env != '\0')
+    seed = (guint32) g_ascii_strtoull (from_env, NULL, 10);
+  else
+    seed = g_random_int ();
+  g_test_message ("seed %u (replay with FL_TEST_SEED=%u)", seed, seed);
+  return seed;
+}
+
+gint64
+fl_test_deadline_ms (gint64 ms_from_now)
+{
+  return g_get_monotonic_time () + ms_from_now * G_TIME_SPAN_MILLISECOND;
+}
+
+static int
+remove_cb (const char        *path,
+           const struct stat *st,
+           int                type,
+           struct FTW        *ftw)
+{
+  if (remove (path) < 0 && errno != ENOENT)
+    g_printerr ("# cannot remove %s: %s\n", path, g_strerror (errno));
+  return 0;
+}
+
+void
+fl_test_rm_rf (const char *path)
+{
+  if (path != NULL)
+    nftw (path, remove_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+void
+fl_test_write (const char *path,
+               const char *data,
+               gssize      len)
+{
+  int fd;
+
+  if (len < 0)
+    len = strlen (data);
+  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    g_error ("cannot create %s: %s", path, g_strerror (errno));
+  g_assert_cmpint (write (fd, data, len), ==, len);
+  g_assert_cmpint (close (fd), ==, 0);
+}
+
+char *
+fl_test_read (const char *path,
+              gsize      *len)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_get_contents (path, &contents, len, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+void
+fl_test_set_mtime_ago (const char *path,
+                       gint64      seconds)
+{
+  struct timespec times[2];
+
+  clock_gettime (CLOCK_REALTIME, &times[0]);
+  times[0].tv_sec -= seconds;
+  times[1] = times[0];
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
+}
+
+/* A shared probe from a descriptor of our own fails while anyone (this process included) holds
+ * LOCK_EX on the inode through another open file description. */
+gboolean
+fl_test_kernel_lock_held (const char *path)
+{
+  gboolean held;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  if (flock (fd, LOCK_SH | LOCK_NB) == 0)
+    held = FALSE;
+  else
+    {
+      g_assert_cmpint (errno, ==, EWOULDBLOCK);
+      held = TRUE;
+    }
+  close (fd);
+  return held;
+}
+
+gboolean
+fl_test_exists (const char *path)
+{
+  struct stat st;
+
+  return lstat (path, &st) == 0;
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
+char **
+fl_test_list_dir (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) handle = NULL;
+  GPtrArray *names = g_ptr_array_new ();
+  const char *name;
+
+  handle = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (handle)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+/* Temp and graveyard files of any target in @dir. */
+guint
+fl_test_count_protocol_litter (const char *dir)
+{
+  g_auto(GStrv) names = fl_test_list_dir (dir);
+  guint count = 0;
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (g_str_has_suffix (names[i], ".tmp") || strstr (names[i], ".lock.gy.") != NULL)
+      {
+        g_test_message ("litter: %s", names[i]);
+        count++;
+      }
+  return count;
+}
+
+/* The PID of a child that has exited and been reaped: nothing runs under it now. pid_max may
+ * be small (32768), but PIDs are handed out in increasing order, so it is not reused within a
+ * test. */
+pid_t
+fl_test_dead_pid (void)
+{
+  pid_t pid = fork ();
+  int status;
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (kill (pid, 0) < 0 && errno == ESRCH);
+  return pid;
+}
+
+gboolean
+fl_test_is_root (void)
+{
+  return geteuid () == 0;
+}
+
+/* A pidfd polls readable once its process has exited, after the kernel closed its files (and
+ * dropped its kernel locks). */
+int
+fl_test_pidfd_open (pid_t pid)
+{
+  int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+
+  if (pidfd < 0)
+    g_error ("pidfd_open(%d): %s", (int) pid, g_strerror (errno));
+  return pidfd;
+}
+
+gboolean
+fl_test_pidfd_wait (int    pidfd,
+                    gint64 deadline_us)
+{
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+  gint64 remaining = deadline_us - g_get_monotonic_time ();
+
+  return remaining > 0 && poll (&pfd, 1, (int) MAX (1, remaining / 1000)) == 1;
+}
+
+static void
+drop_to_nobody_cb (gpointer user_data)
+{
+  if (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0)
+    _exit (99);
+}
+
+FlTestProc *
+fl_test_proc_spawn (const char * const *argv,
+                    const char * const *envp,
+                    FlTestSpawnFlags    flags)
+{
+  g_autoptr(GError) error = NULL;
+  FlTestProc *proc = g_new0 (FlTestProc, 1);
+
+  /* CLOEXEC pipes: a later child must not inherit this one's stdin, or closing it would never
+   * reach this child as end-of-file. */
+  g_spawn_async_with_pipes (NULL, (char **) argv, (char **) envp,
+                            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES,
+                            (flags & FL_TEST_SPAWN_AS_NOBODY) ? drop_to_nobody_cb : NULL, NULL,
+                            &proc->pid, &proc->stdin_fd, &proc->stdout_fd, NULL, &error);
+  g_assert_no_error (error);
+  proc->out = g_string_new (NULL);
+  proc->pidfd = (int) syscall (SYS_pidfd_open, proc->pid, 0);
+  return proc;
+}
+
+/* Reads what is available into proc->out; FALSE at end-of-file or deadline. */
+static gboolean
+fill (FlTestProc *proc,
+      gint64      deadline_us)
+{
+  struct pollfd pfd = { .fd = proc->stdout_fd, .events = POLLIN };
+  char buf[4096];
+  gint64 remaining;
+  ssize_t n;
+
+  if (proc->stdout_fd < 0)
+    return FALSE;
+  remaining = deadline_us - g_get_monotonic_time ();
+  if (remaining <= 0)
+    return FALSE;
+  if (poll (&pfd, 1, (int) MAX (1, remaining / 1000)) <= 0)
+    return FALSE;
+  n = read (proc->stdout_fd, buf, sizeof buf);
+  if (n <= 0)
+    {
+      close (proc->stdout_fd);
+      proc->stdout_fd = -1;
+      return FALSE;
+    }
+  g_string_append_len (proc->out, buf, n);
+  return TRUE;
+}
+
+char *
+fl_test_proc_read_line (FlTestProc *proc,
+                        gint64      deadline_us)
+{
+  for (;;)
+    {
+      const char *nl = memchr (proc->out->str, '\n', proc->out->len);
+
+      if (nl != NULL)
+        {
+          gsize len = nl - proc->out->str;
+          char *line = g_strndup (proc->out->str, len);
+
+          g_string_erase (proc->out, 0, len + 1);
+          return line;
+        }
+      if (!fill (proc, deadline_us))
+        return NULL;
+    }
+}
+
+char *
+fl_test_proc_read_all (FlTestProc *proc,
+                       gint64      deadline_us)
+{
+  char *all;
+
+  while (fill (proc, deadline_us))
+    ;
+  all = g_strndup (proc->out->str, proc->out->len);
+  g_string_truncate (proc->out, 0);
+  return all;
+}
+
+void
+fl_test_proc_close_stdin (FlTestProc *proc)
+{
+  if (proc->stdin_fd >= 0)
+    {
+      close (proc->stdin_fd);
+      proc->stdin_fd = -1;
+    }
+}
+
+static gboolean
+reap (FlTestProc *proc)
+{
+  pid_t ret;
+
+  if (proc->exited)
+    return TRUE;
+  ret = waitpid (proc->pid, &proc->wait_status, WNOHANG);
+  g_assert_cmpint (ret, >=, 0);
+  if (ret == 0)
+    return FALSE;
+  proc->exited = TRUE;
+  if (proc->pidfd >= 0)
+    {
+      close (proc->pidfd);
+      proc->pidfd = -1;
+    }
+  return TRUE;
+}
+
+gboolean
+fl_test_proc_wait (FlTestProc *proc,
+                   gint64      deadline_us)
+{
+  g_autoptr(GPtrArray) one = g_ptr_array_new ();
+
+  g_ptr_array_add (one, proc);
+  return fl_test_proc_wait_any (one, deadline_us) == 0;
+}
+
+/* Reaps one child of @procs that has exited (index), or returns -1 at the deadline. */
+int
+fl_test_proc_wait_any (GPtrArray *procs,
+                       gint64     deadline_us)
+{
+  for (;;)
+    {
+      g_autofree struct pollfd *pfds = g_new0 (struct pollfd, MAX (procs->len, 1));
+      gint64 remaining;
+      guint n = 0;
+      gboolean have_pidfds = TRUE;
+
+      for (guint i = 0; i < procs->len; i++)
+        {
+          FlTestProc *proc = g_ptr_array_index (procs, i);
+
+          if (proc->exited)
+            continue;
+          if (reap (proc))
+            return (int) i;
+          if (proc->pidfd < 0)
+            have_pidfds = FALSE;
+          pfds[n].fd = proc->pidfd;
+          pfds[n].events = POLLIN;
+          n++;
+        }
+      if (n == 0)
+        return -1;
+      remaining = deadline_us - g_get_monotonic_time ();
+      if (remaining <= 0)
+        return -1;
+      /* Without pidfds (old kernels) this degrades to a short poll of waitpid(). */
+      poll (pfds, n, have_pidfds ? (int) MAX (1, remaining / 1000) : 5);
+    }
+}
+
+void
+fl_test_proc_kill (FlTestProc *proc)
+{
+  if (proc->exited)
+    return;
+  kill (proc->pid, SIGKILL);
+  g_assert_cmpint (waitpid (proc->pid, &proc->wait_status, 0), ==, proc->pid);
+  proc->exited = TRUE;
+  if (proc->pidfd >= 0)
+    {
+      close (proc->pidfd);
+      proc->pidfd = -1;
+    }
+}
+
+/* The exit status, 128 + signal for a killed child, -1 while it runs. */
+int
+fl_test_proc_exit_code (FlTestProc *proc)
+{
+  if (!proc->exited)
+    return -1;
+  if (WIFEXITED (proc->wait_status))
+    return WEXITSTATUS (proc->wait_status);
+  if (WIFSIGNALED (proc->wait_status))
+    return 128 + WTERMSIG (proc->wait_status);
+  return -1;
+}
+
+void
+fl_test_proc_free (FlTestProc *proc)
+{
+  if (proc == NULL)
+    return;
+  fl_test_proc_close_stdin (proc);
+  fl_test_proc_kill (proc);
+  if (proc->stdout_fd >= 0)
+    close (proc->stdout_fd);
+  g_string_free (proc->out, TRUE);
+  g_free (proc);
+}

@@ -1,0 +1,101 @@
+/* fl-test-util.h: fixtures, files and child processes for the libfl tests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+/* One temporary directory per test, with a target named "target" in it. */
+typedef struct
+{
+  char *dir;
+  char *target;
+  char *lock;
+} FlTestDir;
+
+void      fl_test_dir_setup             (FlTestDir     *fx,
+                                         gconstpointer  data);
+void      fl_test_dir_teardown          (FlTestDir     *fx,
+                                         gconstpointer  data);
+
+#define FL_TEST_ADD(path, data, func) \
+  g_test_add ((path), FlTestDir, (data), fl_test_dir_setup, (func), fl_test_dir_teardown)
+
+char     *fl_test_helper_path           (const char    *env_var,
+                                         const char    *name);
+guint32   fl_test_seed                  (void);
+gint64    fl_test_deadline_ms           (gint64         ms_from_now);
+
+void      fl_test_rm_rf                 (const char    *path);
+void      fl_test_write                 (const char    *path,
+                                         const char    *data,
+                                         gssize         len);
+char     *fl_test_read                  (const char    *path,
+                                         gsize         *len);
+void      fl_test_set_mtime_ago         (const char    *path,
+                                         gint64         seconds);
+gboolean  fl_test_kernel_lock_held      (const char    *path);
+gboolean  fl_test_exists                (const char    *path);
+char    **fl_test_list_dir              (const char    *dir);
+guint     fl_test_count_protocol_litter (const char    *dir);
+pid_t     fl_test_dead_pid              (void);
+gboolean  fl_test_is_root               (void);
+int       fl_test_pidfd_open            (pid_t          pid);
+gboolean  fl_test_pidfd_wait            (int            pidfd,
+                                         gint64         deadline_us);
+
+/* A child process with a pipe to its stdin and one from its stdout. Freeing it kills and reaps
+ * a child that is still running, so a failed assertion leaves no process behind. */
+typedef struct
+{
+  GPid     pid;
+  int      stdin_fd;
+  int      stdout_fd;
+  int      pidfd;
+  GString *out;
+  gboolean exited;
+  int      wait_status;
+} FlTestProc;
+
+typedef enum
+{
+  FL_TEST_SPAWN_DEFAULT = 0,
+  FL_TEST_SPAWN_AS_NOBODY = 1 << 0, /* setuid/setgid 65534 before exec (needs root) */
+} FlTestSpawnFlags;
+
+FlTestProc *fl_test_proc_spawn          (const char * const  *argv,
+                                         const char * const  *envp,
+                                         FlTestSpawnFlags     flags);
+char       *fl_test_proc_read_line      (FlTestProc          *proc,
+                                         gint64               deadline_us);
+char       *fl_test_proc_read_all       (FlTestProc          *proc,
+                                         gint64               deadline_us);
+void        fl_test_proc_close_stdin    (FlTestProc          *proc);
+gboolean    fl_test_proc_wait           (FlTestProc          *proc,
+                                         gint64               deadline_us);
+int         fl_test_proc_wait_any       (GPtrArray           *procs,
+                                         gint64               deadline_us);
+void        fl_test_proc_kill           (FlTestProc          *proc);
+int         fl_test_proc_exit_code      (FlTestProc          *proc);
+void        fl_test_proc_free           (FlTestProc          *proc);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlTestProc, fl_test_proc_free)
+
+/* Asserts @error is @domain/@code and that its message names @path. */
+#define fl_test_assert_error_names(error, domain, code, path) \
+  G_STMT_START { \
+    g_assert_error ((error), (domain), (code)); \
+    if (strstr ((error)->message, (path)) == NULL) \
+      { \
+        char *_msg = g_strdup_printf ("error message \"%s\" does not name \"%s\"", \
+                                      (error)->message, (path)); \
+        g_assertion_message (NULL, __FILE__, __LINE__, G_STRFUNC, _msg); \
+        g_free (_msg); \
+      } \
+  } G_STMT_END
+
+G_END_DECLS

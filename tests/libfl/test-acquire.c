@@ -1,0 +1,405 @@
+/* test-acquire.c: taking and releasing a lock, and what it leaves on disk
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <errno.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fl-lock-private.h"
+#include "fl-test-util.h"
+
+static char *
+self_pid_text (void)
+{
+  return g_strdup_printf ("%d", (int) getpid ());
+}
+
+static void
+test_lock_path_for (void)
+{
+  g_autofree char *a = fl_lock_path_for ("dir/target");
+  g_autofree char *b = fl_lock_path_for ("/srv/data.json");
+  g_autofree char *c = fl_lock_path_for ("plain");
+
+  g_assert_cmpstr (a, ==, "dir/target.lock");
+  g_assert_cmpstr (b, ==, "/srv/data.json.lock");
+  g_assert_cmpstr (c, ==, "plain.lock");
+}
+
+/* Everything a holder promises while it holds: the name, the exact content, the kernel lock,
+ * the identity, and no temp file. */
+static void
+check_held (FlTestDir *fx,
+            FlLock    *lock)
+{
+  g_autofree char *content = NULL;
+  g_autofree char *pid = self_pid_text ();
+  g_auto(GStrv) names = fl_test_list_dir (fx->dir);
+  char xattr[256];
+  gssize n;
+  gsize len;
+
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_cmpstr (fl_lock_get_target (lock), ==, fx->target);
+  g_assert_cmpstr (fl_lock_get_path (lock), ==, fx->lock);
+
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, pid, strlen (pid));
+
+  g_assert_cmpuint (g_strv_length (names), ==, 1);
+  g_assert_cmpstr (names[0], ==, "target.lock");
+
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+
+  n = lgetxattr (fx->lock, "user.libfl.holder", xattr, sizeof xattr - 1);
+  if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP))
+    g_test_message ("no user xattrs on %s: identity not checked", fx->dir);
+  else
+    {
+      g_autofree char *prefix = g_strdup_printf ("1 %s ", pid);
+
+      g_assert_cmpint (n, >, 0);
+      xattr[n] = '\0';
+      g_assert_true (g_str_has_prefix (xattr, prefix));
+    }
+}
+
+static void
+test_acquire_release (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  _fl_lock_set_force_named_temp (GPOINTER_TO_INT (data));
+
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  check_held (fx, lock);
+
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_lock_is_held (lock));
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+
+  /* Releasing twice does nothing the second time. */
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+
+  _fl_lock_set_force_named_temp (FALSE);
+}
+
+/* Watches the directory while acquiring: the O_TMPFILE path never gives the temp a name, the
+ * named path creates `target.lock.<pid>.<8 hex>.tmp` and removes it. */
+static void
+test_temp_path (FlTestDir     *fx,
+                gconstpointer  data)
+{
+  gboolean named = GPOINTER_TO_INT (data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GRegex) temp_re = NULL;
+  char buf[8192] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  gboolean saw_temp = FALSE, saw_lock = FALSE;
+  ssize_t n;
+  int ifd;
+
+  temp_re = g_regex_new ("^target\\.lock\\.[0-9]+\\.[0-9a-f]{8}\\.tmp$", 0, 0, &error);
+  g_assert_no_error (error);
+  ifd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  g_assert_cmpint (ifd, >=, 0);
+  g_assert_cmpint (inotify_add_watch (ifd, fx->dir, IN_CREATE), >=, 0);
+
+  _fl_lock_set_force_named_temp (named);
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  _fl_lock_set_force_named_temp (FALSE);
+  g_assert_no_error (error);
+
+  n = read (ifd, buf, sizeof buf);
+  g_assert_cmpint (n, >, 0);
+  for (char *p = buf; p < buf + n;)
+    {
+      struct inotify_event *ev = (struct inotify_event *) p;
+
+      if (ev->len > 0)
+        {
+          g_test_message ("created: %s", ev->name);
+          if (g_regex_match (temp_re, ev->name, 0, NULL))
+            saw_temp = TRUE;
+          else if (g_str_equal (ev->name, "target.lock"))
+            saw_lock = TRUE;
+          else
+            g_error ("unexpected file created while acquiring: %s", ev->name);
+        }
+      p += sizeof *ev + ev->len;
+    }
+  close (ifd);
+
+  g_assert_true (saw_lock);
+  g_assert_cmpint (saw_temp, ==, named);
+  check_held (fx, lock);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_try_busy (FlTestDir     *fx,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) first = NULL;
+  g_autoptr(FlLock) second = NULL;
+  g_autofree char *pid = self_pid_text ();
+
+  first = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+
+  second = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (second);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_assert_nonnull (strstr (error->message, pid));
+  g_clear_error (&error);
+
+  /* The failed attempt left the holder's lock alone, and nothing of its own. */
+  check_held (fx, first);
+  g_assert_true (fl_lock_release (first, &error));
+
+  second = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_release (second, &error));
+  g_assert_no_error (error);
+}
+
+/* Another process holds the lock: busy while it lives, ours once it released. */
+static void
+test_other_process (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", fx->target, NULL };
+  g_autoptr(FlTestProc) holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *expected = NULL;
+
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  expected = g_strdup_printf ("held %d", (int) holder->pid);
+  g_assert_cmpstr (line, ==, expected);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_clear_error (&error);
+  g_assert_true (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+
+  fl_test_proc_close_stdin (holder);
+  g_clear_pointer (&line, g_free);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_assert_cmpstr (line, ==, "released");
+  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  check_held (fx, lock);
+}
+
+/* A holder killed with SIGKILL leaves T.lock whose kernel lock the kernel dropped: stale at
+ * once, taken over without waiting. */
+static void
+test_killed_holder (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", fx->target, NULL };
+  g_autoptr(FlTestProc) holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *line = NULL;
+
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "held "));
+  fl_test_proc_kill (holder);
+  g_assert_true (fl_test_exists (fx->lock));
+  g_assert_false (fl_test_kernel_lock_held (fx->lock));
+  g_assert_false (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  check_held (fx, lock);
+}
+
+/* A lock in the original format whose PID is gone (no kernel lock, no identity). */
+static void
+test_dead_pid (FlTestDir     *fx,
+               gconstpointer  data)
+{
+  g_autofree char *dead = g_strdup_printf ("%d", (int) fl_test_dead_pid ());
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  fl_test_write (fx->lock, dead, -1);
+  g_assert_false (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  check_held (fx, lock);
+}
+
+static void
+test_is_locked (FlTestDir     *fx,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  g_assert_false (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+  /* Asking leaves the lock as it was. */
+  check_held (fx, lock);
+
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_false (fl_is_locked (fx->target, NULL, &error));
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  FlTestDir *fx;
+  gboolean   fail;
+  guint      calls;
+} WithLockData;
+
+static gboolean
+critical_cb (gpointer   user_data,
+             GError   **error)
+{
+  WithLockData *data = user_data;
+  g_autofree char *content = NULL;
+  g_autofree char *pid = self_pid_text ();
+  gsize len;
+
+  data->calls++;
+  content = fl_test_read (data->fx->lock, &len);
+  g_assert_cmpmem (content, len, pid, strlen (pid));
+  g_assert_true (fl_test_kernel_lock_held (data->fx->lock));
+  if (data->fail)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "the section failed");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_with_lock (FlTestDir     *fx,
+                gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  WithLockData data = { fx, FALSE, 0 };
+
+  g_assert_true (fl_with_lock (fx->target, critical_cb, &data, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (data.calls, ==, 1);
+  g_assert_false (fl_test_exists (fx->lock));
+
+  /* The function's own error comes back as it was, and the lock is released anyway. */
+  data.fail = TRUE;
+  g_assert_false (fl_with_lock (fx->target, critical_cb, &data, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT);
+  g_assert_cmpuint (data.calls, ==, 2);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
+/* fl_with_lock on a lock held elsewhere never runs the function. */
+static void
+test_with_lock_timeout (FlTestDir     *fx,
+                        gconstpointer  user_data)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  WithLockData data = { fx, FALSE, 0 };
+
+  holder = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fl_lock_options_set_timeout_ms (options, 50);
+  g_assert_false (fl_with_lock (fx->target, critical_cb, &data, options, NULL, &error));
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
+  g_assert_cmpuint (data.calls, ==, 0);
+  check_held (fx, holder);
+}
+
+static void
+test_reacquire_many (FlTestDir     *fx,
+                     gconstpointer  data)
+{
+  for (guint i = 0; i < 500; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->target, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (fl_lock_release (lock, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+/* Dropping the last reference releases. */
+static void
+test_unref_releases (FlTestDir     *fx,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  FlLock *lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (fl_test_exists (fx->lock));
+  g_assert_finalize_object (lock);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/libfl/names/lock-path-for", test_lock_path_for);
+  FL_TEST_ADD ("/libfl/acquire/release", GINT_TO_POINTER (FALSE), test_acquire_release);
+  FL_TEST_ADD ("/libfl/acquire/release-named-temp", GINT_TO_POINTER (TRUE),
+               test_acquire_release);
+  FL_TEST_ADD ("/libfl/acquire/temp/o-tmpfile", GINT_TO_POINTER (FALSE), test_temp_path);
+  FL_TEST_ADD ("/libfl/acquire/temp/named", GINT_TO_POINTER (TRUE), test_temp_path);
+  FL_TEST_ADD ("/libfl/acquire/try-busy", NULL, test_try_busy);
+  FL_TEST_ADD ("/libfl/acquire/other-process", NULL, test_other_process);
+  FL_TEST_ADD ("/libfl/acquire/killed-holder", NULL, test_killed_holder);
+  FL_TEST_ADD ("/libfl/acquire/dead-pid", NULL, test_dead_pid);
+  FL_TEST_ADD ("/libfl/acquire/reacquire-many", NULL, test_reacquire_many);
+  FL_TEST_ADD ("/libfl/acquire/unref-releases", NULL, test_unref_releases);
+  FL_TEST_ADD ("/libfl/is-locked", NULL, test_is_locked);
+  FL_TEST_ADD ("/libfl/with-lock/basic", NULL, test_with_lock);
+  FL_TEST_ADD ("/libfl/with-lock/timeout", NULL, test_with_lock_timeout);
+
+  return g_test_run ();
+}

@@ -1,0 +1,195 @@
+/* test-bad-content.c: lock files whose content is not a valid PID
+ *
+ * Such a lock cannot be judged by its PID: it is "unknown", left alone while younger than
+ * stale_after, and stale once older. The cases with a PID followed by garbage use a live PID and
+ * a dead one, so that a lenient parser fails either way: it would call the first alive after
+ * stale_after and the second dead before it.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include "fl-test-util.h"
+
+#define STALE_AFTER_MS 60000
+
+typedef enum
+{
+  PID_NONE,
+  PID_LIVE,  /* this process */
+  PID_DEAD,
+} PidKind;
+
+typedef struct
+{
+  const char *name;
+  const char *prefix;   /* written first */
+  gsize       prefix_len;
+  PidKind     pid;      /* then this PID, if any */
+  const char *suffix;   /* then this */
+  gsize       suffix_len;
+} BadContent;
+
+#define S(str) str, sizeof (str) - 1
+
+static const BadContent cases[] = {
+  { "empty", S (""), PID_NONE, S ("") },
+  { "space", S (" "), PID_NONE, S ("") },
+  { "whitespace", S (" \t\n\r "), PID_NONE, S ("") },
+  { "zero", S ("0"), PID_NONE, S ("") },
+  { "minus-one", S ("-1"), PID_NONE, S ("") },
+  { "exponent", S ("1e3"), PID_NONE, S ("") },
+  { "hex", S ("0x10"), PID_NONE, S ("") },
+  { "too-big", S ("99999999999"), PID_NONE, S ("") },
+  { "above-pid-max", S ("4194305"), PID_NONE, S ("") },
+  { "leading-zero", S ("0"), PID_LIVE, S ("") },
+  { "plus-sign", S ("+"), PID_LIVE, S ("") },
+  { "non-ascii", S ("\xd9\xa1\xd9\xa2\xd9\xa3"), PID_NONE, S ("") },   /* Arabic-Indic 123 */
+  { "fullwidth-digits", S ("\xef\xbc\x91\xef\xbc\x92"), PID_NONE, S ("") },
+  { "invalid-utf8", S ("\xff\xfe\xfd"), PID_NONE, S ("") },
+  { "nul-bytes", S ("\0\0\0\0"), PID_NONE, S ("") },
+  { "nul-inside", S ("1\0002"), PID_NONE, S ("") },
+  { "live-pid-nul", S (""), PID_LIVE, S ("\0") },
+  { "live-pid-garbage", S (""), PID_LIVE, S ("garbage") },
+  { "dead-pid-garbage", S (""), PID_DEAD, S ("garbage") },
+  { "dead-pid-space-digit", S (""), PID_DEAD, S (" 7") },
+  { "live-pid-twice", S (""), PID_LIVE, S (" 1") },
+  { "over-64-bytes", S (""), PID_DEAD,
+    S ("0000000000000000000000000000000000000000000000000000000000000000000000") },
+};
+
+static GByteArray *
+make_content (const BadContent *c)
+{
+  GByteArray *bytes = g_byte_array_new ();
+
+  g_byte_array_append (bytes, (const guint8 *) c->prefix, c->prefix_len);
+  if (c->pid != PID_NONE)
+    {
+      int pid = c->pid == PID_LIVE ? (int) getpid () : (int) fl_test_dead_pid ();
+      g_autofree char *text = g_strdup_printf ("%d", pid);
+
+      g_byte_array_append (bytes, (const guint8 *) text, strlen (text));
+    }
+  g_byte_array_append (bytes, (const guint8 *) c->suffix, c->suffix_len);
+  return bytes;
+}
+
+static void
+assert_untouched (FlTestDir  *fx,
+                  GByteArray *bytes)
+{
+  g_autofree char *content = NULL;
+  gsize len;
+
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, bytes->data, bytes->len);
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+static void
+test_bad_content (FlTestDir     *fx,
+                  gconstpointer  data)
+{
+  const BadContent *c = data;
+  g_autoptr(GByteArray) bytes = make_content (c);
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlSnapshot) fresh = NULL;
+  g_autoptr(FlSnapshot) old = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = NULL;
+  gsize len;
+
+  fl_lock_options_set_stale_after_ms (options, STALE_AFTER_MS);
+  fl_test_write (fx->lock, (const char *) bytes->data, bytes->len);
+
+  /* Younger than stale_after: unknown, left alone. */
+  fresh = fl_snapshot_new (fx->lock, options, &error);
+  g_assert_no_error (error);
+  g_test_message ("fresh: %s", fl_snapshot_get_reason (fresh));
+  g_assert_cmpint (fl_snapshot_get_kind (fresh), ==, FL_ENTRY_LOCK);
+  g_assert_cmpint (fl_snapshot_get_liveness (fresh), ==, FL_LIVENESS_UNKNOWN);
+  g_assert_false (fl_snapshot_get_stale (fresh));
+  g_assert_cmpint (fl_snapshot_get_pid (fresh), <=, 0);
+
+  g_assert_true (fl_is_locked (fx->target, options, &error));
+  g_assert_no_error (error);
+  lock = fl_lock_try_acquire (fx->target, options, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_clear_error (&error);
+  g_assert_false (fl_snapshot_reclaim (fresh, options, &error));
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_NOT_STALE, fx->lock);
+  g_clear_error (&error);
+  assert_untouched (fx, bytes);
+
+  /* Older than stale_after: stale, and taken over. */
+  fl_test_set_mtime_ago (fx->lock, 2 * STALE_AFTER_MS / 1000);
+  old = fl_snapshot_new (fx->lock, options, &error);
+  g_assert_no_error (error);
+  g_test_message ("old: %s", fl_snapshot_get_reason (old));
+  g_assert_cmpint (fl_snapshot_get_liveness (old), ==, FL_LIVENESS_UNKNOWN);
+  g_assert_true (fl_snapshot_get_stale (old));
+  g_assert_false (fl_is_locked (fx->target, options, &error));
+  g_assert_no_error (error);
+
+  /* An operator's reclaim removes it... */
+  g_assert_true (fl_snapshot_reclaim (old, options, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+
+  /* ...and so does an acquirer's takeover. */
+  fl_test_write (fx->lock, (const char *) bytes->data, bytes->len);
+  fl_test_set_mtime_ago (fx->lock, 2 * STALE_AFTER_MS / 1000);
+  lock = fl_lock_try_acquire (fx->target, options, &error);
+  g_assert_no_error (error);
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, pid, strlen (pid));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+/* A waiter on an unparsable lock wakes when the lock turns stale, not before, and does not
+ * wait for its whole timeout. */
+static void
+test_wait_until_stale (FlTestDir     *fx,
+                       gconstpointer  data)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  gint64 start, elapsed_ms;
+
+  fl_lock_options_set_stale_after_ms (options, 1500);
+  fl_lock_options_set_timeout_ms (options, 30000);
+  fl_test_write (fx->lock, "", 0);
+  start = g_get_monotonic_time ();
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  elapsed_ms = (g_get_monotonic_time () - start) / 1000;
+  g_assert_no_error (error);
+  g_test_message ("acquired after %" G_GINT64_FORMAT " ms", elapsed_ms);
+  g_assert_cmpint (elapsed_ms, >=, 1400);
+  g_assert_cmpint (elapsed_ms, <, 15000);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/libfl/bad-input/content/%s", cases[i].name);
+
+      FL_TEST_ADD (path, &cases[i], test_bad_content);
+    }
+  FL_TEST_ADD ("/libfl/bad-input/content/wait-until-stale", NULL, test_wait_until_stale);
+
+  return g_test_run ();
+}

@@ -1,0 +1,269 @@
+/* test-crash.c: holders killed at every step of the protocol
+ *
+ * Two kinds of injection. The library's own hook (FL_TEST_CRASH_AT=A3|T1|T2|T4|R2, see
+ * fl-takeover-private.h) kills a worker at a named step, once, so that the state it leaves can
+ * be checked exactly. The stress test uses fl-worker-crash, whose shim (fl-crash-shim.c) kills
+ * at the Nth link/rename/unlink of a step, and the test kills workers at random moments too.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <signal.h>
+#include <string.h>
+
+#include "fl-lock-private.h"
+#include "fl-test-counter.h"
+#include "fl-test-util.h"
+
+#define KILLED (128 + SIGKILL)
+
+typedef struct
+{
+  const char *step;
+  gboolean    named_temp;
+  gboolean    stale_first;  /* make a stale lock for the worker to take over */
+  const char *mode;         /* the worker's command */
+} HookCase;
+
+static void
+make_stale_lock (FlTestDir *fx)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", fx->target, NULL };
+  g_autoptr(FlTestProc) holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "held "));
+  fl_test_proc_kill (holder);
+  g_assert_false (fl_test_kernel_lock_held (fx->lock));
+}
+
+/* Every file the crash left is judged stale (its maker is dead) and reclaimed; then the lock
+ * can be taken at once. */
+static guint
+reclaim_leftovers (FlTestDir *fx)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = fl_scan_directory (fx->dir, FL_SCAN_NONE, NULL, NULL, &error);
+  guint reclaimed = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      FlSnapshot *snapshot = g_ptr_array_index (entries, i);
+
+      if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK)
+        continue;
+      g_test_message ("left by a crash: %s (%s)", fl_snapshot_get_name (snapshot),
+                      fl_snapshot_get_reason (snapshot));
+      g_assert_cmpint (fl_snapshot_get_kind (snapshot), !=, FL_ENTRY_FOREIGN);
+      g_assert_true (fl_snapshot_get_stale (snapshot));
+      g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+      g_assert_true (fl_snapshot_reclaim (snapshot, NULL, &error));
+      g_assert_no_error (error);
+      reclaimed++;
+    }
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+  return reclaimed;
+}
+
+static void
+test_hook (FlTestDir     *fx,
+           gconstpointer  data)
+{
+  const HookCase *c = data;
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, c->mode, fx->target, NULL };
+  g_auto(GStrv) envp = g_get_environ ();
+  g_autoptr(FlTestProc) proc = NULL;
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *out = NULL;
+  guint leftovers;
+
+  if (c->stale_first)
+    make_stale_lock (fx);
+
+  envp = g_environ_setenv (envp, "FL_TEST_CRASH_AT", c->step, TRUE);
+  envp = g_environ_setenv (envp, "FL_NAMED_TEMP", c->named_temp ? "1" : "0", TRUE);
+  proc = fl_test_proc_spawn (argv, (const char * const *) envp, FL_TEST_SPAWN_DEFAULT);
+  out = fl_test_proc_read_all (proc, fl_test_deadline_ms (20000));
+  g_assert_true (fl_test_proc_wait (proc, fl_test_deadline_ms (10000)));
+  g_test_message ("worker output: \"%s\"", out);
+  /* It really died at the step. */
+  g_assert_cmpint (fl_test_proc_exit_code (proc), ==, KILLED);
+
+  if (g_str_equal (c->step, "A3") || g_str_equal (c->step, "T1"))
+    {
+      g_autoptr(FlSnapshot) snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_FREE);
+      g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+      g_assert_true (fl_snapshot_get_stale (snapshot));
+    }
+  else
+    g_assert_false (fl_test_exists (fx->lock));
+
+  /* The next acquirer does not wait for anything. */
+  fl_lock_options_set_timeout_ms (options, 2000);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+
+  /* A named temp lives from A2 until just after A3, through any takeover in between; the
+   * graveyard lives from T2 to T4. O_TMPFILE leaves nothing. */
+  leftovers = reclaim_leftovers (fx);
+  g_assert_cmpuint (leftovers, ==, (c->named_temp && !g_str_equal (c->step, "R2") ? 1 : 0) +
+                                   (g_str_equal (c->step, "T2") ? 1 : 0));
+}
+
+static const HookCase hook_cases[] = {
+  { "A3", FALSE, FALSE, "acquire" },
+  { "A3", TRUE, FALSE, "acquire" },
+  { "T1", FALSE, TRUE, "acquire" },
+  { "T1", TRUE, TRUE, "acquire" },
+  { "T2", FALSE, TRUE, "acquire" },
+  { "T2", TRUE, TRUE, "acquire" },
+  { "T4", FALSE, TRUE, "acquire" },
+  { "R2", FALSE, FALSE, "acquire" },
+  { "R2", TRUE, FALSE, "acquire" },
+};
+
+/* Stress: SLOTS workers counting under the lock, killed by the shim at a random step and
+ * occurrence, or by the test at random moments; killed workers are replaced until SPAWNS have
+ * run. Survivors must finish, no two may ever be inside at once, and nothing may stay stuck. */
+#define SLOTS 6
+#define SPAWNS 48
+#define SECTIONS 150
+
+static const char *const shim_steps[] = {
+  "before-link", "after-link", "after-gy-rename", "after-lock-unlink",
+};
+
+static FlTestProc *
+spawn_stress_worker (FlTestDir  *fx,
+                     GRand      *rand,
+                     const char *counter,
+                     const char *log)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER_CRASH", "fl-worker-crash");
+  g_autofree char *n = g_strdup_printf ("%d", SECTIONS);
+  const char *argv[] = { worker, "--tolerate-dead", "count", fx->target, counter, n, NULL };
+  g_auto(GStrv) envp = g_get_environ ();
+
+  envp = g_environ_setenv (envp, "FL_CRASH_LOG", log, TRUE);
+  envp = g_environ_setenv (envp, "FL_NAMED_TEMP", g_rand_boolean (rand) ? "1" : "0", TRUE);
+  if (g_rand_int_range (rand, 0, 3) != 0)
+    {
+      g_autofree char *nth = g_strdup_printf ("%d", g_rand_int_range (rand, 1, SECTIONS));
+
+      envp = g_environ_setenv (envp, "FL_CRASH_AT",
+                               shim_steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (shim_steps))],
+                               TRUE);
+      envp = g_environ_setenv (envp, "FL_CRASH_NTH", nth, TRUE);
+    }
+  return fl_test_proc_spawn (argv, (const char * const *) envp, FL_TEST_SPAWN_DEFAULT);
+}
+
+static void
+test_stress (FlTestDir     *fx,
+             gconstpointer  data)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (fl_test_seed ());
+  g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
+  g_autofree char *log = g_build_filename (fx->dir, "crash.log", NULL);
+  g_autoptr(GPtrArray) running = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *crashes = NULL;
+  gint64 deadline = fl_test_deadline_ms (250000);
+  guint spawned = 0, finished = 0, killed_by_test = 0, killed = 0;
+  guint injected;
+  long count;
+
+  for (; spawned < SLOTS; spawned++)
+    g_ptr_array_add (running, spawn_stress_worker (fx, rand, counter, log));
+
+  while (running->len > 0)
+    {
+      /* A random pause, then maybe a random kill: the moment, not the order, is random. */
+      int i = fl_test_proc_wait_any (running, MIN (deadline, fl_test_deadline_ms (
+                                                     g_rand_int_range (rand, 1, 40))));
+      FlTestProc *proc;
+      int code;
+
+      if (i < 0)
+        {
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          if (spawned < SPAWNS && g_rand_int_range (rand, 0, 4) == 0)
+            {
+              proc = g_ptr_array_index (running, g_rand_int_range (rand, 0, running->len));
+              kill (proc->pid, SIGKILL);
+              killed_by_test++;
+            }
+          continue;
+        }
+
+      proc = g_ptr_array_index (running, i);
+      code = fl_test_proc_exit_code (proc);
+      if (code == FL_TEST_EXIT_OVERLAP)
+        g_error ("worker %d found another live holder inside the critical section",
+                 (int) proc->pid);
+      if (code != 0 && code != KILLED)
+        g_error ("worker %d failed with exit status %d", (int) proc->pid, code);
+      if (code == 0)
+        finished++;
+      else
+        killed++;
+      g_ptr_array_remove_index_fast (running, i);
+      if (code == KILLED && spawned < SPAWNS)
+        {
+          g_ptr_array_add (running, spawn_stress_worker (fx, rand, counter, log));
+          spawned++;
+        }
+    }
+
+  g_file_get_contents (log, &crashes, NULL, NULL);
+  injected = 0;
+  for (const char *p = crashes; p != NULL && (p = strchr (p, '\n')) != NULL; p++)
+    injected++;
+  count = fl_test_counter_read (counter);
+  g_test_message ("%u workers: %u finished, %u killed (%u by the shim at a protocol step, "
+                  "%u by the test at random), counter %ld", spawned, finished, killed,
+                  injected, killed_by_test, count);
+  g_assert_cmpuint (injected, >, 0);
+  g_assert_cmpuint (finished, >, 0);
+  g_assert_cmpint (count, >=, (long) finished * SECTIONS);
+  g_assert_cmpint (count, <=, (long) spawned * SECTIONS);
+
+  /* Nothing stuck: whatever the last crash left, the lock is ours within a short deadline,
+   * and every leftover is a reclaimable orphan. */
+  fl_lock_options_set_timeout_ms (options, 2000);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+  reclaim_leftovers (fx);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (hook_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/libfl/crash/at-%s%s", hook_cases[i].step,
+                                               hook_cases[i].named_temp ? "-named-temp" : "");
+
+      FL_TEST_ADD (path, &hook_cases[i], test_hook);
+    }
+  FL_TEST_ADD ("/libfl/crash/stress", NULL, test_stress);
+
+  return g_test_run ();
+}

@@ -1,0 +1,193 @@
+/* test-interop.c: libfl and the original Node module's protocol exclude each other
+ *
+ * The peer is tests/helpers/original-peer, a faithful C copy of the module's algorithm: no
+ * kernel lock, no identity, a poll every 15 ms, a takeover by rename.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <signal.h>
+#include <string.h>
+
+#include "fl-test-counter.h"
+#include "fl-test-util.h"
+
+#define SECTIONS 300
+
+static FlTestProc *
+spawn_holder (const char *env_var,
+              const char *helper,
+              FlTestDir  *fx)
+{
+  g_autofree char *path = fl_test_helper_path (env_var, helper);
+  const char *argv[] = { path, "hold", fx->target, NULL };
+  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return holder;
+}
+
+/* Runs `original-peer acquire TARGET MS` and returns its exit code (0 acquired, 2 timeout). */
+static int
+peer_acquire (FlTestDir *fx,
+              int        timeout_ms)
+{
+  g_autofree char *peer = fl_test_helper_path ("FL_ORIGINAL_PEER", "original-peer");
+  g_autofree char *ms = g_strdup_printf ("%d", timeout_ms);
+  const char *argv[] = { peer, "acquire", fx->target, ms, NULL };
+  g_autoptr(FlTestProc) proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *out = fl_test_proc_read_all (proc, fl_test_deadline_ms (timeout_ms + 10000));
+
+  g_assert_true (fl_test_proc_wait (proc, fl_test_deadline_ms (10000)));
+  g_test_message ("original-peer acquire: %s", out);
+  if (fl_test_proc_exit_code (proc) == 0)
+    g_assert_cmpstr (out, ==, "acquired\n");
+  else if (fl_test_proc_exit_code (proc) == 2)
+    g_assert_cmpstr (out, ==, "timeout\n");
+  return fl_test_proc_exit_code (proc);
+}
+
+static void
+test_count (FlTestDir     *fx,
+            gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *peer = fl_test_helper_path ("FL_ORIGINAL_PEER", "original-peer");
+  g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
+  g_autofree char *n = g_strdup_printf ("%d", SECTIONS);
+  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
+  gint64 deadline = fl_test_deadline_ms (170000);
+  guint total = 8;
+
+  for (guint i = 0; i < total; i++)
+    {
+      const char *argv[] = { i % 2 ? peer : worker, "count", fx->target, counter, n, NULL };
+
+      g_ptr_array_add (procs, fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT));
+    }
+  for (guint done = 0; done < total; done++)
+    {
+      int i = fl_test_proc_wait_any (procs, deadline);
+      FlTestProc *proc;
+
+      if (i < 0)
+        g_error ("workers still running at the deadline; counter at %ld",
+                 fl_test_counter_read (counter));
+      proc = g_ptr_array_index (procs, i);
+      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
+        g_error ("%s %d found another holder inside the critical section",
+                 i % 2 ? "original-peer" : "fl-worker", (int) proc->pid);
+      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
+    }
+  g_assert_cmpint (fl_test_counter_read (counter), ==, (long) total * SECTIONS);
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+static void
+test_libfl_holds (FlTestDir     *fx,
+                  gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder ("FL_WORKER", "fl-worker", fx);
+  g_autofree char *line = NULL;
+
+  /* The peer polls for 300 ms and gives up: it never took the lock. */
+  g_assert_cmpint (peer_acquire (fx, 300), ==, 2);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+
+  fl_test_proc_close_stdin (holder);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_assert_cmpstr (line, ==, "released");
+  g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
+}
+
+static void
+test_peer_holds (FlTestDir     *fx,
+                 gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder ("FL_ORIGINAL_PEER", "original-peer", fx);
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) holder->pid);
+
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, holder->pid);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_FREE);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_assert_nonnull (strstr (error->message, pid));
+  g_clear_error (&error);
+
+  fl_lock_options_set_timeout_ms (options, 300);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
+  g_assert_nonnull (strstr (error->message, pid));
+  g_clear_error (&error);
+
+  /* The peer releases while we wait: the wait ends with the lock. */
+  fl_lock_options_set_timeout_ms (options, 30000);
+  fl_test_proc_close_stdin (holder);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+  /* The peer's blind unlink happened before we took it: our lock is intact. */
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+/* The module's own recovery works on a dead libfl holder's lock... */
+static void
+test_peer_takes_dead_libfl (FlTestDir     *fx,
+                            gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder ("FL_WORKER", "fl-worker", fx);
+
+  fl_test_proc_kill (holder);
+  g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+/* ...and libfl's on a dead peer's. */
+static void
+test_libfl_takes_dead_peer (FlTestDir     *fx,
+                            gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder ("FL_ORIGINAL_PEER", "original-peer", fx);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  fl_test_proc_kill (holder);
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/interop/count", NULL, test_count);
+  FL_TEST_ADD ("/libfl/interop/libfl-holds", NULL, test_libfl_holds);
+  FL_TEST_ADD ("/libfl/interop/peer-holds", NULL, test_peer_holds);
+  FL_TEST_ADD ("/libfl/interop/peer-takes-dead-libfl", NULL, test_peer_takes_dead_libfl);
+  FL_TEST_ADD ("/libfl/interop/libfl-takes-dead-peer", NULL, test_libfl_takes_dead_peer);
+
+  return g_test_run ();
+}

@@ -1,0 +1,139 @@
+/* test-multiprocess.c: P processes x N critical sections, exactly P x N increments
+ *
+ * Each worker (tests/helpers/fl-worker) does a plain read-increment-write of a counter file
+ * inside the lock, guarded by an O_EXCL-style marker that makes it exit 3 the moment it finds
+ * another holder inside. A lost update or an overlap fails the test.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include "fl-test-counter.h"
+#include "fl-test-util.h"
+
+typedef struct
+{
+  guint processes;
+  guint sections;
+} Load;
+
+static const Load p8 = { 8, 2000 };
+static const Load p32 = { 32, 2000 };
+static const Load unlocked = { 4, 2000 };
+
+/* Returns the wall time in seconds. */
+static double
+run_workers (FlTestDir   *fx,
+             const Load  *load,
+             const char  *const *envp)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
+  g_autofree char *n = g_strdup_printf ("%u", load->sections);
+  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
+  gint64 deadline = fl_test_deadline_ms (280000);
+  gint64 start = g_get_monotonic_time ();
+  double seconds;
+  guint finished = 0;
+
+  for (guint i = 0; i < load->processes; i++)
+    {
+      const char *argv[] = { worker, "count", fx->target, counter, n, NULL };
+
+      g_ptr_array_add (procs, fl_test_proc_spawn (argv, envp, FL_TEST_SPAWN_DEFAULT));
+    }
+
+  while (finished < load->processes)
+    {
+      int i = fl_test_proc_wait_any (procs, deadline);
+      FlTestProc *proc;
+
+      if (i < 0)
+        g_error ("%u of %u workers still running at the deadline; counter at %ld",
+                 load->processes - finished, load->processes, fl_test_counter_read (counter));
+      proc = g_ptr_array_index (procs, i);
+      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
+        g_error ("worker %d found another holder inside the critical section", (int) proc->pid);
+      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
+      finished++;
+    }
+  seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
+
+  g_assert_cmpint (fl_test_counter_read (counter), ==,
+                   (long) load->processes * load->sections);
+  g_assert_false (fl_test_exists (fx->lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+  g_test_message ("P=%u x %u critical sections: %.2f s wall, %.1f us per section",
+                  load->processes, load->sections, seconds,
+                  seconds * 1e6 / (load->processes * load->sections));
+  return seconds;
+}
+
+static void
+test_processes (FlTestDir     *fx,
+                gconstpointer  data)
+{
+  run_workers (fx, data, NULL);
+}
+
+/* The same with every worker on the named-temp path (no O_TMPFILE). */
+static void
+test_processes_named_temp (FlTestDir     *fx,
+                           gconstpointer  data)
+{
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "FL_NAMED_TEMP", "1", TRUE);
+
+  run_workers (fx, data, (const char * const *) envp);
+}
+
+/* The harness itself must be able to fail: the same load without the lock shows an overlap
+ * or a lost update. */
+static void
+test_harness (FlTestDir     *fx,
+              gconstpointer  data)
+{
+  const Load *load = data;
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
+  g_autofree char *n = g_strdup_printf ("%u", load->sections);
+  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
+  guint overlaps = 0;
+  long count;
+
+  for (guint i = 0; i < load->processes; i++)
+    {
+      const char *argv[] = { worker, "--no-lock", "count", fx->target, counter, n, NULL };
+
+      g_ptr_array_add (procs, fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT));
+    }
+  for (guint i = 0; i < load->processes; i++)
+    {
+      int done = fl_test_proc_wait_any (procs, fl_test_deadline_ms (60000));
+      FlTestProc *proc;
+
+      g_assert_cmpint (done, >=, 0);
+      proc = g_ptr_array_index (procs, done);
+      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
+        overlaps++;
+      else
+        g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
+    }
+  count = fl_test_counter_read (counter);
+  g_test_message ("without the lock: %u overlaps seen, counter %ld of %u",
+                  overlaps, count, load->processes * load->sections);
+  g_assert_true (overlaps > 0 || count < (long) load->processes * load->sections);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/multiprocess/p8", &p8, test_processes);
+  FL_TEST_ADD ("/libfl/multiprocess/p32", &p32, test_processes);
+  FL_TEST_ADD ("/libfl/multiprocess/p8-named-temp", &p8, test_processes_named_temp);
+  FL_TEST_ADD ("/libfl/multiprocess/harness-self-check", &unlocked, test_harness);
+
+  return g_test_run ();
+}

@@ -1,0 +1,269 @@
+/* test-pid-reuse.c: PIDs that lie: reused, zombie, from another PID namespace
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fl-test-util.h"
+
+static FlTestProc *
+spawn_waiting (void)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "wait", NULL };
+  FlTestProc *proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (proc, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("ready %d", (int) proc->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return proc;
+}
+
+/* A lock in the original format (no identity, no kernel lock) naming a process that started
+ * an hour after the lock was written: the PID was reused, the lock is stale. */
+static void
+test_reused (FlTestDir     *fx,
+             gconstpointer  data)
+{
+  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
+  g_autofree char *mine = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  gsize len;
+
+  fl_test_write (fx->lock, pid, -1);
+  fl_test_set_mtime_ago (fx->lock, 3600);
+
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, child->pid);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_REUSED);
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, mine, strlen (mine));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+
+  /* The process that merely reused the PID is not disturbed. */
+  g_assert_cmpint (kill (child->pid, 0), ==, 0);
+}
+
+/* The control: the same process, named by a lock written after it started, is alive. */
+static void
+test_not_reused (FlTestDir     *fx,
+                 gconstpointer  data)
+{
+  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  fl_test_write (fx->lock, pid, -1);
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+}
+
+/* An exited, unreaped child: its PID exists but the process can release nothing. */
+static void
+test_zombie (FlTestDir     *fx,
+             gconstpointer  data)
+{
+  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  siginfo_t info = { 0 };
+
+  fl_test_write (fx->lock, pid, -1);
+  /* Let it exit, and wait for that without reaping it. */
+  fl_test_proc_close_stdin (child);
+  g_assert_cmpint (waitid (P_PID, child->pid, &info, WEXITED | WNOWAIT), ==, 0);
+  g_assert_cmpint (kill (child->pid, 0), ==, 0);
+
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* A PID that is free in this namespace, so that a judge trusting the PID would say "dead". */
+static int
+free_pid (void)
+{
+  int pid_max = 32768;
+  g_autofree char *text = NULL;
+
+  if (g_file_get_contents ("/proc/sys/kernel/pid_max", &text, NULL, NULL))
+    pid_max = atoi (text);
+  for (int pid = pid_max - 100; pid > 300; pid--)
+    if (kill (pid, 0) < 0 && errno == ESRCH)
+      return pid;
+  return 0;
+}
+
+/* A libfl holder in another PID namespace writes a PID that means nothing here (we make sure
+ * it names no process here at all). Its kernel lock says it is alive: never taken. */
+static void
+test_other_namespace (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
+  int wanted = free_pid ();
+  g_autofree char *last = g_strdup_printf ("%d", wanted - 1);
+  const char *script = "echo \"$1\" > /proc/sys/kernel/ns_last_pid 2>/dev/null; "
+                       "\"$2\" hold \"$3\"; exit $?";
+  const char *argv[] = { unshare, "--pid", "--fork", "--kill-child", "sh", "-c", script,
+                         "sh", last, worker, fx->target, NULL };
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *content = NULL;
+  int ns_pid;
+
+  if (unshare == NULL || !fl_test_is_root ())
+    {
+      g_test_skip ("needs root and unshare(1) for a PID namespace");
+      return;
+    }
+  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  if (line == NULL || !g_str_has_prefix (line, "held "))
+    {
+      g_autofree char *rest = fl_test_proc_read_all (holder, fl_test_deadline_ms (2000));
+
+      g_test_skip_printf ("unshare --pid did not give a holder: %s%s",
+                          line ? line : "", rest);
+      return;
+    }
+  ns_pid = atoi (line + 5);
+  content = fl_test_read (fx->lock, NULL);
+  g_assert_cmpint (atoi (content), ==, ns_pid);
+  if (ns_pid == wanted)
+    g_assert_true (kill (ns_pid, 0) < 0 && errno == ESRCH);
+  g_test_message ("holder is PID %d in its namespace (%s here)", ns_pid,
+                  kill (ns_pid, 0) < 0 ? "no such process" : "another process");
+
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_HELD);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_clear_error (&error);
+
+  fl_lock_options_set_timeout_ms (options, 200);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
+  g_clear_error (&error);
+
+  /* Its release still works: nothing touched its lock. */
+  fl_test_proc_close_stdin (holder);
+  g_clear_pointer (&line, g_free);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_assert_cmpstr (line, ==, "released");
+  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
+/* The same holder killed: the kernel lock goes with it, and the lock is stale although its PID
+ * could not be probed. */
+static void
+test_other_namespace_dead (FlTestDir     *fx,
+                           gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
+  const char *argv[] = { unshare, "--pid", "--fork", "--kill-child", worker, "hold",
+                         fx->target, NULL };
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *children = NULL;
+  g_autofree char *text = NULL;
+  int pidfd;
+
+  if (unshare == NULL || !fl_test_is_root ())
+    {
+      g_test_skip ("needs root and unshare(1) for a PID namespace");
+      return;
+    }
+  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  if (line == NULL || !g_str_has_prefix (line, "held "))
+    {
+      g_test_skip ("unshare --pid did not give a holder");
+      return;
+    }
+  /* --kill-child: the namespace's processes die with unshare. Its child is the worker: wait
+   * on that process's own exit, after which its descriptors, and its kernel lock, are gone. */
+  children = g_strdup_printf ("/proc/%d/task/%d/children", (int) holder->pid, (int) holder->pid);
+  if (!g_file_get_contents (children, &text, NULL, NULL) || atoi (text) <= 0)
+    {
+      g_test_skip ("cannot find the namespace's process (no /proc/PID/task/TID/children)");
+      return;
+    }
+  pidfd = fl_test_pidfd_open (atoi (text));
+  fl_test_proc_kill (holder);
+  g_assert_true (fl_test_pidfd_wait (pidfd, fl_test_deadline_ms (10000)));
+  close (pidfd);
+  g_assert_false (fl_test_kernel_lock_held (fx->lock));
+
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/pid/reused", NULL, test_reused);
+  FL_TEST_ADD ("/libfl/pid/not-reused", NULL, test_not_reused);
+  FL_TEST_ADD ("/libfl/pid/zombie", NULL, test_zombie);
+  FL_TEST_ADD ("/libfl/pid/other-namespace", NULL, test_other_namespace);
+  FL_TEST_ADD ("/libfl/pid/other-namespace-dead", NULL, test_other_namespace_dead);
+
+  return g_test_run ();
+}

@@ -1,0 +1,279 @@
+/* test-snapshot.c: what a snapshot says about a lock, temp, graveyard or foreign entry
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fl-test-util.h"
+
+static FlSnapshot *
+snapshot_of (const char          *path,
+             const FlLockOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  FlSnapshot *snapshot = fl_snapshot_new (path, options, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (snapshot);
+  g_assert_cmpstr (fl_snapshot_get_path (snapshot), ==, path);
+  g_assert_nonnull (fl_snapshot_get_reason (snapshot));
+  g_assert_cmpstr (fl_snapshot_get_reason (snapshot), !=, "");
+  g_test_message ("%s: %s, %s, %s: %s", path,
+                  fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot)),
+                  fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)),
+                  fl_snapshot_get_stale (snapshot) ? "stale" : "not stale",
+                  fl_snapshot_get_reason (snapshot));
+  return snapshot;
+}
+
+static FlTestProc *
+spawn_holder (FlTestDir *fx)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", fx->target, NULL };
+  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return holder;
+}
+
+static void
+test_live (FlTestDir     *fx,
+           gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlSnapshot) snapshot = snapshot_of (fx->lock, NULL);
+  g_autoptr(FlSnapshot) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) holder->pid);
+
+  g_assert_cmpint (fl_snapshot_get_kind (snapshot), ==, FL_ENTRY_LOCK);
+  g_assert_cmpstr (fl_snapshot_get_name (snapshot), ==, "target.lock");
+  g_assert_cmpstr (fl_snapshot_get_target (snapshot), ==, fx->target);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, holder->pid);
+  g_assert_cmpstr (fl_snapshot_get_content (snapshot), ==, pid);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_HELD);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+  g_assert_cmpint (fl_snapshot_get_file_uid (snapshot), ==, getuid ());
+  g_assert_cmpint (fl_snapshot_get_process_uid (snapshot), ==, getuid ());
+  g_assert_cmpstr (fl_snapshot_get_process_name (snapshot), ==, "fl-worker");
+  g_assert_cmpint (fl_snapshot_get_age (snapshot), >=, 0);
+  g_assert_cmpint (fl_snapshot_get_age (snapshot), <, 60 * G_USEC_PER_SEC);
+  g_assert_cmpint (fl_snapshot_get_age_at (snapshot, fl_snapshot_get_mtime (snapshot) +
+                                           5 * G_USEC_PER_SEC), ==, 5 * G_USEC_PER_SEC);
+
+  /* An inspection must not disturb the holder. */
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+
+  again = fl_snapshot_new_for_target (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_snapshot_same_file (snapshot, again));
+}
+
+/* A libfl holder killed: its identity says it took a kernel lock, which is now free. */
+static void
+test_dead_holder (FlTestDir     *fx,
+                  gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  int pid = holder->pid;
+
+  fl_test_proc_kill (holder);
+  snapshot = snapshot_of (fx->lock, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (snapshot), ==, FL_ENTRY_LOCK);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, pid);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_FREE);
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+}
+
+/* A lock in the original format whose PID is gone. */
+static void
+test_dead_pid (FlTestDir     *fx,
+               gconstpointer  data)
+{
+  int dead = fl_test_dead_pid ();
+  g_autofree char *text = g_strdup_printf ("%d", dead);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+
+  fl_test_write (fx->lock, text, -1);
+  snapshot = snapshot_of (fx->lock, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (snapshot), ==, FL_ENTRY_LOCK);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, dead);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_FREE);
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+}
+
+/* An empty lock (a writer that died between create and write, in some other implementation):
+ * unknown, and stale only once older than stale_after. */
+static void
+test_empty (FlTestDir     *fx,
+            gconstpointer  data)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlSnapshot) fresh = NULL;
+  g_autoptr(FlSnapshot) old = NULL;
+
+  fl_lock_options_set_stale_after_ms (options, 10000);
+  fl_test_write (fx->lock, "", 0);
+  fresh = snapshot_of (fx->lock, options);
+  g_assert_cmpint (fl_snapshot_get_kind (fresh), ==, FL_ENTRY_LOCK);
+  g_assert_cmpint (fl_snapshot_get_pid (fresh), <=, 0);
+  g_assert_cmpstr (fl_snapshot_get_content (fresh), ==, "");
+  g_assert_cmpint (fl_snapshot_get_liveness (fresh), ==, FL_LIVENESS_UNKNOWN);
+  g_assert_false (fl_snapshot_get_stale (fresh));
+
+  fl_test_set_mtime_ago (fx->lock, 60);
+  old = snapshot_of (fx->lock, options);
+  g_assert_cmpint (fl_snapshot_get_liveness (old), ==, FL_LIVENESS_UNKNOWN);
+  g_assert_true (fl_snapshot_get_stale (old));
+  g_assert_cmpint (fl_snapshot_get_age (old), >=, 59 * G_USEC_PER_SEC);
+}
+
+static void
+test_temp (FlTestDir     *fx,
+           gconstpointer  data)
+{
+  int dead = fl_test_dead_pid ();
+  g_autofree char *orphan = g_strdup_printf ("%s.%d.0123abcd.tmp", fx->lock, dead);
+  g_autofree char *mine = g_strdup_printf ("%s.%d.89abcdef.tmp", fx->lock, (int) getpid ());
+  g_autofree char *text = g_strdup_printf ("%d", dead);
+  g_autoptr(FlSnapshot) s1 = NULL;
+  g_autoptr(FlSnapshot) s2 = NULL;
+
+  fl_test_write (orphan, text, -1);
+  s1 = snapshot_of (orphan, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (s1), ==, FL_ENTRY_TEMP);
+  g_assert_cmpstr (fl_snapshot_get_target (s1), ==, fx->target);
+  g_assert_cmpint (fl_snapshot_get_pid (s1), ==, dead);
+  g_assert_cmpint (fl_snapshot_get_liveness (s1), ==, FL_LIVENESS_DEAD);
+  g_assert_true (fl_snapshot_get_stale (s1));
+
+  /* Its creator is alive (this process): in use, not stale. */
+  fl_test_write (mine, "", 0);
+  s2 = snapshot_of (mine, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (s2), ==, FL_ENTRY_TEMP);
+  g_assert_cmpint (fl_snapshot_get_pid (s2), ==, getpid ());
+  g_assert_cmpint (fl_snapshot_get_liveness (s2), ==, FL_LIVENESS_ALIVE);
+  g_assert_false (fl_snapshot_get_stale (s2));
+}
+
+static void
+test_graveyard (FlTestDir     *fx,
+                gconstpointer  data)
+{
+  int dead = fl_test_dead_pid ();
+  g_autofree char *gy = g_strdup_printf ("%s.gy.%d.deadbeef", fx->lock, dead);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+
+  fl_test_write (gy, "12345", -1);
+  snapshot = snapshot_of (gy, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (snapshot), ==, FL_ENTRY_GRAVEYARD);
+  g_assert_cmpstr (fl_snapshot_get_target (snapshot), ==, fx->target);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, dead);
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+}
+
+typedef enum
+{
+  FOREIGN_DIRECTORY,
+  FOREIGN_SYMLINK,
+  FOREIGN_FIFO,
+} ForeignKind;
+
+static void
+test_foreign (FlTestDir     *fx,
+              gconstpointer  data)
+{
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+
+  switch (GPOINTER_TO_INT (data))
+    {
+    case FOREIGN_DIRECTORY:
+      g_assert_cmpint (mkdir (fx->lock, 0755), ==, 0);
+      break;
+    case FOREIGN_SYMLINK:
+      g_assert_cmpint (symlink ("/dev/zero", fx->lock), ==, 0);
+      break;
+    case FOREIGN_FIFO:
+      g_assert_cmpint (mkfifo (fx->lock, 0644), ==, 0);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  snapshot = snapshot_of (fx->lock, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (snapshot), ==, FL_ENTRY_FOREIGN);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_UNKNOWN);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+
+  /* Never reclaimed, whatever its age. */
+  g_assert_false (fl_snapshot_reclaim (snapshot, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, fx->lock));
+  g_assert_true (fl_test_exists (fx->lock));
+}
+
+/* The content property is a GObject string shown in GTK labels and written to JSON by flctl:
+ * it must be valid UTF-8 whatever bytes the file holds (escaped, like the reason). */
+static void
+test_content_utf8 (FlTestDir     *fx,
+                   gconstpointer  data)
+{
+  static const char bytes[] = "\xff\xfe\xfd 12\0003 \xc3";
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  const char *content;
+
+  fl_test_write (fx->lock, bytes, sizeof bytes - 1);
+  snapshot = snapshot_of (fx->lock, NULL);
+  content = fl_snapshot_get_content (snapshot);
+  g_test_message ("content: \"%s\"", content);
+  g_assert_nonnull (content);
+  g_assert_true (g_utf8_validate (content, -1, NULL));
+}
+
+static void
+test_missing (FlTestDir     *fx,
+              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlSnapshot) snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+
+  g_assert_null (snapshot);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, fx->lock));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/snapshot/live", NULL, test_live);
+  FL_TEST_ADD ("/libfl/snapshot/dead-holder", NULL, test_dead_holder);
+  FL_TEST_ADD ("/libfl/snapshot/dead-pid", NULL, test_dead_pid);
+  FL_TEST_ADD ("/libfl/snapshot/empty", NULL, test_empty);
+  FL_TEST_ADD ("/libfl/snapshot/temp", NULL, test_temp);
+  FL_TEST_ADD ("/libfl/snapshot/graveyard", NULL, test_graveyard);
+  FL_TEST_ADD ("/libfl/snapshot/foreign/directory", GINT_TO_POINTER (FOREIGN_DIRECTORY),
+               test_foreign);
+  FL_TEST_ADD ("/libfl/snapshot/foreign/symlink", GINT_TO_POINTER (FOREIGN_SYMLINK),
+               test_foreign);
+  FL_TEST_ADD ("/libfl/snapshot/foreign/fifo", GINT_TO_POINTER (FOREIGN_FIFO), test_foreign);
+  FL_TEST_ADD ("/libfl/snapshot/content-utf8", NULL, test_content_utf8);
+  FL_TEST_ADD ("/libfl/snapshot/missing", NULL, test_missing);
+
+  return g_test_run ();
+}

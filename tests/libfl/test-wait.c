@@ -1,0 +1,336 @@
+/* test-wait.c: waiting for a lock: timeout, cancellation, wake-up, the async API
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include "fl-judge-private.h"
+#include "fl-test-util.h"
+
+static FlLockOptions *
+options_with_timeout (gint64 timeout_ms)
+{
+  FlLockOptions *options = fl_lock_options_new ();
+
+  fl_lock_options_set_timeout_ms (options, timeout_ms);
+  return options;
+}
+
+static FlTestProc *
+spawn_holder (FlTestDir *fx)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", fx->target, NULL };
+  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return holder;
+}
+
+/* The timeout error is the Node module's ELOCKTIMEOUT: it names the holder's PID and how old the
+ * lock is, and it comes after the timeout, not long after. */
+static void
+test_timeout (FlTestDir     *fx,
+              gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (300);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autofree char *pid = g_strdup_printf ("PID %d", (int) holder->pid);
+  g_autofree char *age = NULL;
+  gint64 start, elapsed_ms;
+
+  /* Two hours and a bit: "2 h" stays "2 h" for the whole test. The holder is alive by its
+   * kernel lock, so the age changes nothing about the verdict. */
+  fl_test_set_mtime_ago (fx->lock, 2 * 3600 + 600);
+  snapshot = fl_snapshot_new_for_target (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  age = _fl_format_age (fl_snapshot_get_age (snapshot));
+  g_assert_cmpstr (age, ==, "2 h");
+
+  start = g_get_monotonic_time ();
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  elapsed_ms = (g_get_monotonic_time () - start) / 1000;
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
+  g_test_message ("%s (after %" G_GINT64_FORMAT " ms)", error->message, elapsed_ms);
+  g_assert_nonnull (strstr (error->message, pid));
+  g_assert_nonnull (strstr (error->message, age));
+  g_assert_cmpint (elapsed_ms, >=, 290);
+  g_assert_cmpint (elapsed_ms, <, 10000);
+
+  /* The holder still holds, untouched. */
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+}
+
+/* A timeout of 0 means one attempt: the same as try-acquire. */
+static void
+test_timeout_zero (FlTestDir     *fx,
+                   gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, options, NULL, &error);
+
+  g_assert_null (lock);
+  g_assert_true (g_error_matches (error, FL_ERROR, FL_ERROR_BUSY) ||
+                 g_error_matches (error, FL_ERROR, FL_ERROR_TIMEOUT));
+  g_assert_nonnull (strstr (error->message, fx->lock));
+}
+
+/* A waiter wakes when the holder releases: long before its own timeout. */
+static void
+test_wake_on_release (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (60000);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  gint64 start;
+
+  /* Nothing waits on this: the holder lets go whenever its stdin closes, before or during our
+   * wait, and either way the lock must come to us. */
+  fl_test_proc_close_stdin (holder);
+  start = g_get_monotonic_time ();
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  g_test_message ("acquired %" G_GINT64_FORMAT " ms after the release was asked for",
+                  (g_get_monotonic_time () - start) / 1000);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+}
+
+/* A waiter wakes when the holder dies (its pidfd, or the kernel lock gone): long before its own
+ * timeout. */
+static void
+test_wake_on_death (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (60000);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  fl_test_proc_kill (holder);
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+typedef struct
+{
+  GMutex        mutex;
+  GCond         cond;
+  gboolean      done;
+  GCancellable *cancellable;
+  gint64        after_us;
+} Canceller;
+
+/* Cancels after a while unless told to stop. The delay is not synchronisation: whether the
+ * cancel lands before or during the wait, the acquire must fail with CANCELLED. */
+static gpointer
+canceller_thread (gpointer user_data)
+{
+  Canceller *c = user_data;
+  gint64 until = g_get_monotonic_time () + c->after_us;
+
+  g_mutex_lock (&c->mutex);
+  while (!c->done)
+    if (!g_cond_wait_until (&c->cond, &c->mutex, until))
+      break;
+  g_mutex_unlock (&c->mutex);
+  g_cancellable_cancel (c->cancellable);
+  return NULL;
+}
+
+static void
+test_cancel_from_thread (FlTestDir     *fx,
+                         gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (60000);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  Canceller c = { .cancellable = cancellable, .after_us = 100 * 1000 };
+  GThread *thread;
+  gint64 start = g_get_monotonic_time ();
+
+  g_mutex_init (&c.mutex);
+  g_cond_init (&c.cond);
+  thread = g_thread_new ("canceller", canceller_thread, &c);
+  lock = fl_lock_acquire (fx->target, options, cancellable, &error);
+  g_assert_null (lock);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_thread_join (thread);
+  g_mutex_clear (&c.mutex);
+  g_cond_clear (&c.cond);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+}
+
+static void
+test_cancel_before (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  g_cancellable_cancel (cancellable);
+  lock = fl_lock_acquire (fx->target, NULL, cancellable, &error);
+  g_assert_null (lock);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
+typedef struct
+{
+  FlLock  *lock;
+  GError  *error;
+  gboolean done;
+  guint    ticks;
+  guint    ticks_at_release;
+  FlTestProc *holder;
+} AsyncData;
+
+static void
+acquired_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AsyncData *data = user_data;
+
+  g_assert_null (source);
+  data->lock = fl_lock_acquire_finish (result, &data->error);
+  data->done = TRUE;
+}
+
+/* Counts main loop iterations while the acquire waits: the wait must not block the loop. After
+ * a few ticks, the holder is told to let go. */
+static gboolean
+tick_cb (gpointer user_data)
+{
+  AsyncData *data = user_data;
+
+  data->ticks++;
+  if (data->ticks == 3 && data->holder != NULL)
+    {
+      data->ticks_at_release = data->ticks;
+      fl_test_proc_close_stdin (data->holder);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+iterate_until_done (AsyncData *data,
+                    gint64     timeout_ms)
+{
+  gint64 deadline = fl_test_deadline_ms (timeout_ms);
+
+  while (!data->done && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (data->done);
+}
+
+static void
+test_async (FlTestDir     *fx,
+            gconstpointer  user_data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (60000);
+  AsyncData data = { .holder = holder };
+  g_autofree char *content = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  guint tick;
+  gsize len;
+
+  tick = g_timeout_add (10, tick_cb, &data);
+  fl_lock_acquire_async (fx->target, options, NULL, acquired_cb, &data);
+  g_assert_false (data.done);
+  iterate_until_done (&data, 30000);
+  g_source_remove (tick);
+
+  g_assert_no_error (data.error);
+  g_assert_nonnull (data.lock);
+  g_assert_cmpuint (data.ticks_at_release, ==, 3);
+  g_assert_cmpuint (data.ticks, >=, 3);
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, pid, strlen (pid));
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  g_assert_true (fl_lock_release (data.lock, &data.error));
+  g_assert_no_error (data.error);
+  g_object_unref (data.lock);
+}
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_async_cancel (FlTestDir     *fx,
+                   gconstpointer  user_data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (60000);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  AsyncData data = { 0 };
+
+  g_timeout_add (50, cancel_cb, cancellable);
+  fl_lock_acquire_async (fx->target, options, cancellable, acquired_cb, &data);
+  iterate_until_done (&data, 30000);
+  g_assert_null (data.lock);
+  g_assert_error (data.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&data.error);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+}
+
+static void
+test_async_timeout (FlTestDir     *fx,
+                    gconstpointer  user_data)
+{
+  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlLockOptions) options = options_with_timeout (100);
+  AsyncData data = { 0 };
+
+  fl_lock_acquire_async (fx->target, options, NULL, acquired_cb, &data);
+  iterate_until_done (&data, 30000);
+  g_assert_null (data.lock);
+  fl_test_assert_error_names (data.error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
+  g_clear_error (&data.error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/wait/timeout", NULL, test_timeout);
+  FL_TEST_ADD ("/libfl/wait/timeout-zero", NULL, test_timeout_zero);
+  FL_TEST_ADD ("/libfl/wait/wake-on-release", NULL, test_wake_on_release);
+  FL_TEST_ADD ("/libfl/wait/wake-on-death", NULL, test_wake_on_death);
+  FL_TEST_ADD ("/libfl/wait/cancel-from-thread", NULL, test_cancel_from_thread);
+  FL_TEST_ADD ("/libfl/wait/cancel-before", NULL, test_cancel_before);
+  FL_TEST_ADD ("/libfl/wait/async", NULL, test_async);
+  FL_TEST_ADD ("/libfl/wait/async-cancel", NULL, test_async_cancel);
+  FL_TEST_ADD ("/libfl/wait/async-timeout", NULL, test_async_timeout);
+
+  return g_test_run ();
+}
