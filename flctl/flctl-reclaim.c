@@ -51,14 +51,15 @@ reclaim_one (const char *path,
 
   if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_FOREIGN)
     {
-      g_printerr (_("flctl reclaim: refusing %s: it is not a regular file (%s); libfl never "
-                    "touches it, remove it by hand if it is yours\n"),
+      g_printerr (_("flctl reclaim: refusing %s, which is not a regular file (%s); libfl "
+                    "never touches it: remove it by hand if it is yours\n"),
                   shown, fl_snapshot_get_reason (snapshot));
       return FLCTL_EXIT_REFUSED;
     }
   if (!fl_snapshot_get_stale (snapshot))
     {
-      g_printerr (_("flctl reclaim: refusing %s: it is not stale: %s\n"),
+      g_printerr (_("flctl reclaim: refusing %s, which is not stale (%s); it was left "
+                    "untouched\n"),
                   shown, fl_snapshot_get_reason (snapshot));
       return FLCTL_EXIT_REFUSED;
     }
