@@ -56,6 +56,7 @@ int             flctl_usage_error          (const char          *command,
 int             flctl_exit_status_for_error (const GError       *error);
 int             flctl_report_error         (const char          *command,
                                             const GError        *error);
+gboolean        flctl_error_is_not_found   (const GError        *error);
 gboolean        flctl_confirm              (const char          *question);
 gboolean        flctl_stdin_is_terminal    (void);
 FlSnapshot     *flctl_snapshot_for_path    (const char          *path,

@@ -43,6 +43,15 @@ reclaim_one (const char *path,
   g_autofree char *question = NULL;
 
   snapshot = flctl_snapshot_for_path (path, NULL, &error);
+  if (snapshot == NULL && flctl_error_is_not_found (error))
+    {
+      g_autofree char *lock = flctl_looks_like_lock_file (path) ? g_strdup (path)
+                                                                : fl_lock_path_for (path);
+      g_autofree char *shown_lock = flctl_format_path (lock);
+
+      g_printerr (_("flctl reclaim: there is no %s: nothing to reclaim\n"), shown_lock);
+      return FLCTL_EXIT_REFUSED;
+    }
   if (snapshot == NULL)
     return flctl_report_error ("reclaim", error);
 

@@ -28,13 +28,6 @@ status_item_clear (gpointer data)
   g_clear_pointer (&item->unlocked_target, g_free);
 }
 
-static gboolean
-is_not_found (const GError *error)
-{
-  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
-         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
-}
-
 /* The target whose lock PATH would be, if nothing holds it; NULL when "not found" means
  * something else (a missing directory, a temp file that went away). */
 static char *
@@ -102,7 +95,7 @@ flctl_status_main (int    argc,
       StatusItem item = { NULL, NULL };
 
       item.snapshot = flctl_snapshot_for_path (argv[i], NULL, &error);
-      if (item.snapshot == NULL && is_not_found (error))
+      if (item.snapshot == NULL && flctl_error_is_not_found (error))
         item.unlocked_target = unlocked_target_for (argv[i]);
       if (item.snapshot == NULL && item.unlocked_target == NULL)
         {

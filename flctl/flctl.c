@@ -148,6 +148,13 @@ flctl_report_error (const char   *command,
   return flctl_exit_status_for_error (error);
 }
 
+/* libfl's "no such lock file" (a missing directory is another error). */
+gboolean
+flctl_error_is_not_found (const GError *error)
+{
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
 gboolean
 flctl_stdin_is_terminal (void)
 {

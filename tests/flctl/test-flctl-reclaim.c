@@ -131,6 +131,20 @@ test_reclaim_needs_yes (Fixture       *f,
 }
 
 static void
+test_reclaim_nothing (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *target = path_in (f, "never-locked");
+  g_autofree char *lock = path_in (f, "never-locked.lock");
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "reclaim", "-y", target, NULL);
+
+  /* Asked to do something, and nothing to do: refused. */
+  g_assert_cmpint (result->status, ==, 1);
+  g_assert_nonnull (strstr (result->err, lock));
+  g_assert_nonnull (strstr (result->err, "nothing to reclaim"));
+}
+
+static void
 test_reclaim_mixed (Fixture       *f,
                     gconstpointer  data)
 {
@@ -210,6 +224,7 @@ main (int    argc,
   ADD ("/flctl/reclaim/refuses-live", test_reclaim_refuses_live);
   ADD ("/flctl/reclaim/stale", test_reclaim_stale);
   ADD ("/flctl/reclaim/needs-yes", test_reclaim_needs_yes);
+  ADD ("/flctl/reclaim/nothing", test_reclaim_nothing);
   ADD ("/flctl/reclaim/mixed", test_reclaim_mixed);
   ADD ("/flctl/clean/orphans-only", test_clean);
 #undef ADD
