@@ -17,6 +17,36 @@
 
 #include "flctl-test-util.h"
 
+/* When this test runs under valgrind (build-aux/valgrind-tests), flctl runs under it too, and
+ * any memory error or definite leak in flctl fails the test with status 99. */
+static gboolean
+under_valgrind (void)
+{
+  const char *preload = g_getenv ("LD_PRELOAD");
+
+  return preload != NULL && strstr (preload, "vgpreload_memcheck") != NULL;
+}
+
+static void
+add_flctl_command (GPtrArray *argv)
+{
+  if (under_valgrind ())
+    {
+      const char *suppressions = "/usr/share/glib-2.0/valgrind/glib.supp";
+
+      g_ptr_array_add (argv, (gpointer) "valgrind");
+      g_ptr_array_add (argv, (gpointer) "--quiet");
+      g_ptr_array_add (argv, (gpointer) "--error-exitcode=99");
+      g_ptr_array_add (argv, (gpointer) "--leak-check=full");
+      g_ptr_array_add (argv, (gpointer) "--show-leak-kinds=definite");
+      g_ptr_array_add (argv, (gpointer) "--errors-for-leak-kinds=definite");
+      g_ptr_array_add (argv, (gpointer) "--child-silent-after-fork=yes");
+      if (g_file_test (suppressions, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (argv, (gpointer) "--suppressions=/usr/share/glib-2.0/valgrind/glib.supp");
+    }
+  g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
+}
+
 const char *
 flctl_test_exe (void)
 {
@@ -235,7 +265,7 @@ flctl_test_runv (FlctlRunFlags       flags,
   Communicate c = { FALSE, NULL, NULL, NULL };
   FlctlResult *result;
 
-  g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
+  add_flctl_command (argv);
   for (gsize i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
@@ -313,7 +343,7 @@ flctl_test_spawn (GSubprocessFlags  flags,
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   va_list ap;
 
-  g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
+  add_flctl_command (argv);
   va_start (ap, first_arg);
   for (const char *arg = first_arg; arg != NULL; arg = va_arg (ap, const char *))
     g_ptr_array_add (argv, (gpointer) arg);
