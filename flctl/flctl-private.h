@@ -69,7 +69,8 @@ GPtrArray      *flctl_scan_directories     (const char * const  *directories,
                                             int                 *exit_status);
 void            flctl_die_by_signal        (int                  signo) G_GNUC_NORETURN;
 
-/* flctl-output.c: tables, records, JSON and the formatting of ages, states and paths */
+/* flctl-output.c: records, JSON and the formatting of ages, states and paths;
+ * flctl-table.c: the aligned table */
 typedef enum
 {
   FLCTL_STYLE_NONE,

@@ -1,0 +1,109 @@
+/* flctl-table.c: the aligned table of `flctl list` and `flctl clean`
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "flctl-private.h"
+
+/* Keeps the start and the end of a path, which tell most. Below 24 columns a cut path says
+ * too little: the terminal may wrap it instead. */
+static char *
+elide_middle (const char *text,
+              int         width)
+{
+  glong length = g_utf8_strlen (text, -1);
+  g_autofree char *head = NULL;
+  const char *tail;
+
+  if (width < 24 || length <= width)
+    return g_strdup (text);
+  head = g_utf8_substring (text, 0, (width - 1) / 2);
+  tail = g_utf8_offset_to_pointer (text, length - (width - 1 - (width - 1) / 2));
+  return g_strconcat (head, "…", tail, NULL);
+}
+
+enum { COL_STATE, COL_KIND, COL_PID, COL_PROCESS, COL_LIVENESS, COL_AGE, COL_PATH, N_COLS };
+
+void
+flctl_print_table (GPtrArray *snapshots,
+                   gint64     now_us)
+{
+  static const char *const headers[N_COLS] = {
+    N_("STATE"), N_("KIND"), N_("PID"), N_("PROCESS"), N_("LIVENESS"), N_("AGE"), N_("PATH"),
+  };
+  gboolean color = flctl_use_color (STDOUT_FILENO);
+  int terminal = flctl_terminal_width (STDOUT_FILENO);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  int widths[N_COLS] = { 0 };
+  int used = 0;
+
+  for (guint i = 0; i <= snapshots->len; i++)
+    {
+      char **cells = g_new0 (char *, N_COLS + 1);
+
+      if (i == 0)
+        {
+          for (int c = 0; c < N_COLS; c++)
+            cells[c] = g_strdup (_(headers[c]));
+        }
+      else
+        {
+          FlSnapshot *snapshot = g_ptr_array_index (snapshots, i - 1);
+          FlEntryKind kind = fl_snapshot_get_kind (snapshot);
+          const char *process = fl_snapshot_get_process_name (snapshot);
+          int pid = fl_snapshot_get_pid (snapshot);
+          gboolean foreign = kind == FL_ENTRY_FOREIGN;
+
+          cells[COL_STATE] = g_strdup (flctl_state_for_snapshot (snapshot));
+          cells[COL_KIND] = g_strdup (flctl_kind_to_string (kind));
+          cells[COL_PID] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
+          cells[COL_PROCESS] = flctl_format_path (process != NULL ? process : "-");
+          cells[COL_LIVENESS] = g_strdup (foreign ? "-" : flctl_liveness_to_string (
+                                            fl_snapshot_get_liveness (snapshot)));
+          cells[COL_AGE] = foreign ? g_strdup ("-")
+                                   : flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+          cells[COL_PATH] = flctl_format_path (fl_snapshot_get_path (snapshot));
+        }
+      for (int c = 0; c < N_COLS - 1; c++)
+        widths[c] = MAX (widths[c], (int) g_utf8_strlen (cells[c], -1));
+      g_ptr_array_add (rows, cells);
+    }
+
+  for (int c = 0; c < N_COLS - 1; c++)
+    used += widths[c] + 2;
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **cells = g_ptr_array_index (rows, i);
+      g_autofree char *path = elide_middle (cells[COL_PATH], terminal > 0 ? terminal - used : 0);
+
+      for (int c = 0; c < N_COLS - 1; c++)
+        {
+          int pad = widths[c] - (int) g_utf8_strlen (cells[c], -1) + 2;
+
+          if (c == COL_STATE && i > 0)
+            {
+              g_autofree char *styled = flctl_styled (cells[c], flctl_style_for_state (cells[c]),
+                                                      color);
+
+              g_print ("%s%*s", styled, pad, "");
+            }
+          else if (c == COL_PID)
+            {
+              /* Numbers align to the right. */
+              g_print ("%*s%s  ", widths[c] - (int) strlen (cells[c]), "", cells[c]);
+            }
+          else
+            {
+              g_print ("%s%*s", cells[c], pad, "");
+            }
+        }
+      g_print ("%s\n", path);
+    }
+}
