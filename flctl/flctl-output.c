@@ -1,4 +1,5 @@
-/* flctl-output.c: what flctl prints: tables and records for people, JSON for scripts
+/* flctl-output.c: what flctl prints: records for people, JSON for scripts, and the words
+ * and numbers both are made of (ages, states, paths)
  *
  * The JSON members and the state words are flctl's stable interface; they are documented in
  * docs/flctl.1 (JSON OUTPUT), so change them only by adding.
