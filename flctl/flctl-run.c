@@ -288,7 +288,8 @@ run_locked (Run                 *run,
       return flctl_report_error ("run", run->error);
     }
 
-  /* A signal came with the lock: the command never started. */
+  /* COMMAND has ended, or never started (it could not be run, or a signal came with the
+   * lock): release first, then report. */
   if (!fl_lock_release (run->lock, &error))
     {
       flctl_report_error ("run", error);
