@@ -3,7 +3,8 @@
  * The Lock Inspector's demo mode and its screenshots run this same code: they spawn
  * `flctl demo DIR`, wait for the line "ready" on its standard output, and end it with SIGTERM,
  * which ends the live holders too (they get SIGTERM when demo exits, however it exits, and
- * release their locks). With --detach, demo exits after "ready" and the holders keep running.
+ * release their locks); demo also ends when the process that started it dies. With --detach,
+ * demo exits after "ready" and the holders keep running.
  *
  * Real locks are made by real libfl holders (`flctl hold`, this binary re-executed); only the
  * states libfl itself never writes (a PID that was reused, an empty lock, orphans) are written
@@ -378,6 +379,11 @@ flctl_demo_main (int    argc,
       g_array_unref (demo.holders);
       return FLCTL_EXIT_IO;
     }
+
+  /* Whoever started demo (the inspector, a shell) may die without a word: demo, and so its
+   * holders, end with it. */
+  if (!demo.detach)
+    prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
 
   /* Installed before the holders start, so an early SIGTERM still stops them. */
   loop = g_main_loop_new (NULL, FALSE);

@@ -324,13 +324,23 @@ flctl_test_run (FlctlRunFlags  flags,
   return flctl_test_runv (flags, input, (const char * const *) args->pdata);
 }
 
+/* A test that fails leaves no process behind: they get SIGKILL when the test exits. */
+static void
+die_with_test_cb (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+
 GSubprocess *
 flctl_test_spawnv (GSubprocessFlags    flags,
                    const char * const *argv)
 {
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
   g_autoptr(GError) error = NULL;
-  GSubprocess *process = g_subprocess_newv (argv, flags, &error);
+  GSubprocess *process;
 
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test_cb, NULL, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   return process;
 }
