@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "fl-test-util.h"
+#include "fl-test-counter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,26 +230,30 @@ fl_test_is_root (void)
   return geteuid () == 0;
 }
 
-/* A pidfd polls readable once its process has exited, after the kernel closed its files (and
- * dropped its kernel locks). */
-int
-fl_test_pidfd_open (pid_t pid)
+/* Waits until @pid has exited: its pidfd polls readable once the kernel closed its files (and
+ * dropped its kernel locks). Without pidfds (old kernels, valgrind) it checks every
+ * millisecond whether the process is gone or a zombie, which also comes after its files closed. */
+gboolean
+fl_test_wait_pid_gone (pid_t  pid,
+                       gint64 deadline_us)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  gboolean gone;
 
-  if (pidfd < 0)
-    g_error ("pidfd_open(%d): %s", (int) pid, g_strerror (errno));
-  return pidfd;
-}
+  if (pidfd >= 0)
+    {
+      struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+      gint64 remaining = deadline_us - g_get_monotonic_time ();
 
-gboolean
-fl_test_pidfd_wait (int    pidfd,
-                    gint64 deadline_us)
-{
-  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-  gint64 remaining = deadline_us - g_get_monotonic_time ();
-
-  return remaining > 0 && poll (&pfd, 1, (int) MAX (1, remaining / 1000)) == 1;
+      gone = remaining > 0 && poll (&pfd, 1, (int) MAX (1, remaining / 1000)) == 1;
+      close (pidfd);
+      return gone;
+    }
+  if (errno == ESRCH)
+    return TRUE;
+  while (!(gone = fl_test_pid_is_gone (pid)) && g_get_monotonic_time () < deadline_us)
+    g_usleep (1000);
+  return gone;
 }
 
 static void

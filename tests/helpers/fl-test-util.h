@@ -44,8 +44,7 @@ char    **fl_test_list_dir              (const char    *dir);
 guint     fl_test_count_protocol_litter (const char    *dir);
 pid_t     fl_test_dead_pid              (void);
 gboolean  fl_test_is_root               (void);
-int       fl_test_pidfd_open            (pid_t          pid);
-gboolean  fl_test_pidfd_wait            (int            pidfd,
+gboolean  fl_test_wait_pid_gone         (pid_t          pid,
                                          gint64         deadline_us);
 
 /* A child process with a pipe to its stdin and one from its stdout. Freeing it kills and reaps

@@ -97,7 +97,7 @@ static void
 take_over (const char *lock,
            long        judged)
 {
-  char gy[PATH_MAX];
+  char gy[PATH_MAX + 64];
   int missing;
 
   snprintf (gy, sizeof gy, "%s.gy.%d.%08x", lock, (int) getpid (), random_u32 ());
@@ -115,7 +115,7 @@ acquire (const char *target,
          long        timeout_ms)
 {
   char lock[PATH_MAX];
-  char temp[PATH_MAX];
+  char temp[PATH_MAX + 64];
   long deadline = timeout_ms < 0 ? -1 : now_ms () + timeout_ms;
 
   snprintf (lock, sizeof lock, "%s.lock", target);

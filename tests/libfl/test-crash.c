@@ -133,8 +133,8 @@ static const HookCase hook_cases[] = {
 };
 
 /* Stress: SLOTS workers counting under the lock, killed by the shim at a random step and
- * occurrence, or by the test at random moments; killed workers are replaced until SPAWNS have
- * run. Survivors must finish, no two may ever be inside at once, and nothing may stay stuck. */
+ * occurrence, or by the test at random moments; every worker that ends is replaced until SPAWNS
+ * have run. Survivors must finish, no two may ever be inside at once, and nothing may stay stuck. */
 #define SLOTS 6
 #define SPAWNS 48
 #define SECTIONS 150
@@ -158,11 +158,13 @@ spawn_stress_worker (FlTestDir  *fx,
   envp = g_environ_setenv (envp, "FL_NAMED_TEMP", g_rand_boolean (rand) ? "1" : "0", TRUE);
   if (g_rand_int_range (rand, 0, 3) != 0)
     {
-      g_autofree char *nth = g_strdup_printf ("%d", g_rand_int_range (rand, 1, SECTIONS));
+      const char *step = shim_steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (shim_steps))];
+      /* A worker takes over only after someone died holding the lock: that step comes rarely,
+       * so it is armed for one of the first takeovers. */
+      int last = g_str_equal (step, "after-gy-rename") ? 3 : SECTIONS;
+      g_autofree char *nth = g_strdup_printf ("%d", g_rand_int_range (rand, 1, last));
 
-      envp = g_environ_setenv (envp, "FL_CRASH_AT",
-                               shim_steps[g_rand_int_range (rand, 0, G_N_ELEMENTS (shim_steps))],
-                               TRUE);
+      envp = g_environ_setenv (envp, "FL_CRASH_AT", step, TRUE);
       envp = g_environ_setenv (envp, "FL_CRASH_NTH", nth, TRUE);
     }
   return fl_test_proc_spawn (argv, (const char * const *) envp, FL_TEST_SPAWN_DEFAULT);
@@ -199,7 +201,7 @@ test_stress (FlTestDir     *fx,
       if (i < 0)
         {
           g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-          if (spawned < SPAWNS && g_rand_int_range (rand, 0, 4) == 0)
+          if (spawned < SPAWNS && g_rand_int_range (rand, 0, 16) == 0)
             {
               proc = g_ptr_array_index (running, g_rand_int_range (rand, 0, running->len));
               kill (proc->pid, SIGKILL);
@@ -220,7 +222,7 @@ test_stress (FlTestDir     *fx,
       else
         killed++;
       g_ptr_array_remove_index_fast (running, i);
-      if (code == KILLED && spawned < SPAWNS)
+      if (spawned < SPAWNS)
         {
           g_ptr_array_add (running, spawn_stress_worker (fx, rand, counter, log));
           spawned++;
@@ -229,8 +231,16 @@ test_stress (FlTestDir     *fx,
 
   g_file_get_contents (log, &crashes, NULL, NULL);
   injected = 0;
-  for (const char *p = crashes; p != NULL && (p = strchr (p, '\n')) != NULL; p++)
-    injected++;
+  for (guint k = 0; k < G_N_ELEMENTS (shim_steps); k++)
+    {
+      g_autofree char *needle = g_strdup_printf ("crash %s ", shim_steps[k]);
+      guint hits = 0;
+
+      for (const char *p = crashes; p != NULL && (p = strstr (p, needle)) != NULL; p++)
+        hits++;
+      g_test_message ("killed at %s: %u", shim_steps[k], hits);
+      injected += hits;
+    }
   count = fl_test_counter_read (counter);
   g_test_message ("%u workers: %u finished, %u killed (%u by the shim at a protocol step, "
                   "%u by the test at random), counter %ld", spawned, finished, killed,

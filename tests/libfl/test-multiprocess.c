@@ -15,11 +15,12 @@ typedef struct
 {
   guint processes;
   guint sections;
+  guint deadline_s;  /* below the meson timeout, so that a hang ends with the counter printed */
 } Load;
 
-static const Load p8 = { 8, 2000 };
-static const Load p32 = { 32, 2000 };
-static const Load unlocked = { 4, 2000 };
+static const Load p8 = { 8, 2000, 280 };
+static const Load p32 = { 32, 2000, 580 };
+static const Load unlocked = { 4, 2000, 60 };
 
 /* Returns the wall time in seconds. */
 static double
@@ -31,7 +32,7 @@ run_workers (FlTestDir   *fx,
   g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
   g_autofree char *n = g_strdup_printf ("%u", load->sections);
   g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
-  gint64 deadline = fl_test_deadline_ms (280000);
+  gint64 deadline = fl_test_deadline_ms (load->deadline_s * 1000);
   gint64 start = g_get_monotonic_time ();
   double seconds;
   guint finished = 0;
@@ -108,7 +109,7 @@ test_harness (FlTestDir     *fx,
     }
   for (guint i = 0; i < load->processes; i++)
     {
-      int done = fl_test_proc_wait_any (procs, fl_test_deadline_ms (60000));
+      int done = fl_test_proc_wait_any (procs, fl_test_deadline_ms (load->deadline_s * 1000));
       FlTestProc *proc;
 
       g_assert_cmpint (done, >=, 0);

@@ -217,7 +217,7 @@ test_other_namespace_dead (FlTestDir     *fx,
   g_autofree char *line = NULL;
   g_autofree char *children = NULL;
   g_autofree char *text = NULL;
-  int pidfd;
+  pid_t ns_init;
 
   if (unshare == NULL || !fl_test_is_root ())
     {
@@ -239,10 +239,9 @@ test_other_namespace_dead (FlTestDir     *fx,
       g_test_skip ("cannot find the namespace's process (no /proc/PID/task/TID/children)");
       return;
     }
-  pidfd = fl_test_pidfd_open (atoi (text));
+  ns_init = atoi (text);
   fl_test_proc_kill (holder);
-  g_assert_true (fl_test_pidfd_wait (pidfd, fl_test_deadline_ms (10000)));
-  close (pidfd);
+  g_assert_true (fl_test_wait_pid_gone (ns_init, fl_test_deadline_ms (10000)));
   g_assert_false (fl_test_kernel_lock_held (fx->lock));
 
   snapshot = fl_snapshot_new (fx->lock, NULL, &error);
