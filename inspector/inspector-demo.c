@@ -1,0 +1,272 @@
+/* inspector-demo.c: --demo, a fresh directory filled by `flctl demo`
+ *
+ * The demo directory is made by the very code behind `flctl demo DIR`, run as a child: it
+ * prints one line per file and then exactly "ready", and keeps its live holders until SIGTERM.
+ * So a newcomer sees in the window exactly what the command line shows.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "inspector-demo.h"
+
+#define STOP_TIMEOUT_MS 5000
+
+struct _InspectorDemo
+{
+  GObject           parent_instance;
+
+  char             *directory;
+  char             *flctl;
+  GSubprocess      *process;
+  GDataInputStream *output;
+};
+
+G_DEFINE_FINAL_TYPE (InspectorDemo, inspector_demo, G_TYPE_OBJECT)
+
+/* Next to fl-inspector in the build tree (found by a path fixed at build time), else the
+ * installed one. FL_INSPECTOR_FLCTL overrides both, for the tests and build-aux/screenshot. */
+char *
+inspector_demo_find_flctl (void)
+{
+  const char *env = g_getenv ("FL_INSPECTOR_FLCTL");
+  g_autofree char *exe = NULL;
+  g_autofree char *exe_dir = NULL;
+
+  if (env != NULL && env[0] != '\0')
+    return g_strdup (env);
+
+  exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (exe != NULL)
+    exe_dir = g_path_get_dirname (exe);
+  if (exe_dir != NULL && g_str_equal (exe_dir, INSPECTOR_BUILD_DIR)
+      && g_file_test (FLCTL_BUILD_PATH, G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup (FLCTL_BUILD_PATH);
+
+  return g_build_filename (FL_BINDIR, "flctl", NULL);
+}
+
+/* Removes what flctl demo made, never following a symbolic link out of the directory. */
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      GStatBuf st;
+
+      if (g_lstat (child, &st) == 0 && S_ISDIR (st.st_mode))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+inspector_demo_dispose (GObject *object)
+{
+  inspector_demo_stop (INSPECTOR_DEMO (object));
+
+  G_OBJECT_CLASS (inspector_demo_parent_class)->dispose (object);
+}
+
+static void
+inspector_demo_finalize (GObject *object)
+{
+  InspectorDemo *self = INSPECTOR_DEMO (object);
+
+  g_free (self->directory);
+  g_free (self->flctl);
+
+  G_OBJECT_CLASS (inspector_demo_parent_class)->finalize (object);
+}
+
+static void
+inspector_demo_class_init (InspectorDemoClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = inspector_demo_dispose;
+  object_class->finalize = inspector_demo_finalize;
+}
+
+static void
+inspector_demo_init (InspectorDemo *self)
+{
+}
+
+InspectorDemo *
+inspector_demo_new (void)
+{
+  return g_object_new (INSPECTOR_TYPE_DEMO, NULL);
+}
+
+/* Runs between fork() and exec(): if the inspector dies without cleaning up, so does the demo,
+ * and with it its holders. */
+static void
+child_setup_cb (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+}
+
+static void read_line_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data);
+
+static void
+read_next_line (GTask *task)
+{
+  InspectorDemo *self = g_task_get_source_object (task);
+
+  g_data_input_stream_read_line_async (self->output, G_PRIORITY_DEFAULT,
+                                       g_task_get_cancellable (task), read_line_cb, task);
+}
+
+static void
+read_line_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InspectorDemo *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+
+  line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (source), result, NULL,
+                                               &error);
+  if (line == NULL)
+    {
+      if (error == NULL)
+        g_set_error (&error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                     _("The demo could not be set up: “%s demo” stopped before it was ready."),
+                     self->flctl);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  g_debug ("flctl demo: %s", line);
+  if (g_str_equal (line, "ready"))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  read_next_line (g_steal_pointer (&task));
+}
+
+void
+inspector_demo_start_async (InspectorDemo       *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (INSPECTOR_IS_DEMO (self));
+  g_return_if_fail (self->process == NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, inspector_demo_start_async);
+
+  self->flctl = inspector_demo_find_flctl ();
+  self->directory = g_dir_make_tmp ("fl-inspector-demo-XXXXXX", &error);
+  if (self->directory == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup_cb, NULL, NULL);
+  self->process = g_subprocess_launcher_spawn (launcher, &error,
+                                               self->flctl, "demo", self->directory, NULL);
+  if (self->process == NULL)
+    {
+      g_prefix_error (&error, _("The demo needs flctl (%s): "), self->flctl);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  self->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->process));
+  read_next_line (g_steal_pointer (&task));
+}
+
+gboolean
+inspector_demo_start_finish (InspectorDemo  *self,
+                             GAsyncResult   *result,
+                             GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+const char *
+inspector_demo_get_directory (InspectorDemo *self)
+{
+  g_return_val_if_fail (INSPECTOR_IS_DEMO (self), NULL);
+
+  return self->directory;
+}
+
+static void
+waited_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+stop_timeout_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* SIGTERM ends flctl demo, which ends its holders: they release their locks. */
+void
+inspector_demo_stop (InspectorDemo *self)
+{
+  g_return_if_fail (INSPECTOR_IS_DEMO (self));
+
+  if (self->process != NULL)
+    {
+      gboolean exited = FALSE;
+      gboolean expired = FALSE;
+      guint timeout_id;
+
+      g_subprocess_send_signal (self->process, SIGTERM);
+      g_subprocess_wait_async (self->process, NULL, waited_cb, &exited);
+      timeout_id = g_timeout_add (STOP_TIMEOUT_MS, stop_timeout_cb, &expired);
+      while (!exited && !expired)
+        g_main_context_iteration (NULL, TRUE);
+      if (!expired)
+        g_source_remove (timeout_id);
+      if (!exited)
+        {
+          g_subprocess_force_exit (self->process);
+          while (!exited)
+            g_main_context_iteration (NULL, TRUE);
+        }
+    }
+  g_clear_object (&self->output);
+  g_clear_object (&self->process);
+
+  if (self->directory != NULL)
+    remove_tree (self->directory);
+  g_clear_pointer (&self->directory, g_free);
+}

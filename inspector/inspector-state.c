@@ -1,0 +1,311 @@
+/* inspector-state.c: what a snapshot means, in words a person reads
+ *
+ * Every sentence is built here from the snapshot's structured evidence, not copied from
+ * libfl's reason string, so that it is translated and says the same thing in every view.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "inspector-state.h"
+
+InspectorState
+inspector_state_of (FlSnapshot *snapshot)
+{
+  gboolean stale = fl_snapshot_get_stale (snapshot);
+
+  switch (fl_snapshot_get_kind (snapshot))
+    {
+    case FL_ENTRY_FOREIGN:
+      return INSPECTOR_STATE_FOREIGN;
+    case FL_ENTRY_TEMP:
+    case FL_ENTRY_GRAVEYARD:
+      if (stale)
+        return INSPECTOR_STATE_ORPHAN;
+      return fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE ? INSPECTOR_STATE_WRITING
+                                                                     : INSPECTOR_STATE_UNKNOWN;
+    case FL_ENTRY_LOCK:
+    default:
+      if (stale)
+        return INSPECTOR_STATE_STALE;
+      return fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE ? INSPECTOR_STATE_ALIVE
+                                                                     : INSPECTOR_STATE_UNKNOWN;
+    }
+}
+
+gboolean
+inspector_state_is_problem (InspectorState state)
+{
+  return state != INSPECTOR_STATE_ALIVE && state != INSPECTOR_STATE_WRITING;
+}
+
+const char *
+inspector_state_icon_name (InspectorState state)
+{
+  switch (state)
+    {
+    case INSPECTOR_STATE_ALIVE:
+      return "emblem-ok-symbolic";
+    case INSPECTOR_STATE_WRITING:
+      return "document-edit-symbolic";
+    case INSPECTOR_STATE_UNKNOWN:
+      return "dialog-question-symbolic";
+    case INSPECTOR_STATE_FOREIGN:
+      return "action-unavailable-symbolic";
+    case INSPECTOR_STATE_ORPHAN:
+      return "user-trash-symbolic";
+    case INSPECTOR_STATE_STALE:
+    default:
+      return "dialog-warning-symbolic";
+    }
+}
+
+/* The state column: a word, and for a problem the short reason. */
+char *
+inspector_state_label (FlSnapshot *snapshot)
+{
+  FlLiveness liveness = fl_snapshot_get_liveness (snapshot);
+
+  switch (inspector_state_of (snapshot))
+    {
+    case INSPECTOR_STATE_ALIVE:
+      return g_strdup (_("Alive"));
+    case INSPECTOR_STATE_WRITING:
+      return g_strdup (_("Being written"));
+    case INSPECTOR_STATE_FOREIGN:
+      return g_strdup (_("Foreign: not a file"));
+    case INSPECTOR_STATE_ORPHAN:
+      return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Orphan: PID reused")
+                                                      : _("Orphan: creator exited"));
+    case INSPECTOR_STATE_UNKNOWN:
+      return g_strdup (fl_snapshot_get_pid (snapshot) > 0 ? _("Unknown: PID not visible here")
+                                                          : _("Unknown: no PID yet"));
+    case INSPECTOR_STATE_STALE:
+    default:
+      if (liveness == FL_LIVENESS_DEAD)
+        return g_strdup (_("Stale: holder exited"));
+      if (liveness == FL_LIVENESS_REUSED)
+        return g_strdup (_("Stale: PID reused"));
+      if (liveness == FL_LIVENESS_ALIVE)
+        return g_strdup (_("Stale: kernel lock dropped"));
+      return g_strdup (_("Stale: not a PID"));
+    }
+}
+
+char *
+inspector_kind_label (FlEntryKind kind)
+{
+  switch (kind)
+    {
+    case FL_ENTRY_LOCK:
+      return g_strdup (_("Lock file"));
+    case FL_ENTRY_TEMP:
+      return g_strdup (_("Temp file"));
+    case FL_ENTRY_GRAVEYARD:
+      return g_strdup (_("Graveyard file"));
+    case FL_ENTRY_FOREIGN:
+    default:
+      return g_strdup (_("Foreign entry"));
+    }
+}
+
+const char *
+inspector_kernel_lock_label (FlKernelLock kernel_lock)
+{
+  switch (kernel_lock)
+    {
+    case FL_KERNEL_LOCK_HELD:
+      return _("Held");
+    case FL_KERNEL_LOCK_FREE:
+      return _("Free");
+    case FL_KERNEL_LOCK_UNKNOWN:
+    default:
+      return "—";
+    }
+}
+
+char *
+inspector_format_holder (FlSnapshot *snapshot)
+{
+  int pid = fl_snapshot_get_pid (snapshot);
+  const char *name = fl_snapshot_get_process_name (snapshot);
+
+  if (pid <= 0)
+    return g_strdup ("—");
+  if (name != NULL && name[0] != '\0')
+    return g_strdup_printf ("%d · %s", pid, name);
+  return g_strdup_printf ("%d", pid);
+}
+
+char *
+inspector_format_age (gint64 age_us)
+{
+  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
+
+  if (s < 60)
+    return g_strdup_printf (_("%d s"), (int) s);
+  if (s < 3600)
+    return g_strdup_printf (_("%d min"), (int) (s / 60));
+  if (s < 86400)
+    return g_strdup_printf (_("%d h"), (int) (s / 3600));
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d day", "%d days", s / 86400),
+                          (int) (s / 86400));
+}
+
+char *
+inspector_format_time (gint64 real_us)
+{
+  g_autoptr(GDateTime) time = NULL;
+
+  if (real_us <= 0)
+    return g_strdup ("—");
+  time = g_date_time_new_from_unix_local (real_us / G_USEC_PER_SEC);
+  return time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("—");
+}
+
+char *
+inspector_format_user (gint64 uid)
+{
+  struct passwd pw;
+  struct passwd *found = NULL;
+  char buf[1024];
+
+  if (uid < 0)
+    return g_strdup ("—");
+  if (getpwuid_r ((uid_t) uid, &pw, buf, sizeof buf, &found) == 0 && found != NULL)
+    return g_strdup_printf ("%s (%d)", found->pw_name, (int) uid);
+  return g_strdup_printf ("%d", (int) uid);
+}
+
+static void
+explain_lock (GString    *text,
+              FlSnapshot *snapshot,
+              gint64      stale_after_ms)
+{
+  int pid = fl_snapshot_get_pid (snapshot);
+  const char *content = fl_snapshot_get_content (snapshot);
+  int stale_after_s = (int) (stale_after_ms / 1000);
+
+  switch (fl_snapshot_get_kernel_lock (snapshot))
+    {
+    case FL_KERNEL_LOCK_HELD:
+      g_string_append_printf (text, "• %s\n",
+                              _("A process holds the kernel lock on this file, so its holder is alive."));
+      break;
+    case FL_KERNEL_LOCK_FREE:
+      g_string_append_printf (text, "• %s\n", _("Nobody holds the kernel lock on this file."));
+      break;
+    case FL_KERNEL_LOCK_UNKNOWN:
+    default:
+      g_string_append_printf (text, "• %s\n", _("The kernel lock could not be probed."));
+      break;
+    }
+
+  if (pid > 0)
+    {
+      g_string_append (text, "• ");
+      g_string_append_printf (text, _("The file names process %d."), pid);
+      g_string_append_c (text, '\n');
+    }
+  else if (content == NULL || content[0] == '\0')
+    g_string_append_printf (text, "• %s\n", _("The file is empty: it names no process."));
+  else
+    {
+      g_string_append (text, "• ");
+      g_string_append_printf (text, _("The file does not contain a valid PID: “%.32s”."), content);
+      g_string_append_c (text, '\n');
+    }
+
+  if (pid <= 0)
+    {
+      g_string_append (text, "• ");
+      if (fl_snapshot_get_stale (snapshot))
+        g_string_append_printf (text, _("It is older than %d seconds, so it is stale."),
+                                stale_after_s);
+      else
+        g_string_append_printf (text, _("It becomes stale when it is %d seconds old."),
+                                stale_after_s);
+      g_string_append_c (text, '\n');
+    }
+}
+
+static void
+explain_process (GString    *text,
+                 FlSnapshot *snapshot)
+{
+  int pid = fl_snapshot_get_pid (snapshot);
+
+  if (pid <= 0)
+    return;
+
+  g_string_append (text, "• ");
+  switch (fl_snapshot_get_liveness (snapshot))
+    {
+    case FL_LIVENESS_ALIVE:
+      if (fl_snapshot_get_stale (snapshot))
+        g_string_append_printf (text, _("Process %d is running, but it took a kernel lock and "
+                                        "no longer holds it: it has let go of this lock."), pid);
+      else
+        g_string_append_printf (text, _("Process %d is running."), pid);
+      break;
+    case FL_LIVENESS_DEAD:
+      g_string_append_printf (text, _("Process %d no longer exists."), pid);
+      break;
+    case FL_LIVENESS_REUSED:
+      g_string_append_printf (text, _("A process with PID %d runs, but it started after the "
+                                      "file was written: the PID was reused."), pid);
+      break;
+    case FL_LIVENESS_UNKNOWN:
+    default:
+      g_string_append_printf (text, _("Process %d cannot be checked from here: it belongs to "
+                                      "another host or PID namespace, or the file is on a "
+                                      "network filesystem."), pid);
+      break;
+    }
+  g_string_append_c (text, '\n');
+}
+
+/* The evidence behind the verdict, one fact a line, then the verdict. */
+char *
+inspector_explain (FlSnapshot *snapshot,
+                   gint64      stale_after_ms)
+{
+  GString *text = g_string_new (NULL);
+
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK)
+    explain_lock (text, snapshot, stale_after_ms);
+  explain_process (text, snapshot);
+
+  switch (inspector_state_of (snapshot))
+    {
+    case INSPECTOR_STATE_ALIVE:
+      g_string_append (text, _("Verdict: held. It must not be reclaimed."));
+      break;
+    case INSPECTOR_STATE_WRITING:
+      g_string_append (text, _("Verdict: in use. Its creator is still running."));
+      break;
+    case INSPECTOR_STATE_UNKNOWN:
+      g_string_append (text, _("Verdict: unknown. libfl will not judge it stale."));
+      break;
+    case INSPECTOR_STATE_FOREIGN:
+      g_string_append (text, _("This is not a regular file. libfl never opens, follows or "
+                               "removes it; remove it by hand if it does not belong here."));
+      break;
+    case INSPECTOR_STATE_ORPHAN:
+      g_string_append (text, _("Verdict: orphan. Its creator is gone, so nothing will ever use "
+                               "it. Removing it is safe."));
+      break;
+    case INSPECTOR_STATE_STALE:
+    default:
+      g_string_append (text, _("Verdict: stale. No live process holds it, so reclaiming it is "
+                               "safe."));
+      break;
+    }
+
+  return g_string_free (text, FALSE);
+}

@@ -1,0 +1,475 @@
+/* inspector-window-actions.c: what a person can do in the window, and the guarded reclaim
+ *
+ * A reclaim passes the very snapshot shown in the confirmation to fl_directory_model_reclaim():
+ * libfl refuses, touching nothing, if the file is not that one any more or its holder lives.
+ * The window then says, in plain words, what happened.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "inspector-state.h"
+#include "inspector-window-private.h"
+
+typedef enum
+{
+  CONFIRM_RECLAIM,
+  CONFIRM_REMOVE_ORPHAN,
+  CONFIRM_CLEAN_ORPHANS,
+} ConfirmKind;
+
+static FlSnapshot *
+selected_snapshot (InspectorWindow *self)
+{
+  return self->selected != NULL ? fl_entry_get_snapshot (self->selected) : NULL;
+}
+
+void
+_inspector_window_update_actions (InspectorWindow *self)
+{
+  FlSnapshot *snap = selected_snapshot (self);
+  InspectorState state = snap != NULL ? inspector_state_of (snap) : INSPECTOR_STATE_ALIVE;
+  guint orphans = 0;
+
+  if (self->model != NULL)
+    g_object_get (self->model, "n-orphans", &orphans, NULL);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reclaim",
+                                 snap != NULL && state == INSPECTOR_STATE_STALE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
+                                 snap != NULL && state == INSPECTOR_STATE_ORPHAN);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans", orphans > 0);
+}
+
+void
+_inspector_window_show_banner (InspectorWindow *self,
+                               gboolean         success,
+                               const char      *text)
+{
+  gtk_image_set_from_icon_name (self->banner_icon,
+                                success ? "emblem-ok-symbolic" : "dialog-error-symbolic");
+  gtk_label_set_text (self->banner_label, text);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->banner), success ? "error" : "success");
+  gtk_widget_add_css_class (GTK_WIDGET (self->banner), success ? "success" : "error");
+  gtk_revealer_set_reveal_child (self->banner, TRUE);
+}
+
+static void
+dismiss_banner_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  gtk_revealer_set_reveal_child (INSPECTOR_WINDOW (widget)->banner, FALSE);
+}
+
+/* Reporting an outcome */
+
+static void
+report_response_cb (GtkDialog       *dialog,
+                    int              response,
+                    InspectorWindow *self)
+{
+  if (self->dialog == GTK_WINDOW (dialog))
+    self->dialog = NULL;
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+report_failure (InspectorWindow *self,
+                const char      *title,
+                const char      *text)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", title);
+
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", text);
+  g_signal_connect (dialog, "response", G_CALLBACK (report_response_cb), self);
+  self->dialog = GTK_WINDOW (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+  _inspector_window_show_banner (self, FALSE, text);
+}
+
+/* Why nothing was touched, from the error and from what the file is now. */
+static char *
+explain_refusal (InspectorWindow *self,
+                 FlSnapshot      *seen,
+                 const GError    *error)
+{
+  const char *name = fl_snapshot_get_name (seen);
+  FlEntry *now = fl_directory_model_lookup (self->model, fl_snapshot_get_path (seen));
+
+  if (g_error_matches (error, FL_ERROR, FL_ERROR_CHANGED))
+    {
+      if (now == NULL)
+        return g_strdup_printf (_("“%s” disappeared after you confirmed: another process released "
+                                  "or removed it. Nothing was touched."), name);
+      if (fl_snapshot_get_pid (fl_entry_get_snapshot (now)) > 0
+          && fl_snapshot_get_pid (fl_entry_get_snapshot (now)) != fl_snapshot_get_pid (seen))
+        return g_strdup_printf (_("“%s” changed after you confirmed: it now names process %d. "
+                                  "Nothing was touched."),
+                                name, fl_snapshot_get_pid (fl_entry_get_snapshot (now)));
+      return g_strdup_printf (_("“%s” changed after you confirmed (another file, content or "
+                                "holder). Nothing was touched."), name);
+    }
+  if (g_error_matches (error, FL_ERROR, FL_ERROR_NOT_STALE))
+    return g_strdup_printf (_("“%s” is not stale any more: its holder is alive. Nothing was "
+                              "touched."), name);
+  if (g_error_matches (error, FL_ERROR, FL_ERROR_PERMISSION))
+    return g_strdup_printf (_("You may not remove “%s”: permission denied. Nothing was touched. "
+                              "Ask the file's owner or an administrator."), name);
+  if (g_error_matches (error, FL_ERROR, FL_ERROR_FOREIGN))
+    return g_strdup_printf (_("“%s” is not a regular file: it is never removed from here. "
+                              "Nothing was touched."), name);
+  return g_strdup_printf (_("“%s” could not be removed: %s"), name, error->message);
+}
+
+static void
+reclaim_one (InspectorWindow *self,
+             FlSnapshot      *seen)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  const char *name = fl_snapshot_get_name (seen);
+  gboolean is_lock = fl_snapshot_get_kind (seen) == FL_ENTRY_LOCK;
+
+  if (!fl_directory_model_reclaim (self->model, seen, &error))
+    {
+      text = explain_refusal (self, seen, error);
+      report_failure (self, is_lock ? _("The lock was not reclaimed") : _("The file was not removed"),
+                      text);
+      return;
+    }
+
+  if (!is_lock)
+    text = g_strdup_printf (_("Removed the orphaned file “%s”."), name);
+  else if (fl_snapshot_get_pid (seen) > 0)
+    text = g_strdup_printf (_("Reclaimed the lock “%s”. Its holder, process %d, was gone; the "
+                              "next process that asks for the lock gets it."),
+                            name, fl_snapshot_get_pid (seen));
+  else
+    text = g_strdup_printf (_("Reclaimed the lock “%s”. It named no process; the next process "
+                              "that asks for the lock gets it."), name);
+  _inspector_window_show_banner (self, TRUE, text);
+}
+
+static void
+clean_all (InspectorWindow *self,
+           GPtrArray       *seen)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  guint removed = 0;
+
+  for (guint i = 0; i < seen->len; i++)
+    removed += fl_directory_model_reclaim (self->model, seen->pdata[i], NULL);
+
+  g_string_printf (text, g_dngettext (GETTEXT_PACKAGE, "Removed %u orphaned file.",
+                                      "Removed %u orphaned files.", removed), removed);
+  if (removed < seen->len)
+    {
+      guint left = seen->len - removed;
+
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE,
+                                                 "%u file was left alone because it changed.",
+                                                 "%u files were left alone because they changed.",
+                                                 left), left);
+    }
+  _inspector_window_show_banner (self, removed == seen->len, text->str);
+}
+
+/* Confirmation */
+
+static void
+confirm_response_cb (GtkDialog       *dialog,
+                     int              response,
+                     InspectorWindow *self)
+{
+  ConfirmKind kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "inspector-kind"));
+  g_autoptr(GObject) keep = g_object_ref (G_OBJECT (dialog));
+
+  if (self->dialog == GTK_WINDOW (dialog))
+    self->dialog = NULL;
+  gtk_widget_set_visible (GTK_WIDGET (dialog), FALSE);
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      if (kind == CONFIRM_CLEAN_ORPHANS)
+        clean_all (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshots"));
+      else
+        reclaim_one (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshot"));
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* While the confirmation is open, a change to the lock is shown in it at once. */
+static void
+confirmed_entry_changed_cb (FlEntry    *entry,
+                            GParamSpec *pspec,
+                            GtkWidget  *dialog)
+{
+  FlSnapshot *seen = g_object_get_data (G_OBJECT (dialog), "inspector-snapshot");
+  const char *body = g_object_get_data (G_OBJECT (dialog), "inspector-body");
+  g_autofree char *text = NULL;
+
+  if (fl_snapshot_same_file (seen, fl_entry_get_snapshot (entry)))
+    return;
+  text = g_strdup_printf ("%s\n\n%s",
+                          _("Warning: this file has changed since this window opened. If you go "
+                            "on, libfl will refuse and nothing will be touched."),
+                          body);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", text);
+}
+
+static GtkWidget *
+confirm_dialog (InspectorWindow *self,
+                ConfirmKind      kind,
+                const char      *title,
+                const char      *body,
+                const char      *accept)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                              GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE, "%s", title);
+  GtkWidget *button;
+
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", body);
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  button = gtk_dialog_add_button (GTK_DIALOG (dialog), accept, GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (button, "destructive-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_object_set_data (G_OBJECT (dialog), "inspector-kind", GINT_TO_POINTER (kind));
+  g_object_set_data_full (G_OBJECT (dialog), "inspector-body", g_strdup (body), g_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (confirm_response_cb), self);
+  return dialog;
+}
+
+static void
+confirm_one (InspectorWindow *self,
+             ConfirmKind      kind)
+{
+  g_autoptr(FlSnapshot) seen = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *holder = NULL;
+  g_autofree char *evidence = NULL;
+  g_autofree char *body = NULL;
+  const char *what;
+  GtkWidget *dialog;
+
+  if (self->selected == NULL || self->dialog != NULL)
+    return;
+
+  /* This is the snapshot the person sees and confirms; the reclaim uses exactly it. */
+  seen = fl_entry_dup_snapshot (self->selected);
+  evidence = inspector_explain (seen, FL_DEFAULT_STALE_AFTER_MS);
+  holder = fl_snapshot_get_pid (seen) > 0 ? inspector_format_holder (seen) : g_strdup (_("none"));
+
+  if (kind == CONFIRM_RECLAIM)
+    {
+      title = g_strdup_printf (_("Reclaim the lock “%s”?"), fl_snapshot_get_name (seen));
+      what = _("What happens: libfl checks again that the lock is still this very file and still "
+               "stale, then moves it aside and deletes it. The next process that asks for the "
+               "lock gets it. If anything changed, nothing is touched.");
+    }
+  else
+    {
+      title = g_strdup_printf (_("Remove the orphaned file “%s”?"), fl_snapshot_get_name (seen));
+      what = _("What happens: libfl checks again that this is still the very file and that its "
+               "creator is gone, then deletes it. No lock is affected. If anything changed, "
+               "nothing is touched.");
+    }
+  body = g_strdup_printf (_("File: %s\nProcess (PID): %s\n\nEvidence:\n%s\n\n%s"),
+                          fl_snapshot_get_path (seen), holder, evidence, what);
+
+  dialog = confirm_dialog (self, kind, title, body,
+                           kind == CONFIRM_RECLAIM ? _("_Reclaim") : _("_Remove"));
+  g_object_set_data_full (G_OBJECT (dialog), "inspector-snapshot", g_steal_pointer (&seen),
+                          g_object_unref);
+  g_signal_connect_object (self->selected, "notify::snapshot",
+                           G_CALLBACK (confirmed_entry_changed_cb), dialog, 0);
+  self->dialog = GTK_WINDOW (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+reclaim_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlSnapshot *snap = selected_snapshot (self);
+
+  if (snap != NULL && inspector_state_of (snap) == INSPECTOR_STATE_STALE)
+    confirm_one (self, CONFIRM_RECLAIM);
+}
+
+static void
+remove_orphan_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlSnapshot *snap = selected_snapshot (self);
+
+  if (snap != NULL && inspector_state_of (snap) == INSPECTOR_STATE_ORPHAN)
+    confirm_one (self, CONFIRM_REMOVE_ORPHAN);
+}
+
+static void
+clean_orphans_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  GListModel *list = G_LIST_MODEL (self->model);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *title = NULL;
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  if (self->dialog != NULL)
+    return;
+
+  /* A pass over all entries, on a person's request only. */
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (list, i);
+      FlSnapshot *snap = fl_entry_get_snapshot (entry);
+
+      if (inspector_state_of (snap) != INSPECTOR_STATE_ORPHAN)
+        continue;
+      if (seen->len < 10)
+        g_string_append_printf (names, "\n• %s", fl_snapshot_get_path (snap));
+      g_ptr_array_add (seen, g_object_ref (snap));
+    }
+  if (seen->len == 0)
+    return;
+  if (seen->len > 10)
+    g_string_append (names, "\n• …");
+
+  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Remove %u orphaned file?",
+                                        "Remove %u orphaned files?", seen->len), seen->len);
+  body = g_strdup_printf (_("These temp and graveyard files were left by processes that are "
+                            "gone; nothing will ever use them:%s\n\nWhat happens: libfl checks "
+                            "each file again and deletes it only if it is still the very file "
+                            "listed and its creator is still gone. No lock is affected."),
+                          names->str);
+  dialog = confirm_dialog (self, CONFIRM_CLEAN_ORPHANS, title, body, _("_Remove"));
+  g_object_set_data_full (G_OBJECT (dialog), "inspector-snapshots", g_steal_pointer (&seen),
+                          (GDestroyNotify) g_ptr_array_unref);
+  self->dialog = GTK_WINDOW (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* Folders */
+
+static void
+chooser_response_cb (GtkNativeDialog *native,
+                     int              response,
+                     InspectorWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      const char *choice = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (native), "recursive");
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        inspector_window_add_directory (self, path, g_strcmp0 (choice, "true") == 0, TRUE);
+    }
+  g_object_unref (native);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  GtkFileChooserNative *native;
+
+  native = gtk_file_chooser_native_new (_("Watch a Folder"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Watch"),
+                                        _("_Cancel"));
+  gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (native), "recursive",
+                               _("Include subfolders"), NULL, NULL);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_signal_connect (native, "response", G_CALLBACK (chooser_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+remove_directory_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  _inspector_window_remove_directory (INSPECTOR_WINDOW (widget),
+                                      g_variant_get_string (parameter, NULL));
+}
+
+static void
+refresh_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  fl_directory_model_rescan (INSPECTOR_WINDOW (widget)->model);
+}
+
+static void
+copy_path_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlSnapshot *snap = selected_snapshot (self);
+  g_autofree char *text = NULL;
+
+  if (snap == NULL)
+    return;
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), fl_snapshot_get_path (snap));
+  text = g_strdup_printf (_("Copied “%s” to the clipboard."), fl_snapshot_get_path (snap));
+  _inspector_window_show_banner (self, TRUE, text);
+}
+
+static void
+focus_search_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (INSPECTOR_WINDOW (widget)->search_entry));
+}
+
+void
+_inspector_window_install_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.refresh", NULL, refresh_action);
+  gtk_widget_class_install_action (widget_class, "win.reclaim", NULL, reclaim_action);
+  gtk_widget_class_install_action (widget_class, "win.remove-orphan", NULL, remove_orphan_action);
+  gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);
+  gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
+  gtk_widget_class_install_action (widget_class, "win.remove-directory", "s",
+                                   remove_directory_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-banner", NULL,
+                                   dismiss_banner_action);
+  gtk_widget_class_install_property_action (widget_class, "win.problems-only", "problems-only");
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.refresh", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.refresh",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK,
+                                       "win.focus-search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_p, GDK_CONTROL_MASK,
+                                       "win.problems-only", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.copy-path", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete,
+                                       GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.clean-orphans",
+                                       NULL);
+}

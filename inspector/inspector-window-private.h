@@ -1,0 +1,79 @@
+/* inspector-window-private.h: what the window's files share, and the tests' hooks
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "inspector-details.h"
+#include "inspector-demo.h"
+#include "inspector-window.h"
+
+G_BEGIN_DECLS
+
+struct _InspectorWindow
+{
+  GtkApplicationWindow  parent_instance;
+
+  /* template children */
+  GtkRevealer          *banner;
+  GtkImage             *banner_icon;
+  GtkLabel             *banner_label;
+  GtkSearchEntry       *search_entry;
+  GtkToggleButton      *problems_button;
+  GtkLabel             *counts_label;
+  GtkPaned             *paned;
+  GtkStack             *stack;
+  GtkColumnView        *column_view;
+  GtkColumnViewColumn  *state_column;
+  GtkColumnViewColumn  *kernel_column;
+  GtkListBox           *directories_list;
+  InspectorDetails     *details;
+
+  FlDirectoryModel     *model;
+  GtkFilterListModel   *filter_model;
+  GtkCustomFilter      *filter;
+  GtkSortListModel     *sort_model;
+  GtkSingleSelection   *selection;
+  FlEntry              *selected;      /* followed for notify::snapshot */
+
+  GSettings            *settings;
+  InspectorDemo        *demo;
+  GCancellable         *cancellable;
+
+  GHashTable           *age_cells;     /* bound age cells (GtkListItem): only these tick */
+  guint                 tick_id;
+  guint                 refilter_id;
+  GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
+  char                 *search_text;
+  gboolean              problems_only;
+
+  GtkWindow            *dialog;        /* the open confirmation or report, if any */
+};
+
+/* inspector-columns.c */
+void        _inspector_window_setup_columns    (InspectorWindow *self);
+void        _inspector_window_tick             (InspectorWindow *self);
+gboolean    _inspector_window_filter_cb        (gpointer         item,
+                                                gpointer         user_data);
+void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
+
+/* inspector-window.c */
+void        _inspector_window_remove_directory (InspectorWindow *self,
+                                                const char      *directory);
+
+/* inspector-window-actions.c */
+void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
+void        _inspector_window_update_actions   (InspectorWindow *self);
+void        _inspector_window_show_banner      (InspectorWindow *self,
+                                                gboolean         success,
+                                                const char      *text);
+
+/* Test hooks */
+FlEntry    *_inspector_window_get_selected     (InspectorWindow *self);
+gboolean    _inspector_window_select_path      (InspectorWindow *self,
+                                                const char      *path);
+GtkWindow  *_inspector_window_get_dialog       (InspectorWindow *self);
+const char *_inspector_window_get_banner_text  (InspectorWindow *self);
+GListModel *_inspector_window_get_rows         (InspectorWindow *self);
+
+G_END_DECLS

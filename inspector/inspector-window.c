@@ -1,0 +1,636 @@
+/* inspector-window.c: the Lock Inspector's main window
+ *
+ * The list is FlDirectoryModel → GtkFilterListModel (search, problems only) → GtkSortListModel
+ * (the column view's sorter) → GtkSingleSelection. The model inserts and removes rows with
+ * exact items-changed and updates a changed lock in place, so selection and focus survive.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "inspector-state.h"
+#include "inspector-window-private.h"
+
+G_DEFINE_FINAL_TYPE (InspectorWindow, inspector_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_PROBLEMS_ONLY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+update_counts (InspectorWindow *self)
+{
+  g_autofree char *text = NULL;
+  guint held, stale, orphans, foreign;
+
+  g_object_get (self->model, "n-held", &held, "n-stale", &stale, "n-orphans", &orphans,
+                "n-foreign", &foreign, NULL);
+  if (foreign > 0)
+    text = g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u   Foreign: %u"),
+                            held, stale, orphans, foreign);
+  else
+    text = g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+  gtk_label_set_text (self->counts_label, text);
+}
+
+static void
+counts_notify_cb (FlDirectoryModel *model,
+                  GParamSpec       *pspec,
+                  InspectorWindow  *self)
+{
+  update_counts (self);
+}
+
+static void
+update_page (InspectorWindow *self)
+{
+  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
+  gboolean loading;
+
+  g_object_get (self->model, "loading", &loading, NULL);
+  if (dirs[0] == NULL && self->demo == NULL)
+    gtk_stack_set_visible_child_name (self->stack, "empty");
+  else if (loading && g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
+    gtk_stack_set_visible_child_name (self->stack, "loading");
+  else
+    gtk_stack_set_visible_child_name (self->stack, "list");
+}
+
+static void
+loading_notify_cb (FlDirectoryModel *model,
+                   GParamSpec       *pspec,
+                   InspectorWindow  *self)
+{
+  update_page (self);
+}
+
+/* The filter does not watch the entries: a lock that turns stale while "problems only" is on
+ * must be filtered again. Coalesced into one pass per main loop iteration. */
+static gboolean
+refilter_cb (gpointer user_data)
+{
+  InspectorWindow *self = user_data;
+
+  self->refilter_id = 0;
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+entry_changed_cb (FlDirectoryModel *model,
+                  FlEntry          *entry,
+                  FlChange          change,
+                  InspectorWindow  *self)
+{
+  if ((self->problems_only || self->search_text != NULL) && self->refilter_id == 0)
+    self->refilter_id = g_idle_add (refilter_cb, self);
+}
+
+static void
+apply_filter (InspectorWindow *self)
+{
+  gboolean active = self->problems_only || self->search_text != NULL;
+
+  /* Without a criterion, no filter at all: 100,000 rows pass through for free. */
+  gtk_filter_list_model_set_filter (self->filter_model, active ? GTK_FILTER (self->filter) : NULL);
+  if (active)
+    gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+static void
+search_changed_cb (GtkSearchEntry  *entry,
+                   InspectorWindow *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+
+  g_clear_pointer (&self->search_text, g_free);
+  if (text[0] != '\0')
+    self->search_text = g_utf8_casefold (text, -1);
+  apply_filter (self);
+}
+
+static void
+stop_search_cb (GtkSearchEntry  *entry,
+                InspectorWindow *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+}
+
+static void
+selected_notify_snapshot_cb (FlEntry         *entry,
+                             GParamSpec      *pspec,
+                             InspectorWindow *self)
+{
+  _inspector_window_update_actions (self);
+}
+
+static void
+selection_changed_cb (GtkSingleSelection *selection,
+                      GParamSpec         *pspec,
+                      InspectorWindow    *self)
+{
+  FlEntry *entry = gtk_single_selection_get_selected_item (selection);
+
+  if (entry == self->selected)
+    return;
+  if (self->selected != NULL)
+    g_signal_handlers_disconnect_by_func (self->selected, selected_notify_snapshot_cb, self);
+  g_set_object (&self->selected, entry);
+  if (entry != NULL)
+    g_signal_connect (entry, "notify::snapshot", G_CALLBACK (selected_notify_snapshot_cb), self);
+
+  inspector_details_set_entry (self->details, self->model, entry);
+  _inspector_window_update_actions (self);
+}
+
+/* Watched directories: the popover's list, and GSettings */
+
+static void
+remember_directories (InspectorWindow *self)
+{
+  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
+  GVariantBuilder builder;
+  const char *demo_dir = self->demo != NULL ? inspector_demo_get_directory (self->demo) : NULL;
+  g_autoptr(GVariant) old = g_settings_get_value (self->settings, "directories");
+  GVariantIter iter;
+  const char *path;
+  gboolean recursive;
+
+  /* Keep each directory's recursion as it was remembered. */
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sb)"));
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      gboolean rec = FALSE;
+
+      if (g_strcmp0 (dirs[i], demo_dir) == 0)
+        continue;
+      g_variant_iter_init (&iter, old);
+      while (g_variant_iter_next (&iter, "(&sb)", &path, &recursive))
+        if (g_str_equal (path, dirs[i]))
+          rec = recursive;
+      if (g_hash_table_contains (self->recursive_dirs, dirs[i]))
+        rec = GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, dirs[i]));
+      g_variant_builder_add (&builder, "(sb)", dirs[i], rec);
+    }
+  g_settings_set_value (self->settings, "directories", g_variant_builder_end (&builder));
+}
+
+static void
+rebuild_directories_list (InspectorWindow *self)
+{
+  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->directories_list))) != NULL)
+    gtk_list_box_remove (self->directories_list, child);
+
+  for (guint i = 0; dirs[i] != NULL; i++)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *label = gtk_label_new (dirs[i]);
+      GtkWidget *button = gtk_button_new_from_icon_name ("list-remove-symbolic");
+      g_autofree char *a11y = g_strdup_printf (_("Stop watching %s"), dirs[i]);
+
+      gtk_widget_set_margin_start (box, 6);
+      gtk_widget_set_margin_end (box, 6);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_START);
+      gtk_label_set_width_chars (GTK_LABEL (label), 32);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_set_tooltip_text (button, a11y);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      a11y, -1);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.remove-directory");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", dirs[i]);
+      gtk_widget_add_css_class (button, "flat");
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (GTK_BOX (box), button);
+      gtk_list_box_append (self->directories_list, box);
+    }
+  if (dirs[0] == NULL)
+    {
+      GtkWidget *none = gtk_label_new (_("None yet: open a folder."));
+
+      gtk_widget_add_css_class (none, "dim-label");
+      gtk_list_box_append (self->directories_list, none);
+    }
+}
+
+typedef struct
+{
+  InspectorWindow *self;
+  char            *directory;
+  gboolean         remember;
+} AddCall;
+
+static void
+added_cb (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  AddCall *call = user_data;
+  g_autoptr(InspectorWindow) self = call->self;
+  g_autofree char *directory = call->directory;
+  g_autoptr(GError) error = NULL;
+
+  if (!fl_directory_model_add_directory_finish (FL_DIRECTORY_MODEL (source), result, &error))
+    {
+      g_autofree char *text = g_strdup_printf (_("Cannot watch the folder “%s”: %s"),
+                                               directory, error->message);
+
+      _inspector_window_show_banner (self, FALSE, text);
+    }
+  else if (call->remember)
+    remember_directories (self);
+
+  g_free (call);
+  rebuild_directories_list (self);
+  update_page (self);
+}
+
+void
+inspector_window_add_directory (InspectorWindow *self,
+                                const char      *directory,
+                                gboolean         recursive,
+                                gboolean         remember)
+{
+  g_autofree char *canonical = NULL;
+  AddCall *call;
+
+  g_return_if_fail (INSPECTOR_IS_WINDOW (self));
+
+  canonical = g_canonicalize_filename (directory, NULL);
+  g_hash_table_insert (self->recursive_dirs, g_strdup (canonical), GINT_TO_POINTER (recursive));
+  call = g_new0 (AddCall, 1);
+  call->self = g_object_ref (self);
+  call->directory = g_strdup (canonical);
+  call->remember = remember;
+  fl_directory_model_add_directory_async (self->model, canonical, recursive, self->cancellable,
+                                          added_cb, call);
+  rebuild_directories_list (self);
+  update_page (self);
+}
+
+void
+_inspector_window_remove_directory (InspectorWindow *self,
+                                    const char      *directory)
+{
+  fl_directory_model_remove_directory (self->model, directory);
+  remember_directories (self);
+  rebuild_directories_list (self);
+  update_page (self);
+}
+
+static void
+demo_started_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(InspectorWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!inspector_demo_start_finish (INSPECTOR_DEMO (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _inspector_window_show_banner (self, FALSE, error->message);
+      g_clear_object (&self->demo);
+      update_page (self);
+      return;
+    }
+  inspector_window_add_directory (self, inspector_demo_get_directory (self->demo), TRUE, FALSE);
+}
+
+void
+inspector_window_start_demo (InspectorWindow *self)
+{
+  g_return_if_fail (INSPECTOR_IS_WINDOW (self));
+  g_return_if_fail (self->demo == NULL);
+
+  self->demo = inspector_demo_new ();
+  gtk_stack_set_visible_child_name (self->stack, "loading");
+  inspector_demo_start_async (self->demo, self->cancellable, demo_started_cb, g_object_ref (self));
+}
+
+/* Drag and drop: a folder is watched; a file's folder is. */
+static gboolean
+drop_cb (GtkDropTarget   *target,
+         const GValue    *value,
+         double           x,
+         double           y,
+         InspectorWindow *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  for (GSList *l = files; l != NULL; l = l->next)
+    {
+      g_autofree char *path = g_file_get_path (l->data);
+
+      if (path == NULL)
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        inspector_window_add_directory (self, path, FALSE, TRUE);
+      else
+        {
+          g_autofree char *parent = g_path_get_dirname (path);
+
+          inspector_window_add_directory (self, parent, FALSE, TRUE);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+tick_cb (gpointer user_data)
+{
+  _inspector_window_tick (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+inspector_window_map (GtkWidget *widget)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (inspector_window_parent_class)->map (widget);
+  if (self->tick_id == 0)
+    self->tick_id = g_timeout_add_seconds (1, tick_cb, self);
+}
+
+static void
+inspector_window_unmap (GtkWidget *widget)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  g_clear_handle_id (&self->tick_id, g_source_remove);
+  GTK_WIDGET_CLASS (inspector_window_parent_class)->unmap (widget);
+}
+
+static gboolean
+inspector_window_close_request (GtkWindow *window)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_int (self->settings, "window-width", width);
+  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  g_settings_set_int (self->settings, "details-position", gtk_paned_get_position (self->paned));
+
+  return GTK_WINDOW_CLASS (inspector_window_parent_class)->close_request (window);
+}
+
+static void
+inspector_window_dispose (GObject *object)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  /* Unbinds every row while the window can still answer its cells. */
+  if (self->column_view != NULL)
+    gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_handle_id (&self->tick_id, g_source_remove);
+  g_clear_handle_id (&self->refilter_id, g_source_remove);
+  if (self->dialog != NULL)
+    gtk_window_destroy (self->dialog);
+  if (self->selected != NULL)
+    g_signal_handlers_disconnect_by_func (self->selected, selected_notify_snapshot_cb, self);
+  g_clear_object (&self->selected);
+  if (self->model != NULL)
+    g_signal_handlers_disconnect_by_data (self->model, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), INSPECTOR_TYPE_WINDOW);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->sort_model);
+  g_clear_object (&self->filter_model);
+  g_clear_object (&self->filter);
+  /* Ends the demo's holders and removes its directory, after the list let go of it. */
+  g_clear_object (&self->demo);
+  g_clear_object (&self->model);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->age_cells, g_hash_table_unref);
+  g_clear_pointer (&self->recursive_dirs, g_hash_table_unref);
+  g_clear_pointer (&self->search_text, g_free);
+
+  G_OBJECT_CLASS (inspector_window_parent_class)->dispose (object);
+}
+
+static void
+inspector_window_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROBLEMS_ONLY:
+      g_value_set_boolean (value, self->problems_only);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+inspector_window_set_property (GObject      *object,
+                               guint         prop_id,
+                               const GValue *value,
+                               GParamSpec   *pspec)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROBLEMS_ONLY:
+      if (self->problems_only != g_value_get_boolean (value))
+        {
+          self->problems_only = g_value_get_boolean (value);
+          if (self->filter_model != NULL)
+            apply_filter (self);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+inspector_window_class_init (InspectorWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = inspector_window_dispose;
+  object_class->get_property = inspector_window_get_property;
+  object_class->set_property = inspector_window_set_property;
+  widget_class->map = inspector_window_map;
+  widget_class->unmap = inspector_window_unmap;
+  window_class->close_request = inspector_window_close_request;
+
+  properties[PROP_PROBLEMS_ONLY] =
+    g_param_spec_boolean ("problems-only", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (FL_TYPE_ENTRY);
+  g_type_ensure (INSPECTOR_TYPE_DETAILS);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/libfl/Inspector/inspector-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner_icon);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, problems_button);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, counts_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, column_view);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, state_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, directories_list);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, details);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+  _inspector_columns_bind_callbacks (widget_class);
+  _inspector_window_install_actions (widget_class);
+}
+
+static void
+inspector_window_init (InspectorWindow *self)
+{
+  GtkDropTarget *drop;
+  GtkEventController *keys;
+
+  self->age_cells = g_hash_table_new (NULL, NULL);
+  self->recursive_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->cancellable = g_cancellable_new ();
+  self->settings = g_settings_new ("org.libfl.Inspector");
+  self->model = fl_directory_model_new (NULL);
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  _inspector_window_setup_columns (self);
+
+  self->filter = gtk_custom_filter_new (_inspector_window_filter_cb, self, NULL);
+  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->model)), NULL);
+  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
+                                              g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb),
+                    self);
+
+  g_signal_connect (self->model, "notify::n-held", G_CALLBACK (counts_notify_cb), self);
+  g_signal_connect (self->model, "notify::n-stale", G_CALLBACK (counts_notify_cb), self);
+  g_signal_connect (self->model, "notify::n-orphans", G_CALLBACK (counts_notify_cb), self);
+  g_signal_connect (self->model, "notify::n-foreign", G_CALLBACK (counts_notify_cb), self);
+  g_signal_connect (self->model, "notify::loading", G_CALLBACK (loading_notify_cb), self);
+  g_signal_connect (self->model, "entry-changed", G_CALLBACK (entry_changed_cb), self);
+
+  gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));
+
+  /* Single keys act on the list only, never while typing in the search entry. */
+  keys = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+    gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
+                      gtk_named_action_new ("win.reclaim")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+    gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, GDK_SHIFT_MASK),
+                      gtk_named_action_new ("win.remove-orphan")));
+  gtk_widget_add_controller (GTK_WIDGET (self->column_view), keys);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "details-position"));
+  g_settings_bind (self->settings, "problems-only", self, "problems-only", G_SETTINGS_BIND_DEFAULT);
+
+  update_counts (self);
+  rebuild_directories_list (self);
+  update_page (self);
+  _inspector_window_update_actions (self);
+}
+
+InspectorWindow *
+inspector_window_new (GtkApplication *application)
+{
+  return g_object_new (INSPECTOR_TYPE_WINDOW, "application", application, NULL);
+}
+
+FlDirectoryModel *
+inspector_window_get_model (InspectorWindow *self)
+{
+  g_return_val_if_fail (INSPECTOR_IS_WINDOW (self), NULL);
+
+  return self->model;
+}
+
+/* Test hooks */
+
+FlEntry *
+_inspector_window_get_selected (InspectorWindow *self)
+{
+  return self->selected;
+}
+
+gboolean
+_inspector_window_select_path (InspectorWindow *self,
+                               const char      *path)
+{
+  GListModel *rows = G_LIST_MODEL (self->sort_model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+
+      if (g_str_equal (fl_entry_get_path (entry), path))
+        {
+          gtk_single_selection_set_selected (self->selection, i);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+GtkWindow *
+_inspector_window_get_dialog (InspectorWindow *self)
+{
+  return self->dialog;
+}
+
+const char *
+_inspector_window_get_banner_text (InspectorWindow *self)
+{
+  if (!gtk_revealer_get_reveal_child (self->banner))
+    return NULL;
+  return gtk_label_get_text (self->banner_label);
+}
+
+GListModel *
+_inspector_window_get_rows (InspectorWindow *self)
+{
+  return G_LIST_MODEL (self->sort_model);
+}

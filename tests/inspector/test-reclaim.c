@@ -1,0 +1,223 @@
+/* test-reclaim.c: the guarded reclaim and orphan removal, through the window, under Xvfb
+ *
+ * The confirmation's answer is given the way a person gives it: the test finds the
+ * GtkMessageDialog the window opened and emits its response.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "inspector-state.h"
+#include "ui-test-util.h"
+
+static GtkWidget *
+reclaim_button (InspectorWindow *window)
+{
+  GtkWidget *button = ui_find_actionable (GTK_WIDGET (window->details), "win.reclaim");
+
+  g_assert_nonnull (button);
+  return button;
+}
+
+static char *
+dialog_text (GtkWindow *dialog)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *secondary = NULL;
+
+  g_object_get (dialog, "text", &text, "secondary-text", &secondary, NULL);
+  return g_strconcat (text, "\n", secondary, NULL);
+}
+
+/* Enabled only for a lock the library judges stale. */
+static void
+test_reclaim_enabled (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  FlEntry *alive = ui_lookup (window, "database.sqlite.lock");
+  FlEntry *stale = ui_lookup (window, "report.csv.lock");
+
+  g_assert_true (_inspector_window_select_path (window, fl_entry_get_path (alive)));
+  g_assert_true (_inspector_window_get_selected (window) == alive);
+  g_assert_false (gtk_widget_get_sensitive (reclaim_button (window)));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_null (_inspector_window_get_dialog (window));
+
+  g_assert_true (_inspector_window_select_path (window, fl_entry_get_path (stale)));
+  g_assert_true (gtk_widget_get_sensitive (reclaim_button (window)));
+  g_assert_cmpstr (inspector_details_get_evidence (window->details), !=, "");
+
+  ui_window_close (window);
+}
+
+static gboolean
+dialog_open (gpointer data)
+{
+  return _inspector_window_get_dialog (data) != NULL;
+}
+
+/* Accepted: the lock is removed, its row goes, the window says so. */
+static void
+test_reclaim_accepted (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "report.csv.lock");
+  FlEntry *stale = ui_lookup (window, "report.csv.lock");
+  int pid = fl_snapshot_get_pid (fl_entry_get_snapshot (stale));
+  g_autofree char *pid_text = g_strdup_printf ("%d", pid);
+  g_autofree char *text = NULL;
+  guint rows = g_list_model_get_n_items (_inspector_window_get_rows (window));
+  GtkWindow *dialog;
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL));
+  g_assert_true (ui_wait (dialog_open, window, 5000));
+  dialog = _inspector_window_get_dialog (window);
+  g_assert_true (GTK_IS_MESSAGE_DIALOG (dialog));
+
+  /* It names the lock, the PID, the evidence and what will happen. */
+  text = dialog_text (dialog);
+  g_assert_nonnull (strstr (text, "report.csv.lock"));
+  g_assert_nonnull (strstr (text, pid_text));
+  g_assert_nonnull (strstr (text, "Evidence"));
+  g_assert_nonnull (strstr (text, "What happens"));
+
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_assert_null (_inspector_window_get_dialog (window));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_null (fl_directory_model_lookup (window->model, path));
+  g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, rows - 1);
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Reclaimed"));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "report.csv.lock"));
+
+  ui_window_close (window);
+}
+
+/* Declined: nothing happens. */
+static void
+test_reclaim_cancelled (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "upload.part.lock");
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_true (ui_wait (dialog_open, window, 5000));
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_CANCEL);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (fl_directory_model_lookup (window->model, path));
+  g_assert_null (_inspector_window_get_banner_text (window));
+
+  ui_window_close (window);
+}
+
+/* The lock changes hands while the confirmation is open: nothing is touched, the dialog says
+ * so before and after. */
+static void
+test_reclaim_changed (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "session.db.lock");
+  g_autofree char *mine = g_strdup_printf ("%d", getpid ());
+  g_autofree char *content = NULL;
+  g_autofree char *text = NULL;
+  GtkWindow *dialog;
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_true (ui_wait (dialog_open, window, 5000));
+  dialog = _inspector_window_get_dialog (window);
+
+  /* Another process takes the lock: a new file with a live PID. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_true (g_file_set_contents (path, mine, -1, NULL));
+  fl_directory_model_rescan (window->model);
+  text = dialog_text (dialog);
+  g_assert_nonnull (strstr (text, "changed"));
+
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, mine);
+  g_assert_nonnull (fl_directory_model_lookup (window->model, path));
+
+  /* The outcome is reported: a dialog and the banner, in plain words. */
+  dialog = _inspector_window_get_dialog (window);
+  g_assert_true (GTK_IS_MESSAGE_DIALOG (dialog));
+  g_clear_pointer (&text, g_free);
+  text = dialog_text (dialog);
+  g_assert_nonnull (strstr (text, "Nothing was touched"));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Nothing was touched"));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  g_assert_null (_inspector_window_get_dialog (window));
+
+  ui_window_close (window);
+}
+
+static FlEntry *
+find_orphan (InspectorWindow *window,
+             FlEntryKind      kind)
+{
+  GListModel *list = G_LIST_MODEL (window->model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (list, i);
+
+      if (fl_snapshot_get_kind (fl_entry_get_snapshot (entry)) == kind)
+        return entry;
+    }
+  return NULL;
+}
+
+static void
+test_remove_orphans (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  FlEntry *temp = find_orphan (window, FL_ENTRY_TEMP);
+  g_autofree char *temp_path = g_strdup (fl_entry_get_path (temp));
+  GtkWindow *dialog;
+  guint orphans;
+
+  g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (temp)), ==, INSPECTOR_STATE_ORPHAN);
+  g_assert_true (_inspector_window_select_path (window, temp_path));
+  /* Reclaim is for locks; an orphan has its own action. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_null (_inspector_window_get_dialog (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-orphan", NULL);
+  g_assert_true (ui_wait (dialog_open, window, 5000));
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_ACCEPT);
+  g_assert_false (g_file_test (temp_path, G_FILE_TEST_EXISTS));
+
+  /* The rest at once. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.clean-orphans", NULL);
+  g_assert_true (ui_wait (dialog_open, window, 5000));
+  dialog = _inspector_window_get_dialog (window);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_object_get (window->model, "n-orphans", &orphans, NULL);
+  g_assert_cmpuint (orphans, ==, 0);
+  g_assert_null (find_orphan (window, FL_ENTRY_GRAVEYARD));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Removed 1"));
+
+  ui_window_close (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+
+  g_test_add_func ("/ui/reclaim/enabled-only-when-stale", test_reclaim_enabled);
+  g_test_add_func ("/ui/reclaim/accepted", test_reclaim_accepted);
+  g_test_add_func ("/ui/reclaim/cancelled", test_reclaim_cancelled);
+  g_test_add_func ("/ui/reclaim/changed-after-confirmation", test_reclaim_changed);
+  g_test_add_func ("/ui/reclaim/orphans", test_remove_orphans);
+
+  return g_test_run ();
+}

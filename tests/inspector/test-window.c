@@ -1,0 +1,285 @@
+/* test-window.c: the Lock Inspector's window on the demo folder, under Xvfb
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "inspector-state.h"
+#include "ui-test-util.h"
+
+typedef struct
+{
+  const char     *name;
+  InspectorState  state;
+} Expected;
+
+/* What flctl demo makes, and the state each must show. */
+static const Expected demo_states[] = {
+  { "database.sqlite.lock", INSPECTOR_STATE_ALIVE },
+  { "backup.tar.lock", INSPECTOR_STATE_ALIVE },
+  { "projects/site/index.html.lock", INSPECTOR_STATE_ALIVE },
+  { "report.csv.lock", INSPECTOR_STATE_STALE },
+  { "session.db.lock", INSPECTOR_STATE_STALE },
+  { "upload.part.lock", INSPECTOR_STATE_STALE },
+  { "legacy.lock", INSPECTOR_STATE_FOREIGN },
+};
+
+static gboolean
+all_rendered (gpointer data)
+{
+  InspectorWindow *window = data;
+  g_autoptr(GHashTable) states = ui_rendered_states (GTK_WIDGET (window->column_view));
+
+  return g_hash_table_size (states) >= g_list_model_get_n_items (G_LIST_MODEL (window->model));
+}
+
+static void
+test_demo_states (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autoptr(GHashTable) rendered = NULL;
+  GListModel *rows = _inspector_window_get_rows (window);
+  guint orphans = 0;
+  guint held, stale, n_orphans;
+
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 9);
+  for (gsize i = 0; i < G_N_ELEMENTS (demo_states); i++)
+    {
+      FlEntry *entry = ui_lookup (window, demo_states[i].name);
+
+      g_assert_nonnull (entry);
+      g_test_message ("%s: %s", demo_states[i].name,
+                      fl_snapshot_get_reason (fl_entry_get_snapshot (entry)));
+      g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (entry)), ==,
+                       demo_states[i].state);
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+
+      orphans += inspector_state_of (fl_entry_get_snapshot (entry)) == INSPECTOR_STATE_ORPHAN;
+    }
+  g_assert_cmpuint (orphans, ==, 2);
+
+  /* What the rows show: every row, with the words of its state. */
+  g_assert_true (ui_wait (all_rendered, window, 10000));
+  rendered = ui_rendered_states (GTK_WIDGET (window->column_view));
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+      g_autofree char *expected = inspector_state_label (fl_entry_get_snapshot (entry));
+
+      g_assert_cmpstr (g_hash_table_lookup (rendered, fl_entry_get_path (entry)), ==, expected);
+    }
+
+  g_object_get (window->model, "n-held", &held, "n-stale", &stale, "n-orphans", &n_orphans, NULL);
+  g_assert_cmpuint (held, ==, 3);
+  g_assert_cmpuint (stale, ==, 3);
+  g_assert_cmpuint (n_orphans, ==, 2);
+  g_assert_nonnull (strstr (gtk_label_get_text (window->counts_label), "3"));
+
+  ui_window_close (window);
+}
+
+static guint
+n_rows (InspectorWindow *window)
+{
+  return g_list_model_get_n_items (_inspector_window_get_rows (window));
+}
+
+static void
+test_search_and_problems (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  FlEntry *db = ui_lookup (window, "database.sqlite.lock");
+  g_autofree char *pid = g_strdup_printf ("%d", fl_snapshot_get_pid (fl_entry_get_snapshot (db)));
+
+  gtk_search_entry_set_search_delay (window->search_entry, 0);
+
+  /* By process: the live db-writer, and the lock whose PID it reused. */
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "db-writer");
+  g_signal_emit_by_name (window->search_entry, "search-changed");
+  g_assert_cmpuint (n_rows (window), ==, 2);
+
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), pid);
+  g_signal_emit_by_name (window->search_entry, "search-changed");
+  g_assert_cmpuint (n_rows (window), ==, 2);
+
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "REPORT");
+  g_signal_emit_by_name (window->search_entry, "search-changed");
+  g_assert_cmpuint (n_rows (window), ==, 2);  /* report.csv.lock and its temp */
+
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "");
+  g_signal_emit_by_name (window->search_entry, "search-changed");
+  g_assert_cmpuint (n_rows (window), ==, 9);
+
+  /* Problems only: 3 stale, 2 orphans, 1 foreign. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
+  g_assert_true (window->problems_only);
+  g_assert_true (gtk_toggle_button_get_active (window->problems_button));
+  g_assert_cmpuint (n_rows (window), ==, 6);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
+  g_assert_cmpuint (n_rows (window), ==, 9);
+
+  ui_window_close (window);
+}
+
+/* Sorting by a column reorders the rows. */
+static void
+test_sort (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  GListModel *columns = gtk_column_view_get_columns (window->column_view);
+  GListModel *rows = _inspector_window_get_rows (window);
+  g_autoptr(FlEntry) first = NULL;
+
+  gtk_column_view_sort_by_column (window->column_view, window->state_column,
+                                  GTK_SORT_DESCENDING);
+  first = g_list_model_get_item (rows, 0);
+  g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (first)), ==, INSPECTOR_STATE_STALE);
+  g_clear_object (&first);
+
+  gtk_column_view_sort_by_column (window->column_view,
+                                  g_list_model_get_item (columns, 0) /* Lock */,
+                                  GTK_SORT_ASCENDING);
+  g_object_unref (g_list_model_get_item (columns, 0));
+  first = g_list_model_get_item (rows, 0);
+  g_assert_cmpstr (fl_snapshot_get_name (fl_entry_get_snapshot (first)), ==, "backup.tar.lock");
+
+  ui_window_close (window);
+}
+
+typedef struct
+{
+  const char *trigger;
+  const char *action;
+} Binding;
+
+static gboolean
+has_shortcut (GtkWidget  *widget,
+              const char *trigger,
+              const char *action)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)); k++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), k);
+          g_autofree char *text = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          GtkShortcutAction *named = gtk_shortcut_get_action (shortcut);
+
+          if (GTK_IS_NAMED_ACTION (named) && g_str_equal (text, trigger)
+              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (named)), action))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The whole workflow has keys: open a folder, find, filter, reclaim; the confirmation's
+ * buttons have mnemonics. */
+static void
+test_keyboard (void)
+{
+  InspectorWindow *window = inspector_window_new (NULL);
+  static const Binding window_keys[] = {
+    { "<Control>o", "win.open" },
+    { "<Control>f", "win.focus-search" },
+    { "<Control>p", "win.problems-only" },
+    { "F5", "win.refresh" },
+    { "<Shift><Control>c", "win.copy-path" },
+    { "<Shift><Control>Delete", "win.clean-orphans" },
+  };
+  static const Binding list_keys[] = {
+    { "Delete", "win.reclaim" },
+    { "<Shift>Delete", "win.remove-orphan" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (window_keys); i++)
+    g_assert_true (has_shortcut (GTK_WIDGET (window), window_keys[i].trigger,
+                                 window_keys[i].action));
+  for (gsize i = 0; i < G_N_ELEMENTS (list_keys); i++)
+    g_assert_true (has_shortcut (GTK_WIDGET (window->column_view), list_keys[i].trigger,
+                                 list_keys[i].action));
+
+  /* Ctrl+F's action puts the focus in the search entry. */
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.focus-search", NULL));
+  {
+    GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (window));
+
+    g_assert_nonnull (focus);
+    g_assert_true (focus == GTK_WIDGET (window->search_entry)
+                   || gtk_widget_is_ancestor (focus, GTK_WIDGET (window->search_entry)));
+  }
+
+  ui_window_close (window);
+}
+
+static gboolean
+has_label (GtkWidget *widget)
+{
+  if (gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL))
+    return TRUE;
+  if (GTK_IS_BUTTON (widget) && gtk_button_get_label (GTK_BUTTON (widget)) != NULL
+      && gtk_button_get_icon_name (GTK_BUTTON (widget)) == NULL)
+    return TRUE;
+  if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_label (GTK_MENU_BUTTON (widget)) != NULL)
+    return TRUE;
+  return FALSE;
+}
+
+/* Every control can be named by a screen reader. */
+static void
+test_accessible_labels (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autoptr(GPtrArray) controls = g_ptr_array_new ();
+  GtkWidget *titlebar = gtk_window_get_titlebar (GTK_WINDOW (window));
+  FlEntry *stale = ui_lookup (window, "report.csv.lock");
+
+  g_assert_true (_inspector_window_select_path (window, fl_entry_get_path (stale)));
+  ui_collect_widgets (GTK_WIDGET (window), GTK_TYPE_BUTTON, controls);
+  ui_collect_widgets (titlebar, GTK_TYPE_MENU_BUTTON, controls);
+  ui_collect_widgets (GTK_WIDGET (window), GTK_TYPE_SEARCH_ENTRY, controls);
+  ui_collect_widgets (GTK_WIDGET (window), GTK_TYPE_COLUMN_VIEW, controls);
+  g_assert_cmpuint (controls->len, >=, 10);
+
+  for (guint i = 0; i < controls->len; i++)
+    {
+      GtkWidget *control = controls->pdata[i];
+
+      /* The buttons inside GtkMenuButton and the column headers are labelled by their owner. */
+      if (GTK_IS_MENU_BUTTON (gtk_widget_get_parent (control)))
+        continue;
+      if (!has_label (control))
+        g_error ("%s (%s) has no accessible label", G_OBJECT_TYPE_NAME (control),
+                 gtk_widget_get_name (control));
+    }
+
+  ui_window_close (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+
+  g_test_add_func ("/ui/window/demo-states", test_demo_states);
+  g_test_add_func ("/ui/window/search-and-problems", test_search_and_problems);
+  g_test_add_func ("/ui/window/sort", test_sort);
+  g_test_add_func ("/ui/window/keyboard", test_keyboard);
+  g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
+
+  return g_test_run ();
+}

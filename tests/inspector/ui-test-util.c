@@ -1,0 +1,174 @@
+/* ui-test-util.c: driving the Lock Inspector's window in-process, under Xvfb
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "ui-test-util.h"
+
+/* Without a display the tests skip cleanly, unless FL_REQUIRE_DISPLAY is set (CI): then a
+ * skip would hide that nothing was tested, so it fails. */
+gboolean
+ui_test_init (int    *argc,
+              char ***argv)
+{
+  g_setenv ("GSETTINGS_SCHEMA_DIR", INSPECTOR_SCHEMA_BUILD_DIR, TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("FL_INSPECTOR_FLCTL", FLCTL_BUILD_PATH, TRUE);
+  g_test_init (argc, argv, NULL);
+
+  if (!gtk_init_check ())
+    {
+      if (g_getenv ("FL_REQUIRE_DISPLAY") != NULL)
+        {
+          g_print ("Bail out! no display, and FL_REQUIRE_DISPLAY is set: run under xvfb-run\n");
+          exit (1);
+        }
+      g_print ("1..0 # SKIP no display\n");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+ui_wait (gboolean (*cond) (gpointer),
+         gpointer   data,
+         guint      timeout_ms)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
+
+  while (!cond (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (id);
+  return cond (data);
+}
+
+static gboolean
+demo_loaded (gpointer data)
+{
+  InspectorWindow *window = data;
+  gboolean loading = TRUE;
+
+  if (window->demo == NULL || inspector_demo_get_directory (window->demo) == NULL)
+    return FALSE;
+  g_object_get (window->model, "loading", &loading, NULL);
+  /* flctl demo makes 9 entries: 3 held, 3 stale, 2 orphans, 1 foreign */
+  return !loading && g_list_model_get_n_items (G_LIST_MODEL (window->model)) >= 9;
+}
+
+InspectorWindow *
+ui_window_with_demo (void)
+{
+  InspectorWindow *window = inspector_window_new (NULL);
+
+  inspector_window_start_demo (window);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (ui_wait (demo_loaded, window, 30000));
+  return window;
+}
+
+static gboolean
+is_destroyed (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+void
+ui_window_close (InspectorWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_true (ui_wait (is_destroyed, &weak, 10000));
+}
+
+char *
+ui_demo_path (InspectorWindow *window,
+              const char      *name)
+{
+  return g_build_filename (inspector_demo_get_directory (window->demo), name, NULL);
+}
+
+FlEntry *
+ui_lookup (InspectorWindow *window,
+           const char      *name)
+{
+  g_autofree char *path = ui_demo_path (window, name);
+
+  return fl_directory_model_lookup (window->model, path);
+}
+
+GtkWidget *
+ui_find_actionable (GtkWidget  *root,
+                    const char *action_name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_ACTIONABLE (child)
+          && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)), action_name) == 0)
+        return child;
+      found = ui_find_actionable (child, action_name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+collect_states (GtkWidget  *widget,
+                GHashTable *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *path = g_object_get_data (G_OBJECT (child), "inspector-path");
+
+      if (path != NULL && g_str_equal (gtk_widget_get_name (child), "state-cell"))
+        {
+          GtkWidget *label = gtk_widget_get_last_child (child);
+
+          g_hash_table_insert (out, g_strdup (path),
+                               g_strdup (gtk_label_get_text (GTK_LABEL (label))));
+        }
+      collect_states (child, out);
+    }
+}
+
+/* path -> the state text a state cell shows for it */
+GHashTable *
+ui_rendered_states (GtkWidget *root)
+{
+  GHashTable *out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  collect_states (root, out);
+  return out;
+}
+
+void
+ui_collect_widgets (GtkWidget *root,
+                    GType      type,
+                    GPtrArray *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (g_type_is_a (G_OBJECT_TYPE (child), type))
+        g_ptr_array_add (out, child);
+      ui_collect_widgets (child, type, out);
+    }
+}

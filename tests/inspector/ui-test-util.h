@@ -1,0 +1,31 @@
+/* ui-test-util.h: driving the Lock Inspector's window in-process, under Xvfb
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "inspector-window-private.h"
+
+G_BEGIN_DECLS
+
+gboolean         ui_test_init          (int              *argc,
+                                        char           ***argv);
+InspectorWindow *ui_window_with_demo   (void);
+void             ui_window_close       (InspectorWindow  *window);
+gboolean         ui_wait               (gboolean        (*cond) (gpointer),
+                                        gpointer          data,
+                                        guint             timeout_ms);
+char            *ui_demo_path          (InspectorWindow  *window,
+                                        const char       *name);
+FlEntry         *ui_lookup             (InspectorWindow  *window,
+                                        const char       *name);
+GtkWidget       *ui_find_actionable    (GtkWidget        *root,
+                                        const char       *action_name);
+GHashTable      *ui_rendered_states    (GtkWidget        *root);
+void             ui_collect_widgets    (GtkWidget        *root,
+                                        GType             type,
+                                        GPtrArray        *out);
+
+G_END_DECLS
