@@ -41,11 +41,11 @@ configure (BenchConfig *config,
            gboolean     full)
 {
   config->quick = !full;
-  config->uncontended_rounds = full ? 7 : 3;
-  config->uncontended_cycles = full ? 20000 : 2000;
+  config->uncontended_rounds = full ? 15 : 5;
+  config->uncontended_cycles = full ? 4000 : 1000;
   config->syscall_cycles = full ? 5000 : 1000;
   config->contended_rounds = full ? 5 : 2;
-  config->contended_total = full ? 16000 : 2000;
+  config->contended_total = full ? 8000 : 2000;
   config->handoff_rounds = full ? 5 : 2;
   config->handoff_samples = full ? 60 : 20;
   config->stale_samples = full ? 15 : 3;
