@@ -179,15 +179,11 @@ flctl_confirm (const char *question)
 }
 
 /* A PATH names a lock file when libfl would have written it (T.lock, a temp or a graveyard);
- * anything else is a target, whose lock is T.lock. */
+ * anything else is a target, whose lock is T.lock. The library decides, by name. */
 gboolean
 flctl_looks_like_lock_file (const char *path)
 {
-  g_autofree char *name = g_path_get_basename (path);
-
-  return g_str_has_suffix (name, ".lock")
-         || (strstr (name, ".lock.") != NULL && g_str_has_suffix (name, ".tmp"))
-         || strstr (name, ".lock.gy.") != NULL;
+  return fl_entry_kind_for_name (path, NULL);
 }
 
 FlSnapshot *

@@ -78,6 +78,7 @@ _fl_lock_state_open (FlLockState  *self,
 
   memset (self, 0, sizeof *self);
   self->fd = -1;
+  self->process.uid = -1;
   self->name = g_strdup (name);
   self->path = g_build_filename (dir_path, name, NULL);
 
@@ -133,7 +134,6 @@ _fl_lock_state_open (FlLockState  *self,
     }
   self->st = again;
   self->mtime_us = timespec_to_us (&self->st.st_mtim);
-  self->remote = _fl_process_fd_is_remote (self->fd);
 
   read_content (self);
 
@@ -341,6 +341,7 @@ judge_pid (FlLockState *self,
 
 static void
 judge_lock (FlLockState         *self,
+            FlProbeMode          mode,
             const FlLockOptions *options,
             gint64               now_us)
 {
@@ -349,18 +350,24 @@ judge_lock (FlLockState         *self,
   const char *dropped;
 
   self->pid = self->content_pid;
-  if (self->pid > 0)
-    _fl_process_probe (self->pid, FALSE, &self->process);
-  holder = _fl_lock_state_describe_holder (self);
 
+  /* The hot path of a contended acquire: a held lock needs no more evidence. Only an
+   * inspector wants the holder's name, so only it pays for reading /proc. */
   if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
     {
+      if (mode == FL_PROBE_SHARED && self->pid > 0)
+        _fl_process_probe (self->pid, FALSE, &self->process);
+      holder = _fl_lock_state_describe_holder (self);
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
                self->pid > 0
                ? g_strdup_printf ("held: %s keeps its kernel lock on the file", holder)
                : g_strdup ("held: a process keeps its kernel lock on the file"));
       return;
     }
+
+  if (self->pid > 0)
+    _fl_process_probe (self->pid, FALSE, &self->process);
+  self->remote = _fl_process_fd_is_remote (self->fd);
 
   if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
       self->identity.kernel_lock)
@@ -506,7 +513,7 @@ _fl_lock_state_judge (FlLockState         *self,
     probe_kernel_lock (self, mode);
 
   if (self->kind == FL_ENTRY_LOCK)
-    judge_lock (self, options, now_us);
+    judge_lock (self, mode, options, now_us);
   else
     judge_leftover (self, now_us);
 

@@ -324,9 +324,28 @@ last_holder_remember (LastHolder  *last,
 {
   last_holder_clear (last);
   last->pid = state->pid;
-  last->holder = _fl_lock_state_describe_holder (state);
   last->mtime_us = state->mtime_us;
   last->reason = g_strdup (state->reason);
+}
+
+/* For messages only: the contended path does not read /proc for names. */
+static const char *
+last_holder_describe (LastHolder *last)
+{
+  if (last->holder == NULL)
+    {
+      FlProcessInfo info;
+
+      _fl_process_probe (last->pid, FALSE, &info);
+      if (last->pid <= 0)
+        last->holder = g_strdup ("an unknown process");
+      else if (info.name != NULL)
+        last->holder = g_strdup_printf ("PID %d (%s)", last->pid, info.name);
+      else
+        last->holder = g_strdup_printf ("PID %d", last->pid);
+      _fl_process_info_clear (&info);
+    }
+  return last->holder;
 }
 
 static FlLock *
@@ -440,7 +459,7 @@ acquire (const char          *target,
           g_autofree char *age = _fl_format_age (g_get_real_time () - state.mtime_us);
           g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
                        "“%s” is locked by %s since %s ago (%s)",
-                       lp.lock_path, last.holder, age, state.reason);
+                       lp.lock_path, last_holder_describe (&last), age, state.reason);
           goto out;
         }
 
@@ -470,7 +489,8 @@ acquire (const char          *target,
           g_autofree char *age = _fl_format_age (g_get_real_time () - last.mtime_us);
           g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
                        "Timed out (ELOCKTIMEOUT) after %s waiting for “%s”: held by %s for %s "
-                       "(%s)", waited, lp.lock_path, last.holder, age, last.reason);
+                       "(%s)", waited, lp.lock_path, last_holder_describe (&last), age,
+                       last.reason);
           goto out;
         }
     }

@@ -13,6 +13,7 @@
 #include "fl-error.h"
 #include "fl-judge-private.h"
 #include "fl-lock-private.h"
+#include "fl-names-private.h"
 #include "fl-snapshot-private.h"
 #include "fl-takeover-private.h"
 
@@ -35,7 +36,8 @@ struct _FlSnapshot
   FlKernelLock  kernel_lock;
   gboolean      stale;
   char         *reason;
-  char         *content;
+  char         *content;      /* printable: other bytes as \xNN */
+  char         *content_raw;  /* byte for byte, for the reclaim's comparison */
   gsize         content_len;
   gint64        mtime;
   gint64        captured_at;
@@ -74,6 +76,27 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+/* Lock files may hold anything; properties must be valid UTF-8 for every consumer. */
+static char *
+escape_content (const char *bytes,
+                gsize       len)
+{
+  GString *out = g_string_sized_new (len);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      guchar c = (guchar) bytes[i];
+
+      if (c == '\\')
+        g_string_append (out, "\\\\");
+      else if (c >= 0x20 && c < 0x7f)
+        g_string_append_c (out, (char) c);
+      else
+        g_string_append_printf (out, "\\x%02x", c);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static FlSnapshot *
 snapshot_from_state (FlLockState *state,
                      const char  *directory,
@@ -102,7 +125,11 @@ snapshot_from_state (FlLockState *state,
   self->kernel_lock = state->kernel_lock;
   self->stale = state->stale;
   self->reason = g_strdup (state->reason);
-  self->content = g_strndup (state->content, state->content_len);
+  /* Byte for byte, NULs included: a reclaim compares all of it. */
+  self->content_raw = g_malloc (state->content_len + 1);
+  memcpy (self->content_raw, state->content, state->content_len);
+  self->content_raw[state->content_len] = '\0';
+  self->content = escape_content (state->content, state->content_len);
   self->content_len = state->content_len;
   self->mtime = state->mtime_us;
   self->captured_at = now_us;
@@ -179,9 +206,17 @@ fl_snapshot_new (const char          *path,
   directory = g_path_get_dirname (path);
   name = g_path_get_basename (path);
 
-  dirfd = _fl_open_lock_directory (directory, FALSE, error);
+  dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
-    return NULL;
+    {
+      int saved_errno = errno;
+      g_set_error (error, FL_ERROR,
+                   saved_errno == ENOENT || saved_errno == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
+                   saved_errno == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                   "Cannot look at “%s”: its directory “%s” cannot be opened: %s",
+                   path, directory, g_strerror (saved_errno));
+      return NULL;
+    }
 
   ret = _fl_snapshot_new_full (dirfd, directory, name, options, g_get_real_time (), TRUE, error);
   close (dirfd);
@@ -229,7 +264,7 @@ still_the_same (FlSnapshot  *self,
          (guint64) now->st.st_ino == self->ino &&
          mtime_ns == self->mtime_ns &&
          now->content_len == self->content_len &&
-         memcmp (now->content, self->content, self->content_len) == 0;
+         memcmp (now->content, self->content_raw, self->content_len) == 0;
 }
 
 static gboolean
@@ -373,7 +408,8 @@ fl_snapshot_same_file (FlSnapshot *self,
 
   return self->dev == other->dev && self->ino == other->ino &&
          self->mtime_ns == other->mtime_ns && self->kind == other->kind &&
-         g_strcmp0 (self->content, other->content) == 0 &&
+         self->content_len == other->content_len &&
+         memcmp (self->content_raw, other->content_raw, self->content_len) == 0 &&
          g_strcmp0 (self->path, other->path) == 0;
 }
 
@@ -425,6 +461,35 @@ GETTER (gint64, captured_at, captured_at)
 
 #undef GETTER
 
+/**
+ * fl_entry_kind_for_name:
+ * @name: a file name (the last component of a path; a path is reduced to it)
+ * @kind: (out) (optional): what libfl would have written under that name
+ *
+ * Tells a lock `T.lock`, a temp `T.lock.<pid>.<8 hex>.tmp` and a graveyard
+ * `T.lock.gy.<pid>.<8 hex>` apart by name alone, exactly as scans and the directory model do.
+ *
+ * Returns: %TRUE if @name is one of the three
+ */
+gboolean
+fl_entry_kind_for_name (const char  *name,
+                        FlEntryKind *kind)
+{
+  const char *base;
+  FlNameInfo info;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  base = strrchr (name, '/');
+  base = base != NULL ? base + 1 : name;
+
+  if (!_fl_classify_name (base, strlen (base), &info))
+    return FALSE;
+  if (kind != NULL)
+    *kind = info.kind;
+  return TRUE;
+}
+
 const char *
 fl_entry_kind_to_string (FlEntryKind kind)
 {
@@ -464,6 +529,7 @@ fl_snapshot_finalize (GObject *object)
   g_free (self->process_cmdline);
   g_free (self->reason);
   g_free (self->content);
+  g_free (self->content_raw);
 
   G_OBJECT_CLASS (fl_snapshot_parent_class)->finalize (object);
 }

@@ -77,6 +77,9 @@ gboolean      fl_snapshot_reclaim              (FlSnapshot          *self,
                                                 GError             **error);
 
 FL_AVAILABLE_IN_ALL
+gboolean      fl_entry_kind_for_name           (const char          *name,
+                                                FlEntryKind         *kind);
+FL_AVAILABLE_IN_ALL
 const char   *fl_entry_kind_to_string          (FlEntryKind          kind);
 FL_AVAILABLE_IN_ALL
 const char   *fl_liveness_to_string            (FlLiveness           liveness);
