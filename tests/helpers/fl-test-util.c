@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -256,10 +257,16 @@ fl_test_wait_pid_gone (pid_t  pid,
   return gone;
 }
 
+/* Runs in the child before exec. A helper dies with the test that spawned it, so that a failed
+ * assertion does not leave workers counting on (prctl is async-signal-safe: a system call). */
 static void
-drop_to_nobody_cb (gpointer user_data)
+child_setup_cb (gpointer user_data)
 {
-  if (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0)
+  FlTestSpawnFlags flags = GPOINTER_TO_UINT (user_data);
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if ((flags & FL_TEST_SPAWN_AS_NOBODY) &&
+      (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0))
     _exit (99);
 }
 
@@ -275,7 +282,7 @@ fl_test_proc_spawn (const char * const *argv,
    * reach this child as end-of-file. */
   g_spawn_async_with_pipes (NULL, (char **) argv, (char **) envp,
                             G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES,
-                            (flags & FL_TEST_SPAWN_AS_NOBODY) ? drop_to_nobody_cb : NULL, NULL,
+                            child_setup_cb, GUINT_TO_POINTER (flags),
                             &proc->pid, &proc->stdin_fd, &proc->stdout_fd, NULL, &error);
   g_assert_no_error (error);
   proc->out = g_string_new (NULL);
