@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -379,6 +380,67 @@ test_unref_releases (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+/* A forked child that does not exec inherits the object and a copy of the descriptor: its
+ * release (or unref) drops only its copy, never the parent's lock. */
+static void
+test_fork_child (FlTestDir     *fx,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  int status;
+  pid_t child;
+
+  g_assert_no_error (error);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      /* No assertions here: report through the exit status. */
+      gboolean released = fl_lock_release (lock, NULL);
+      gboolean still_there = access (fx->lock, F_OK) == 0;
+
+      g_object_unref (lock);
+      _exit (released && still_there && access (fx->lock, F_OK) == 0 ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  check_held (fx, lock);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
+static void
+test_options (void)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlLockOptions) copy = NULL;
+  gint64 min_ms, max_ms;
+
+  g_assert_cmpint (fl_lock_options_get_timeout_ms (options), ==, FL_DEFAULT_TIMEOUT_MS);
+  g_assert_cmpint (fl_lock_options_get_stale_after_ms (options), ==, FL_DEFAULT_STALE_AFTER_MS);
+  g_assert_false (fl_lock_options_get_create_dirs (options));
+  fl_lock_options_get_backoff_ms (options, &min_ms, &max_ms);
+  g_assert_cmpint (min_ms, ==, FL_DEFAULT_BACKOFF_MIN_MS);
+  g_assert_cmpint (max_ms, ==, FL_DEFAULT_BACKOFF_MAX_MS);
+
+  fl_lock_options_set_timeout_ms (options, 1234);
+  fl_lock_options_set_stale_after_ms (options, 5678);
+  fl_lock_options_set_create_dirs (options, TRUE);
+  fl_lock_options_set_backoff_ms (options, 2, 20);
+  copy = fl_lock_options_copy (options);
+  fl_lock_options_set_timeout_ms (options, 1);
+  g_assert_cmpint (fl_lock_options_get_timeout_ms (copy), ==, 1234);
+  g_assert_cmpint (fl_lock_options_get_stale_after_ms (copy), ==, 5678);
+  g_assert_true (fl_lock_options_get_create_dirs (copy));
+  fl_lock_options_get_backoff_ms (copy, &min_ms, &max_ms);
+  g_assert_cmpint (min_ms, ==, 2);
+  g_assert_cmpint (max_ms, ==, 20);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -386,6 +448,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/libfl/names/lock-path-for", test_lock_path_for);
+  g_test_add_func ("/libfl/options", test_options);
   FL_TEST_ADD ("/libfl/acquire/release", GINT_TO_POINTER (FALSE), test_acquire_release);
   FL_TEST_ADD ("/libfl/acquire/release-named-temp", GINT_TO_POINTER (TRUE),
                test_acquire_release);
@@ -397,6 +460,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/acquire/dead-pid", NULL, test_dead_pid);
   FL_TEST_ADD ("/libfl/acquire/reacquire-many", NULL, test_reacquire_many);
   FL_TEST_ADD ("/libfl/acquire/unref-releases", NULL, test_unref_releases);
+  FL_TEST_ADD ("/libfl/acquire/fork-child", NULL, test_fork_child);
   FL_TEST_ADD ("/libfl/is-locked", NULL, test_is_locked);
   FL_TEST_ADD ("/libfl/with-lock/basic", NULL, test_with_lock);
   FL_TEST_ADD ("/libfl/with-lock/timeout", NULL, test_with_lock_timeout);
