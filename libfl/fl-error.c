@@ -4,6 +4,38 @@
  */
 #include "config.h"
 
-#include "fl-error.h"
+#include <errno.h>
+#include <unistd.h>
+
+#include "fl-error-private.h"
 
 G_DEFINE_QUARK (fl-error-quark, fl_error)
+
+/* What an acquirer or reclaimer tells its caller about a failed system call on @path. */
+void
+_fl_set_error_from_errno (GError     **error,
+                          int          saved_errno,
+                          const char  *what,
+                          const char  *path)
+{
+  switch (saved_errno)
+    {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                   "Cannot %s “%s”: %s. The lock directory must be writable by this user "
+                   "(uid %u)", what, path, g_strerror (saved_errno), (guint) geteuid ());
+      break;
+    case ENOSPC:
+    case EDQUOT:
+      g_set_error (error, FL_ERROR, FL_ERROR_NO_SPACE,
+                   "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
+                   what, path, g_strerror (saved_errno));
+      break;
+    default:
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot %s “%s”: %s",
+                   what, path, g_strerror (saved_errno));
+      break;
+    }
+}

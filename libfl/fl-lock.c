@@ -12,11 +12,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-error.h"
+#include "fl-error-private.h"
 #include "fl-judge-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
 #include "fl-takeover-private.h"
+#include "fl-temp-private.h"
 #include "fl-waiter-private.h"
 
 struct _FlLock
@@ -43,54 +44,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-static gint force_named_temp = -1;  /* -1: not decided yet; read FL_NAMED_TEMP once */
-
-void
-_fl_lock_set_force_named_temp (gboolean force)
-{
-  g_atomic_int_set (&force_named_temp, force ? 1 : 0);
-}
-
-static gboolean
-use_named_temp (void)
-{
-  gint value = g_atomic_int_get (&force_named_temp);
-
-  if (value < 0)
-    {
-      value = g_strcmp0 (g_getenv ("FL_NAMED_TEMP"), "1") == 0 ? 1 : 0;
-      g_atomic_int_compare_and_exchange (&force_named_temp, -1, value);
-    }
-  return value == 1;
-}
-
-static void
-set_error_from_errno (GError     **error,
-                      int          saved_errno,
-                      const char  *what,
-                      const char  *path)
-{
-  switch (saved_errno)
-    {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                   "Cannot %s “%s”: %s. The lock directory must be writable by this user "
-                   "(uid %u)", what, path, g_strerror (saved_errno), (guint) geteuid ());
-      break;
-    case ENOSPC:
-    case EDQUOT:
-      g_set_error (error, FL_ERROR, FL_ERROR_NO_SPACE,
-                   "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
-                   what, path, g_strerror (saved_errno));
-      break;
-    default:
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot %s “%s”: %s",
-                   what, path, g_strerror (saved_errno));
-      break;
-    }
-}
 
 /* Step A1 */
 int
@@ -104,7 +57,7 @@ _fl_open_lock_directory (const char  *directory,
     {
       if (g_mkdir_with_parents (directory, 0777) < 0 && errno != EEXIST)
         {
-          set_error_from_errno (error, errno, "create the lock directory", directory);
+          _fl_set_error_from_errno (error, errno, "create the lock directory", directory);
           return -1;
         }
       dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -123,164 +76,12 @@ _fl_open_lock_directory (const char  *directory,
                      "The lock directory “%s” is not a directory: the target's parent must be "
                      "a directory", directory);
       else
-        set_error_from_errno (error, saved_errno, "open the lock directory", directory);
+        _fl_set_error_from_errno (error, saved_errno, "open the lock directory", directory);
     }
 
   return dirfd;
 }
 
-typedef struct
-{
-  int   fd;
-  char *name;  /* NULL for an O_TMPFILE */
-} Temp;
-
-static void
-temp_discard (Temp *temp,
-              int   dirfd)
-{
-  if (temp->name != NULL)
-    unlinkat (dirfd, temp->name, 0);
-  g_clear_pointer (&temp->name, g_free);
-  if (temp->fd >= 0)
-    close (temp->fd);
-  temp->fd = -1;
-}
-
-static gboolean
-write_all (int         fd,
-           const char *buf,
-           gsize       len)
-{
-  while (len > 0)
-    {
-      gssize n = write (fd, buf, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            errno = ENOSPC;
-          return FALSE;
-        }
-      buf += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
-/* Step A2: the file that becomes T.lock, with its kernel lock taken before anyone can see it. */
-static gboolean
-temp_create (Temp             *temp,
-             int               dirfd,
-             const FlLockPath *lp,
-             gboolean          named,
-             GError          **error)
-{
-  FlIdentity identity;
-  char pid_text[16];
-  char xattr[FL_IDENTITY_MAX];
-  gsize len;
-
-  temp->fd = -1;
-  temp->name = NULL;
-
-  if (!named)
-    temp->fd = openat (dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-
-  if (temp->fd < 0)
-    {
-      if (!named && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL &&
-          errno != ENOENT)
-        {
-          set_error_from_errno (error, errno, "create a lock in", lp->directory);
-          return FALSE;
-        }
-
-      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, (int) getpid (),
-                                    g_random_int ());
-      temp->fd = openat (dirfd, temp->name,
-                         O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-      if (temp->fd < 0)
-        {
-          g_autofree char *path = g_build_filename (lp->directory, temp->name, NULL);
-          set_error_from_errno (error, errno, "create the temp file", path);
-          g_clear_pointer (&temp->name, g_free);
-          return FALSE;
-        }
-    }
-
-  _fl_process_self_identity (&identity);
-  identity.kernel_lock = flock (temp->fd, LOCK_EX | LOCK_NB) == 0;
-
-  len = (gsize) g_snprintf (pid_text, sizeof pid_text, "%d", identity.pid);
-  if (!write_all (temp->fd, pid_text, len))
-    {
-      int saved_errno = errno;
-      temp_discard (temp, dirfd);
-      set_error_from_errno (error, saved_errno, "write the lock for", lp->lock_path);
-      return FALSE;
-    }
-
-  /* Without user xattrs (some filesystems) the lock still works: the kernel lock decides. */
-  len = _fl_identity_format (&identity, xattr, sizeof xattr);
-  if (len > 0)
-    fsetxattr (temp->fd, FL_IDENTITY_XATTR, xattr, len, 0);
-
-  return TRUE;
-}
-
-typedef enum
-{
-  LINK_HELD,
-  LINK_EXISTS,
-  LINK_RETRY,   /* the temp went away or /proc is missing: make a named one and retry */
-  LINK_FAILED,
-} LinkResult;
-
-/* Step A3 */
-static LinkResult
-temp_link (Temp             *temp,
-           int               dirfd,
-           const FlLockPath *lp,
-           GError          **error)
-{
-  int r, saved_errno;
-
-  if (temp->name == NULL)
-    {
-      char proc_path[64];
-
-      g_snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", temp->fd);
-      r = linkat (AT_FDCWD, proc_path, dirfd, lp->lock_name, AT_SYMLINK_FOLLOW);
-    }
-  else
-    r = linkat (dirfd, temp->name, dirfd, lp->lock_name, 0);
-
-  if (r == 0)
-    {
-      _fl_test_crash_point ("A3");
-      if (temp->name != NULL)
-        unlinkat (dirfd, temp->name, 0);
-      g_clear_pointer (&temp->name, g_free);
-      return LINK_HELD;
-    }
-
-  saved_errno = errno;
-  if (saved_errno == EEXIST)
-    return LINK_EXISTS;
-  if (saved_errno == ENOENT)
-    return LINK_RETRY;
-
-  if (saved_errno == EPERM || saved_errno == EOPNOTSUPP || saved_errno == EMLINK)
-    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "Cannot create the lock “%s”: %s. The lock protocol needs a filesystem with "
-                 "hard links", lp->lock_path, g_strerror (saved_errno));
-  else
-    set_error_from_errno (error, saved_errno, "create the lock", lp->lock_path);
-  return LINK_FAILED;
-}
 
 static FlLock *
 fl_lock_new_held (FlLockPath *lp,
@@ -358,8 +159,8 @@ acquire (const char          *target,
   g_auto(FlLockPath) lp = { 0 };
   g_autoptr(FlWaiter) waiter = NULL;
   LastHolder last = { 0 };
-  Temp temp = { -1, NULL };
-  gboolean named = use_named_temp ();
+  FlTemp temp = { -1, NULL };
+  gboolean named = _fl_temp_use_named ();
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   int dirfd = -1;
@@ -381,7 +182,7 @@ acquire (const char          *target,
   if (dirfd < 0)
     return NULL;
 
-  if (!temp_create (&temp, dirfd, &lp, named, error))
+  if (!_fl_temp_create (&temp, dirfd, &lp, named, error))
     goto out;
 
   for (;;)
@@ -394,25 +195,25 @@ acquire (const char          *target,
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         goto out;
 
-      switch (temp_link (&temp, dirfd, &lp, error))
+      switch (_fl_temp_link (&temp, dirfd, &lp, error))
         {
-        case LINK_HELD:
+        case FL_LINK_HELD:
           ret = fl_lock_new_held (&lp, dirfd, temp.fd);
           dirfd = -1;
           temp.fd = -1;
           goto out;
 
-        case LINK_FAILED:
+        case FL_LINK_FAILED:
           goto out;
 
-        case LINK_RETRY:
-          temp_discard (&temp, dirfd);
+        case FL_LINK_RETRY:
+          _fl_temp_discard (&temp, dirfd);
           named = TRUE;
-          if (!temp_create (&temp, dirfd, &lp, named, error))
+          if (!_fl_temp_create (&temp, dirfd, &lp, named, error))
             goto out;
           continue;
 
-        case LINK_EXISTS:
+        case FL_LINK_EXISTS:
         default:
           break;
         }
@@ -496,7 +297,7 @@ acquire (const char          *target,
     }
 
 out:
-  temp_discard (&temp, dirfd);  /* empty when the lock is held: it became the lock */
+  _fl_temp_discard (&temp, dirfd);  /* empty when the lock is held: it became the lock */
   if (dirfd >= 0)
     close (dirfd);
   last_holder_clear (&last);
@@ -606,7 +407,7 @@ release (FlLock  *self,
     {
       int saved_errno = errno;
       close (fd);
-      set_error_from_errno (error, saved_errno, "remove the lock", self->lp.lock_path);
+      _fl_set_error_from_errno (error, saved_errno, "remove the lock", self->lp.lock_path);
       return FALSE;
     }
 

@@ -413,6 +413,22 @@ fl_snapshot_same_file (FlSnapshot *self,
          g_strcmp0 (self->path, other->path) == 0;
 }
 
+/**
+ * fl_snapshot_dup_content_bytes:
+ * @self: a snapshot
+ *
+ * The file's content byte for byte, as read: at most 64 bytes (a longer file is not a lock
+ * anyone wrote). fl_snapshot_get_content() is the same, printable, with other bytes as `\xNN`.
+ *
+ * Returns: (transfer full): the bytes
+ */
+GBytes *
+fl_snapshot_dup_content_bytes (FlSnapshot *self)
+{
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), NULL);
+  return g_bytes_new (self->content_raw, self->content_len);
+}
+
 gint64
 fl_snapshot_get_age_at (FlSnapshot *self,
                         gint64      now_us)

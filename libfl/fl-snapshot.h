@@ -60,6 +60,8 @@ const char   *fl_snapshot_get_reason           (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 const char   *fl_snapshot_get_content          (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
+GBytes       *fl_snapshot_dup_content_bytes    (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
 gint64        fl_snapshot_get_mtime            (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 gint64        fl_snapshot_get_captured_at      (FlSnapshot          *self);

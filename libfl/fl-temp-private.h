@@ -1,0 +1,47 @@
+/* fl-temp-private.h: the file that becomes the lock
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "fl-names-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int   fd;    /* LOCK_EX is held on it from creation on */
+  char *name;  /* NULL for an O_TMPFILE, which has no name until it is the lock */
+} FlTemp;
+
+typedef enum
+{
+  FL_LINK_HELD,
+  FL_LINK_EXISTS,
+  FL_LINK_RETRY,   /* the temp went away or /proc is missing: make a named one and retry */
+  FL_LINK_FAILED,
+} FlLinkResult;
+
+/* Whether to skip O_TMPFILE (FL_NAMED_TEMP=1, or _fl_lock_set_force_named_temp()). */
+gboolean     _fl_temp_use_named (void);
+
+/* Step A2: create, take the kernel lock, write the PID, set the identity. */
+gboolean     _fl_temp_create    (FlTemp            *temp,
+                                 int                dirfd,
+                                 const FlLockPath  *lp,
+                                 gboolean           named,
+                                 GError           **error);
+
+/* Step A3: link() it to T.lock; a named temp is removed once linked. */
+FlLinkResult _fl_temp_link      (FlTemp            *temp,
+                                 int                dirfd,
+                                 const FlLockPath  *lp,
+                                 GError           **error);
+
+/* Removes a named temp and closes the descriptor; nothing is left behind. */
+void         _fl_temp_discard   (FlTemp            *temp,
+                                 int                dirfd);
+
+G_END_DECLS
