@@ -241,6 +241,42 @@ test_content_utf8 (FlTestDir     *fx,
   g_test_message ("content: \"%s\"", content);
   g_assert_nonnull (content);
   g_assert_true (g_utf8_validate (content, -1, NULL));
+  /* Every byte is shown, the NUL and what follows it included. */
+  g_assert_cmpstr (content, ==, "\\xff\\xfe\\xfd 12\\x003 \\xc3");
+}
+
+static void
+test_kind_for_name (void)
+{
+  static const struct
+  {
+    const char *name;
+    gboolean    known;
+    FlEntryKind kind;
+  } cases[] = {
+    { "data.json.lock", TRUE, FL_ENTRY_LOCK },
+    { "/srv/app/data.json.lock", TRUE, FL_ENTRY_LOCK },
+    { "data.json.lock.4242.0123abcd.tmp", TRUE, FL_ENTRY_TEMP },
+    { "data.json.lock.gy.4242.89abcdef", TRUE, FL_ENTRY_GRAVEYARD },
+    { "data.json", FALSE, 0 },
+    { "data.json.lock.tmp", FALSE, 0 },
+    { "data.json.lock.4242.0123ABCD.tmp", FALSE, 0 },   /* the hex is lowercase */
+    { "data.json.lock.4242.0123abc.tmp", FALSE, 0 },    /* 8 digits */
+    { "data.json.lock.x42.0123abcd.tmp", FALSE, 0 },
+    { "data.json.lock.gy.4242.0123abcd0", FALSE, 0 },
+    { "data.json.locks", FALSE, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FlEntryKind kind = FL_ENTRY_FOREIGN;
+
+      g_test_message ("%s", cases[i].name);
+      g_assert_cmpint (fl_entry_kind_for_name (cases[i].name, &kind), ==, cases[i].known);
+      if (cases[i].known)
+        g_assert_cmpint (kind, ==, cases[i].kind);
+    }
+  g_assert_true (fl_entry_kind_for_name ("x.lock", NULL));
 }
 
 static void
@@ -274,6 +310,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/snapshot/foreign/fifo", GINT_TO_POINTER (FOREIGN_FIFO), test_foreign);
   FL_TEST_ADD ("/libfl/snapshot/content-utf8", NULL, test_content_utf8);
   FL_TEST_ADD ("/libfl/snapshot/missing", NULL, test_missing);
+  g_test_add_func ("/libfl/names/kind-for-name", test_kind_for_name);
 
   return g_test_run ();
 }
