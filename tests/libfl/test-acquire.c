@@ -413,6 +413,31 @@ test_fork_child (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+/* Every descriptor libfl keeps is close-on-exec: a program the holder runs inherits neither the
+ * lock file nor its directory (and cannot keep the kernel lock alive after the holder died). */
+static void
+test_cloexec (FlTestDir     *fx,
+              gconstpointer  data)
+{
+  const char *argv[] = { "/bin/ls", "-l", "/proc/self/fd/", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *out = NULL;
+  int status;
+
+  _fl_lock_set_force_named_temp (GPOINTER_TO_INT (data));
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  _fl_lock_set_force_named_temp (FALSE);
+  g_assert_no_error (error);
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_LEAVE_DESCRIPTORS_OPEN, NULL, NULL, &out,
+                NULL, &status, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "/proc/"));   /* ls's own view of the directory */
+  g_assert_null (strstr (out, fx->dir));
+}
+
 static void
 test_options (void)
 {
@@ -461,6 +486,8 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/acquire/reacquire-many", NULL, test_reacquire_many);
   FL_TEST_ADD ("/libfl/acquire/unref-releases", NULL, test_unref_releases);
   FL_TEST_ADD ("/libfl/acquire/fork-child", NULL, test_fork_child);
+  FL_TEST_ADD ("/libfl/acquire/cloexec", GINT_TO_POINTER (FALSE), test_cloexec);
+  FL_TEST_ADD ("/libfl/acquire/cloexec-named-temp", GINT_TO_POINTER (TRUE), test_cloexec);
   FL_TEST_ADD ("/libfl/is-locked", NULL, test_is_locked);
   FL_TEST_ADD ("/libfl/with-lock/basic", NULL, test_with_lock);
   FL_TEST_ADD ("/libfl/with-lock/timeout", NULL, test_with_lock_timeout);
