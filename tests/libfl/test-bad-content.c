@@ -99,6 +99,7 @@ test_bad_content (FlTestDir     *fx,
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   g_autoptr(FlSnapshot) fresh = NULL;
   g_autoptr(FlSnapshot) old = NULL;
+  g_autoptr(GBytes) raw = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
@@ -116,6 +117,10 @@ test_bad_content (FlTestDir     *fx,
   g_assert_cmpint (fl_snapshot_get_liveness (fresh), ==, FL_LIVENESS_UNKNOWN);
   g_assert_false (fl_snapshot_get_stale (fresh));
   g_assert_cmpint (fl_snapshot_get_pid (fresh), <=, 0);
+  raw = fl_snapshot_dup_content_bytes (fresh);
+  g_assert_cmpmem (g_bytes_get_data (raw, NULL), g_bytes_get_size (raw),
+                   bytes->data, MIN (bytes->len, 64));
+  g_assert_true (g_utf8_validate (fl_snapshot_get_content (fresh), -1, NULL));
 
   g_assert_true (fl_is_locked (fx->target, options, &error));
   g_assert_no_error (error);

@@ -233,6 +233,7 @@ test_content_utf8 (FlTestDir     *fx,
 {
   static const char bytes[] = "\xff\xfe\xfd 12\0003 \xc3";
   g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GBytes) raw = NULL;
   const char *content;
 
   fl_test_write (fx->lock, bytes, sizeof bytes - 1);
@@ -243,6 +244,9 @@ test_content_utf8 (FlTestDir     *fx,
   g_assert_true (g_utf8_validate (content, -1, NULL));
   /* Every byte is shown, the NUL and what follows it included. */
   g_assert_cmpstr (content, ==, "\\xff\\xfe\\xfd 12\\x003 \\xc3");
+
+  raw = fl_snapshot_dup_content_bytes (snapshot);
+  g_assert_cmpmem (g_bytes_get_data (raw, NULL), g_bytes_get_size (raw), bytes, sizeof bytes - 1);
 }
 
 static void
