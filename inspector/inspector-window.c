@@ -231,6 +231,26 @@ typedef struct
   gboolean         remember;
 } AddCall;
 
+/* The demo opens on its first stale lock, so that the details pane shows a verdict's evidence
+ * and the reclaim button is one key away. */
+static void
+select_first_stale (InspectorWindow *self)
+{
+  GListModel *rows = G_LIST_MODEL (self->sort_model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+
+      if (inspector_state_of (fl_entry_get_snapshot (entry)) == INSPECTOR_STATE_STALE)
+        {
+          gtk_single_selection_set_selected (self->selection, i);
+          gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+          return;
+        }
+    }
+}
+
 static void
 added_cb (GObject      *source,
           GAsyncResult *result,
@@ -250,6 +270,9 @@ added_cb (GObject      *source,
     }
   else if (call->remember)
     remember_directories (self);
+  else if (self->demo != NULL
+           && g_strcmp0 (directory, inspector_demo_get_directory (self->demo)) == 0)
+    select_first_stale (self);
 
   g_free (call);
   rebuild_directories_list (self);

@@ -1,0 +1,74 @@
+/* test-window-de.c: `LANGUAGE=de fl-inspector --demo` shows no English, under Xvfb
+ *
+ * A label whose text the catalogue would translate is a string that escaped translation.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <locale.h>
+
+#include <glib/gi18n.h>
+
+#include "ui-test-util.h"
+
+static void
+check_texts (GtkWidget *root,
+             guint     *n_checked)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  ui_collect_widgets (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_label (labels->pdata[i]);
+
+      if (text == NULL || text[0] == '\0')
+        continue;
+      if (g_strcmp0 (_(text), text) != 0)
+        g_error ("“%s” is shown in English", text);
+      (*n_checked)++;
+    }
+}
+
+static void
+test_german (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  guint n_checked = 0;
+  g_autofree char *path = ui_demo_path (window, "report.csv.lock");
+  const char *title = gtk_window_get_title (GTK_WINDOW (window));
+
+  g_assert_cmpstr (title, ==, "Sperren-Inspektor");
+  g_assert_true (_inspector_window_select_path (window, path));
+  check_texts (GTK_WIDGET (window), &n_checked);
+  g_assert_cmpuint (n_checked, >=, 30);
+  g_assert_nonnull (strstr (inspector_details_get_evidence (window->details), "Urteil: veraltet"));
+
+  /* The confirmation too. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_nonnull (_inspector_window_get_dialog (window));
+  n_checked = 0;
+  check_texts (GTK_WIDGET (_inspector_window_get_dialog (window)), &n_checked);
+  g_assert_cmpuint (n_checked, >=, 2);
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_CANCEL);
+
+  ui_window_close (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_setenv ("LANGUAGE", "de", TRUE);
+  setlocale (LC_ALL, "C.UTF-8");
+  bindtextdomain (GETTEXT_PACKAGE, INSPECTOR_LOCALE_BUILD_DIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+
+  g_test_add_func ("/ui/window/german", test_german);
+  return g_test_run ();
+}
