@@ -5,6 +5,10 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "inspector-state.h"
 #include "ui-test-util.h"
@@ -268,6 +272,167 @@ test_accessible_labels (void)
   ui_window_close (window);
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  guint            n;
+} RowCount;
+
+static gboolean
+model_has_n (gpointer data)
+{
+  RowCount *rc = data;
+  gboolean loading;
+
+  g_object_get (rc->window->model, "loading", &loading, NULL);
+  return !loading && g_list_model_get_n_items (G_LIST_MODEL (rc->window->model)) == rc->n;
+}
+
+static char *
+make_dir_with_lock (const char *name,
+                    int         pid)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("fl-ui-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *content = g_strdup_printf ("%d", pid);
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, content, -1, NULL));
+  return dir;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static gboolean
+settings_has (GSettings  *settings,
+              const char *dir)
+{
+  g_autoptr(GVariant) dirs = g_settings_get_value (settings, "directories");
+  GVariantIter iter;
+  const char *path;
+  gboolean recursive;
+
+  g_variant_iter_init (&iter, dirs);
+  while (g_variant_iter_next (&iter, "(&sb)", &path, &recursive))
+    if (g_str_equal (path, dir))
+      return TRUE;
+  return FALSE;
+}
+
+/* Several folders at once, remembered in GSettings, one removed again. */
+static void
+test_directories_remembered (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  g_autofree char *a = make_dir_with_lock ("a.lock", getpid ());
+  g_autofree char *b = make_dir_with_lock ("b.lock", getpid ());
+  InspectorWindow *window = inspector_window_new (NULL);
+  RowCount rc = { window, 2 };
+
+  g_settings_reset (settings, "directories");
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, a, FALSE, TRUE);
+  inspector_window_add_directory (window, b, TRUE, TRUE);
+  g_assert_true (ui_wait (model_has_n, &rc, 10000));
+  g_assert_true (settings_has (settings, a));
+  g_assert_true (settings_has (settings, b));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "list");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-directory", "s", a));
+  g_assert_false (settings_has (settings, a));
+  g_assert_true (settings_has (settings, b));
+  g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, 1);
+
+  ui_window_close (window);
+  g_settings_reset (settings, "directories");
+  remove_dir (a);
+  remove_dir (b);
+}
+
+static gboolean
+row_is_stale (gpointer data)
+{
+  InspectorWindow *window = data;
+  GListModel *rows = _inspector_window_get_rows (window);
+  g_autoptr(FlEntry) entry = NULL;
+
+  if (g_list_model_get_n_items (rows) != 1)
+    return FALSE;
+  entry = g_list_model_get_item (rows, 0);
+  return fl_snapshot_get_stale (fl_entry_get_snapshot (entry));
+}
+
+static gboolean
+rendered_stale (gpointer data)
+{
+  InspectorWindow *window = data;
+  g_autoptr(GHashTable) states = ui_rendered_states (GTK_WIDGET (window->column_view));
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, states);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_str_has_prefix (value, "Stale"))
+      return TRUE;
+  return FALSE;
+}
+
+/* A holder dies while "problems only" hides its lock: the row appears, showing why. */
+static void
+test_live_update (void)
+{
+  int fds[2];
+  pid_t holder;
+  g_autofree char *dir = NULL;
+  InspectorWindow *window;
+  RowCount rc;
+  int status;
+  char c;
+
+  g_assert_cmpint (pipe (fds), ==, 0);
+  holder = fork ();
+  if (holder == 0)
+    {
+      close (fds[1]);
+      while (read (fds[0], &c, 1) < 0)
+        ;
+      _exit (0);
+    }
+  close (fds[0]);
+  dir = make_dir_with_lock ("job.lock", holder);
+
+  window = inspector_window_new (NULL);
+  rc = (RowCount) { window, 1 };
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, dir, FALSE, FALSE);
+  g_assert_true (ui_wait (model_has_n, &rc, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, 0);
+
+  close (fds[1]);
+  g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
+  g_assert_true (ui_wait (row_is_stale, window, 10000));
+  g_assert_true (ui_wait (rendered_stale, window, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
+
+  ui_window_close (window);
+  remove_dir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -280,6 +445,8 @@ main (int   argc,
   g_test_add_func ("/ui/window/sort", test_sort);
   g_test_add_func ("/ui/window/keyboard", test_keyboard);
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
+  g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
+  g_test_add_func ("/ui/window/live-update", test_live_update);
 
   return g_test_run ();
 }
