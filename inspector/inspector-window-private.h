@@ -58,8 +58,17 @@ gboolean    _inspector_window_filter_cb        (gpointer         item,
 void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
 
 /* inspector-window.c */
+void        _inspector_window_update_page      (InspectorWindow *self);
+
+/* inspector-window-folders.c */
 void        _inspector_window_remove_directory (InspectorWindow *self,
                                                 const char      *directory);
+void        _inspector_window_rebuild_directories (InspectorWindow *self);
+gboolean    _inspector_window_drop_cb          (GtkDropTarget   *target,
+                                                const GValue    *value,
+                                                double           x,
+                                                double           y,
+                                                InspectorWindow *self);
 
 /* inspector-window-actions.c */
 void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
