@@ -211,6 +211,10 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   const GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
 
+  /* Scan threads make snapshots: the class is initialised here, once, not raced for by them.
+   * A static type's class is never finalised, so the reference is not kept. */
+  g_type_class_unref (g_type_class_ref (FL_TYPE_SNAPSHOT));
+
   object_class->dispose = fl_directory_model_dispose;
   object_class->finalize = fl_directory_model_finalize;
   object_class->get_property = fl_directory_model_get_property;

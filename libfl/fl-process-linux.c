@@ -118,12 +118,15 @@ _fl_process_boottime_now (void)
 static gint64
 ticks_to_us (guint64 ticks)
 {
-  static long hz;
+  /* Once, safely: the directory model judges files from several threads. */
+  static gsize hz;
 
-  if (hz <= 0)
-    hz = sysconf (_SC_CLK_TCK);
-  if (hz <= 0)
-    hz = 100;
+  if (g_once_init_enter (&hz))
+    {
+      long value = sysconf (_SC_CLK_TCK);
+
+      g_once_init_leave (&hz, value > 0 ? (gsize) value : 100);
+    }
 
   return (gint64) (ticks * (G_USEC_PER_SEC / (guint64) hz));
 }
