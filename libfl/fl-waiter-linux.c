@@ -16,6 +16,7 @@
 struct _FlWaiter
 {
   int     inotify_fd;     /* -1: no events, back off instead */
+  int     wd;
   int     pidfd;          /* -1: none armed */
   int     watched_pid;
   int     fired_pid;      /* the last PID whose exit woke us: never armed again */
@@ -24,6 +25,61 @@ struct _FlWaiter
   gint64  backoff_max_us;
   gint64  backoff_us;     /* the next backoff interval, without events */
 };
+
+/* Closing an inotify instance that had a watch costs milliseconds (the kernel waits for an SRCU
+ * grace period), and an acquirer that waited would pay it while holding the lock. So each
+ * thread keeps one instance and only adds and removes watches on it. */
+typedef struct
+{
+  int fd;
+  int pid;  /* a forked child must not share its parent's instance */
+} CachedInotify;
+
+static void
+cached_inotify_free (gpointer data)
+{
+  CachedInotify *c = data;
+
+  if (c->fd >= 0 && c->pid == getpid ())
+    close (c->fd);
+  g_free (c);
+}
+
+static GPrivate cached_inotify = G_PRIVATE_INIT (cached_inotify_free);
+
+static int
+take_inotify (void)
+{
+  CachedInotify *c = g_private_get (&cached_inotify);
+  int fd;
+
+  if (c != NULL && c->fd >= 0)
+    {
+      fd = c->fd;
+      c->fd = -1;
+      if (c->pid == getpid ())
+        return fd;
+      close (fd);  /* the parent's, inherited through fork(): only our reference goes */
+    }
+  return inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+}
+
+static void
+give_back_inotify (int fd)
+{
+  CachedInotify *c = g_private_get (&cached_inotify);
+
+  if (c == NULL)
+    {
+      c = g_new0 (CachedInotify, 1);
+      c->fd = -1;
+      g_private_set (&cached_inotify, c);
+    }
+  if (c->fd >= 0)
+    close (c->fd);
+  c->fd = fd;
+  c->pid = getpid ();
+}
 
 FlWaiter *
 _fl_waiter_new (int         dirfd,
@@ -40,14 +96,14 @@ _fl_waiter_new (int         dirfd,
   self->backoff_max_us = MAX (backoff_max_us, self->backoff_min_us);
   self->backoff_us = self->backoff_min_us;
 
-  self->inotify_fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  self->inotify_fd = take_inotify ();
   if (self->inotify_fd >= 0)
     {
       /* Through /proc/self/fd: the very directory we hold open, even if it was renamed. */
       g_snprintf (path, sizeof path, "/proc/self/fd/%d", dirfd);
-      if (inotify_add_watch (self->inotify_fd, path,
+      if ((self->wd = inotify_add_watch (self->inotify_fd, path,
                              IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF |
-                             IN_ONLYDIR | IN_EXCL_UNLINK) < 0)
+                             IN_ONLYDIR | IN_EXCL_UNLINK)) < 0)
         {
           /* No instances or watches left, or no /proc: back off instead. */
           close (self->inotify_fd);
@@ -64,7 +120,15 @@ _fl_waiter_free (FlWaiter *self)
   if (self == NULL)
     return;
   if (self->inotify_fd >= 0)
-    close (self->inotify_fd);
+    {
+      char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+
+      inotify_rm_watch (self->inotify_fd, self->wd);
+      /* Events of this wait (and the IN_IGNORED) must not wake the next one. */
+      while (read (self->inotify_fd, buf, sizeof buf) > 0)
+        ;
+      give_back_inotify (self->inotify_fd);
+    }
   if (self->pidfd >= 0)
     close (self->pidfd);
   g_free (self->lock_name);
