@@ -97,6 +97,7 @@ struct _FlDirectoryModel
   guint           n_scans_in_flight;
   guint           n_initial_in_flight;
   guint           rescan_id;
+  gboolean        rescan_again;  /* asked for while scans were in flight */
   gint64          rescan_interval_ms;
   GCancellable   *cancellable;
 

@@ -367,7 +367,10 @@ scan_done_cb (GObject      *source,
     _fl_model_notify_loading (self);
 
   if (self->n_scans_in_flight == 0)
-    _fl_model_schedule_rescan (self, self->rescan_interval_ms);
+    {
+      _fl_model_schedule_rescan (self, self->rescan_again ? 0 : self->rescan_interval_ms);
+      self->rescan_again = FALSE;
+    }
 
   if (outer != NULL)
     {
@@ -408,7 +411,11 @@ rescan_cb (gpointer user_data)
 
   self->rescan_id = 0;
   if (self->n_scans_in_flight > 0)
-    return G_SOURCE_REMOVE;  /* the scans in flight schedule the next one when done */
+    {
+      /* The scans in flight may have read the directory before what asked for this one. */
+      self->rescan_again = TRUE;
+      return G_SOURCE_REMOVE;
+    }
 
   for (guint i = 0; i < self->roots->len; i++)
     _fl_model_start_scan (self, self->roots->pdata[i], MERGE_RESCAN, NULL);

@@ -220,6 +220,46 @@ test_inotify (ModelFixture  *fx,
   g_assert_nonnull (strstr (changes, "released:live.lock.gy.99.00c0ffee"));
 }
 
+typedef struct
+{
+  ModelFixture *fx;
+  const char   *path;
+} PathLookup;
+
+static gboolean
+path_present (gpointer data)
+{
+  PathLookup *l = data;
+
+  return fl_directory_model_lookup (l->fx->model, l->path) != NULL;
+}
+
+/* A recursive directory: a new subdirectory is watched, and its locks appear. */
+static void
+test_inotify_recursive (ModelFixture  *fx,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sub = model_path (fx, "sub");
+  g_autofree char *first = g_build_filename (sub, "first.lock", NULL);
+  g_autofree char *second = g_build_filename (sub, "second.lock", NULL);
+  PathLookup l1 = { fx, first };
+  PathLookup l2 = { fx, second };
+
+  g_assert_true (fl_directory_model_add_directory (fx->model, fx->dir, TRUE, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  write_pid_file (first, getpid ());
+  g_assert_true (wait_until (path_present, &l1, 10000));
+
+  /* Once the new directory is watched, a file in it is an ordinary event. */
+  write_pid_file (second, getpid ());
+  g_assert_true (wait_until (path_present, &l2, 10000));
+  model_assert_shadow (fx);
+  model_assert_sorted (fx->model);
+}
+
 static gboolean
 not_loading (gpointer data)
 {
@@ -288,6 +328,7 @@ main (int   argc,
   ADD ("/model/own-reclaim", HAND, test_own_reclaim);
   ADD ("/model/async-add", HAND, test_async_add);
   ADD ("/model/inotify", REAL, test_inotify);
+  ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
 
   return g_test_run ();
 }
