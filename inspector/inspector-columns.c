@@ -27,7 +27,8 @@ entry_notify_cb (FlEntry     *entry,
 {
   CellUpdate update = g_object_get_data (G_OBJECT (item), "inspector-update");
 
-  update (item, fl_entry_get_snapshot (entry), g_object_get_data (G_OBJECT (item), "inspector-window"));
+  update (item, fl_entry_get_snapshot (entry),
+          g_object_get_data (G_OBJECT (item), "inspector-window"));
 }
 
 static void

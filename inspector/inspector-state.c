@@ -194,8 +194,8 @@ explain_lock (GString    *text,
   switch (fl_snapshot_get_kernel_lock (snapshot))
     {
     case FL_KERNEL_LOCK_HELD:
-      g_string_append_printf (text, "• %s\n",
-                              _("A process holds the kernel lock on this file, so its holder is alive."));
+      g_string_append_printf (text, "• %s\n", _("A process holds the kernel lock on this file, "
+                                                "so its holder is alive."));
       break;
     case FL_KERNEL_LOCK_FREE:
       g_string_append_printf (text, "• %s\n", _("Nobody holds the kernel lock on this file."));

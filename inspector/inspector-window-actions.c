@@ -139,7 +139,8 @@ reclaim_one (InspectorWindow *self,
   if (!fl_directory_model_reclaim (self->model, seen, &error))
     {
       text = explain_refusal (self, seen, error);
-      report_failure (self, is_lock ? _("The lock was not reclaimed") : _("The file was not removed"),
+      report_failure (self,
+                      is_lock ? _("The lock was not reclaimed") : _("The file was not removed"),
                       text);
       return;
     }

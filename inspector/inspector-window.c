@@ -317,6 +317,7 @@ inspector_window_init (InspectorWindow *self)
 {
   GtkDropTarget *drop;
   GtkEventController *keys;
+  GtkSorter *sorter;
 
   self->age_cells = g_hash_table_new (NULL, NULL);
   self->recursive_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -329,8 +330,9 @@ inspector_window_init (InspectorWindow *self)
 
   self->filter = gtk_custom_filter_new (_inspector_window_filter_cb, self, NULL);
   self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->model)), NULL);
+  sorter = gtk_column_view_get_sorter (self->column_view);
   self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
-                                              g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+                                              g_object_ref (sorter));
   self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);

@@ -1,4 +1,5 @@
-/* fl-directory-model-entries.c: the model's sorted entries, its roots, and what it derives from them (counts, pidfds, deadlines)
+/* fl-directory-model-entries.c: the sorted entries, the roots, and what follows from them
+ * (counts, pidfd watches, the deadlines of unparsable locks)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -164,7 +165,8 @@ int
 _fl_model_compare_snapshot_paths (gconstpointer a,
                                   gconstpointer b)
 {
-  return strcmp (fl_snapshot_get_path (*(FlSnapshot **) a), fl_snapshot_get_path (*(FlSnapshot **) b));
+  return strcmp (fl_snapshot_get_path (*(FlSnapshot **) a),
+                 fl_snapshot_get_path (*(FlSnapshot **) b));
 }
 
 int
@@ -399,6 +401,12 @@ _fl_model_snapshots_equal (FlSnapshot *a,
          && g_strcmp0 (fl_snapshot_get_process_name (a), fl_snapshot_get_process_name (b)) == 0;
 }
 
+static FlChange
+gone_change (guint flags)
+{
+  return (flags & PENDING_TAKEN_OVER) ? FL_CHANGE_TAKEN_OVER : FL_CHANGE_RELEASED;
+}
+
 /* Swaps the entry's snapshot in place (rows refresh through notify) and says what happened:
  * another file at the same path is a release (or takeover) followed by a creation. */
 void
@@ -422,8 +430,7 @@ _fl_model_update_entry (FlDirectoryModel *self,
                      || fl_snapshot_get_liveness (snap) == FL_LIVENESS_REUSED)));
 
   if (replaced)
-    _fl_model_emit_change (self, entry,
-                           (flags & PENDING_TAKEN_OVER) ? FL_CHANGE_TAKEN_OVER : FL_CHANGE_RELEASED);
+    _fl_model_emit_change (self, entry, gone_change (flags));
 
   _fl_model_account (self, entry, old, -1);
   _fl_entry_set_snapshot (entry, snap);
@@ -463,8 +470,7 @@ _fl_model_apply_path (FlDirectoryModel *self,
 
       _fl_model_account (self, entry, fl_entry_get_snapshot (entry), -1);
       g_list_model_items_changed (G_LIST_MODEL (self), pos, 1, 0);
-      _fl_model_emit_change (self, entry,
-                             (flags & PENDING_TAKEN_OVER) ? FL_CHANGE_TAKEN_OVER : FL_CHANGE_RELEASED);
+      _fl_model_emit_change (self, entry, gone_change (flags));
     }
   else if (found)
     {

@@ -168,7 +168,8 @@ _fl_directory_model_apply_event (FlDirectoryModel  *self,
 
     case G_FILE_MONITOR_EVENT_RENAMED:
       _fl_model_queue_path (self, path,
-                            other_path != NULL && is_graveyard_of (path, other_path) ? PENDING_TAKEN_OVER : 0);
+                            other_path != NULL && is_graveyard_of (path, other_path)
+                            ? PENDING_TAKEN_OVER : 0);
       if (other_path != NULL)
         _fl_model_queue_path (self, other_path, 0);
       break;

@@ -89,7 +89,8 @@ apply_runs_one_by_one (FlDirectoryModel *self,
       Run *run = &g_array_index (runs, Run, r);
       guint pos = run->pos + offset;
 
-      _fl_model_array_splice (self->entries, pos, run->n_removed, run->added->pdata, run->added->len);
+      _fl_model_array_splice (self->entries, pos, run->n_removed,
+                              run->added->pdata, run->added->len);
       g_list_model_items_changed (G_LIST_MODEL (self), pos, run->n_removed, run->added->len);
       offset += (int) run->added->len - (int) run->n_removed;
     }
@@ -153,7 +154,8 @@ _fl_model_merge (FlDirectoryModel *self,
       FlSnapshot *snap = j < n_snaps ? snaps->pdata[j] : NULL;
       int cmp;
 
-      if (i < self->entries->len && g_str_has_prefix (_fl_model_entry_path (self->entries->pdata[i]),
+      if (i < self->entries->len
+          && g_str_has_prefix (_fl_model_entry_path (self->entries->pdata[i]),
                                                       root->prefix))
         entry = self->entries->pdata[i];
       if (entry == NULL && snap == NULL)

@@ -1,4 +1,4 @@
-/* fl-directory-model-scan.c: reading whole directories, in worker threads, and applying what was read
+/* fl-directory-model-scan.c: reading whole directories in worker threads, and applying it
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -230,7 +230,8 @@ scan_dir (ScanJob    *job,
 
       if (g_cancellable_is_cancelled (job->cancellable))
         break;
-      sub = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      sub = openat (dirfd (dir), name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (sub >= 0)
         {
           g_autofree char *sub_path = g_build_filename (dir_path, name, NULL);

@@ -238,7 +238,8 @@ main (int   argc,
       guint id;
 
       /* Spread over the directory: the insert position matters for a sorted array. */
-      g_snprintf (name, sizeof name, "target-%07d.new.lock", (int) ((gint64) i * n_locks / MAX (n_events, 1)));
+      g_snprintf (name, sizeof name, "target-%07d.new.lock",
+                  (int) ((gint64) i * n_locks / MAX (n_events, 1)));
       path = g_build_filename (dir, name, NULL);
 
       t0 = g_get_monotonic_time ();

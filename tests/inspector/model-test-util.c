@@ -44,9 +44,9 @@ entry_changed_cb (FlDirectoryModel *model,
 {
   g_autoptr(GEnumClass) klass = g_type_class_ref (FL_TYPE_CHANGE);
   GEnumValue *value = g_enum_get_value (klass, change);
+  const char *name = fl_snapshot_get_name (fl_entry_get_snapshot (entry));
 
-  g_ptr_array_add (fx->changes, g_strdup_printf ("%s:%s", value->value_nick,
-                                                 fl_snapshot_get_name (fl_entry_get_snapshot (entry))));
+  g_ptr_array_add (fx->changes, g_strdup_printf ("%s:%s", value->value_nick, name));
 }
 
 void

@@ -206,7 +206,8 @@ test_link_event (ModelFixture  *fx,
   model_assert_shadow (fx);
   changes = model_changes_string (fx);
   g_assert_cmpstr (changes, ==,
-                   "created:t.lock.4242.deadbeef.tmp created:t.lock released:t.lock.4242.deadbeef.tmp");
+                   "created:t.lock.4242.deadbeef.tmp created:t.lock "
+                   "released:t.lock.4242.deadbeef.tmp");
 }
 
 static void

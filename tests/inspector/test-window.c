@@ -177,7 +177,8 @@ has_shortcut (GtkWidget  *widget,
       for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)); k++)
         {
           g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), k);
-          g_autofree char *text = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          GtkShortcutTrigger *shortcut_trigger = gtk_shortcut_get_trigger (shortcut);
+          g_autofree char *text = gtk_shortcut_trigger_to_string (shortcut_trigger);
           GtkShortcutAction *named = gtk_shortcut_get_action (shortcut);
 
           if (GTK_IS_NAMED_ACTION (named) && g_str_equal (text, trigger)
