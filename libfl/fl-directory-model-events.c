@@ -136,7 +136,14 @@ _fl_model_queue_path (FlDirectoryModel *self,
   g_hash_table_replace (self->pending, g_strdup (path), GUINT_TO_POINTER (flags));
 
   if (self->flush_id == 0)
-    self->flush_id = g_timeout_add (COALESCE_MS, flush_cb, self);
+    {
+      /* The first event after a quiet spell is read at once; those that follow within
+       * COALESCE_MS of a read wait for the next one, so a burst costs one read per path. */
+      gint64 since_ms = (g_get_monotonic_time () - self->last_flush_us) / 1000;
+      guint delay_ms = since_ms >= COALESCE_MS ? 0 : (guint) (COALESCE_MS - since_ms);
+
+      self->flush_id = g_timeout_add (delay_ms, flush_cb, self);
+    }
 }
 
 /* T2 renames T.lock to T.lock.gy.<pid>.<hex>: seen as one rename, it tells a takeover from a
@@ -163,8 +170,6 @@ _fl_directory_model_apply_event (FlDirectoryModel  *self,
 
   switch (event)
     {
-    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
-      break;
 
     case G_FILE_MONITOR_EVENT_RENAMED:
       _fl_model_queue_path (self, path,
@@ -179,6 +184,7 @@ _fl_directory_model_apply_event (FlDirectoryModel  *self,
       _fl_model_schedule_rescan (self, COALESCE_MS);
       break;
 
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:  /* a writer closed it: now it is complete */
     case G_FILE_MONITOR_EVENT_CREATED:
     case G_FILE_MONITOR_EVENT_DELETED:
     case G_FILE_MONITOR_EVENT_CHANGED:
@@ -230,6 +236,7 @@ _fl_directory_model_flush (FlDirectoryModel *self)
   g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  self->last_flush_us = g_get_monotonic_time ();
   if (g_hash_table_size (self->pending) == 0)
     return;
 

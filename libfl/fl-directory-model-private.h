@@ -93,6 +93,7 @@ struct _FlDirectoryModel
 
   GHashTable     *pending;     /* path -> flags */
   guint           flush_id;
+  gint64          last_flush_us; /* monotonic */
   GHashTable     *touched;     /* paths refreshed while a scan ran in a thread, or NULL */
   guint           n_scans_in_flight;
   guint           n_initial_in_flight;

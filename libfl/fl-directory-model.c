@@ -24,7 +24,8 @@
 /* How the model stays right without trusting any one source:
  * - A file event only names a path. The model re-reads that path (a fresh snapshot) before it
  *   reports anything, so duplicated, reordered or stale events cannot make it wrong.
- * - Events are coalesced for COALESCE_MS; past BURST_LIMIT paths a rescan is cheaper.
+ * - The first event after a quiet spell is read at once; a burst is read at most every
+ *   COALESCE_MS, each path once; past BURST_LIMIT paths a rescan is cheaper.
  * - GLib drops inotify's queue overflow silently, so every directory is rescanned periodically,
  *   in a worker thread, at an interval that grows with the cost of a scan.
  * - A holder dying makes no file event: the model watches each live holder's pidfd.

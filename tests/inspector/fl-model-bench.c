@@ -118,6 +118,26 @@ timeout_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Lets the main loop run for @ms: events arrive as they would on a quiet host, one at a time,
+ * not as a burst (bursts are coalesced on purpose; see COALESCE_MS in the model). */
+static gboolean
+set_flag_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pause_ms (GMainLoop *loop,
+          guint      ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, set_flag_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
 static int
 compare_gint64 (gconstpointer a,
                 gconstpointer b)
@@ -242,6 +262,7 @@ main (int   argc,
                   (int) ((gint64) i * n_locks / MAX (n_events, 1)));
       path = g_build_filename (dir, name, NULL);
 
+      pause_ms (waiter.loop, 20);
       t0 = g_get_monotonic_time ();
       write_lock (path, live);
       id = g_timeout_add (5000, timeout_cb, waiter.loop);
@@ -249,6 +270,7 @@ main (int   argc,
       g_source_remove (id);
       g_array_append_val (create_lat, (gint64) { waiter.done_at - t0 });
 
+      pause_ms (waiter.loop, 20);
       t0 = g_get_monotonic_time ();
       write_lock (path, dead[0]);
       id = g_timeout_add (5000, timeout_cb, waiter.loop);
@@ -256,6 +278,7 @@ main (int   argc,
       g_source_remove (id);
       g_array_append_val (update_lat, (gint64) { waiter.done_at - t0 });
 
+      pause_ms (waiter.loop, 20);
       t0 = g_get_monotonic_time ();
       g_unlink (path);
       id = g_timeout_add (5000, timeout_cb, waiter.loop);
