@@ -16,10 +16,10 @@ typedef struct
 {
   int      pid;
   guint64  start_ticks;     /* /proc/<pid>/stat field 22: clock ticks since boot */
-  char     boot_id[40];     /* /proc/sys/kernel/random/boot_id */
+  char     boot_id[40];     /* the first 16 hex digits of /proc/sys/kernel/random/boot_id */
   guint64  pidns;           /* inode of /proc/self/ns/pid */
   gboolean kernel_lock;     /* whether the holder took the kernel lock */
-  char     host[72];
+  char     host[72];        /* FNV-1a of the host name, 8 hex digits */
 } FlIdentity;
 
 gsize    _fl_identity_format (const FlIdentity *identity,

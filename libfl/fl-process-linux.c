@@ -212,6 +212,8 @@ _fl_process_info_clear (FlProcessInfo *info)
 
 static GMutex self_lock;
 static FlIdentity self_identity;
+static char self_xattr[FL_IDENTITY_MAX];  /* formatted once per process, kernel lock taken */
+static gsize self_xattr_len;
 
 void
 _fl_process_self_identity (FlIdentity *identity)
@@ -235,24 +237,53 @@ _fl_process_self_identity (FlIdentity *identity)
       _fl_process_info_clear (&info);
 
       if (read_bounded ("/proc/sys/kernel/random/boot_id", buf, sizeof buf) > 0)
-        g_strlcpy (self_identity.boot_id, g_strstrip (buf), sizeof self_identity.boot_id);
+        {
+          /* 64 bits of a random UUID tell boots apart; see _fl_identity_format(). */
+          guint n = 0;
+          for (const char *p = buf; *p && n < 16; p++)
+            if (g_ascii_isxdigit (*p))
+              self_identity.boot_id[n++] = g_ascii_tolower (*p);
+          self_identity.boot_id[n] = '\0';
+        }
 
       if (stat ("/proc/self/ns/pid", &st) == 0)
         self_identity.pidns = st.st_ino;
 
       if (gethostname (buf, sizeof buf) == 0)
         {
+          guint32 hash = 2166136261u;  /* FNV-1a: only ever compared for equality */
+
           buf[sizeof buf - 1] = '\0';
-          for (char *p = buf; *p; p++)
-            if (*p <= ' ' || *p > '~')
-              *p = '_';
-          g_strlcpy (self_identity.host, buf, sizeof self_identity.host);
+          for (const char *p = buf; *p; p++)
+            hash = (hash ^ (guchar) *p) * 16777619u;
+          g_snprintf (self_identity.host, sizeof self_identity.host, "%08x", hash);
         }
+
+      self_identity.kernel_lock = TRUE;
+      self_xattr_len = _fl_identity_format (&self_identity, self_xattr, sizeof self_xattr);
+      self_identity.kernel_lock = FALSE;
     }
 
   *identity = self_identity;
 
   g_mutex_unlock (&self_lock);
+}
+
+gsize
+_fl_process_self_identity_xattr (char  *buf,
+                                 gsize  size)
+{
+  FlIdentity identity;
+  gsize len;
+
+  _fl_process_self_identity (&identity);  /* fills the cache for this PID */
+
+  g_mutex_lock (&self_lock);
+  len = self_xattr_len < size ? self_xattr_len : 0;
+  memcpy (buf, self_xattr, len);
+  g_mutex_unlock (&self_lock);
+
+  return len;
 }
 
 int

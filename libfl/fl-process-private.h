@@ -40,6 +40,11 @@ void               _fl_process_info_clear   (FlProcessInfo *info);
 /* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
 void               _fl_process_self_identity (FlIdentity   *identity);
 
+/* This process's identity formatted for the xattr, with the kernel lock taken: cached, since
+ * every acquire writes it. Returns its length, 0 if @size is too small. */
+gsize              _fl_process_self_identity_xattr (char  *buf,
+                                                    gsize  size);
+
 /* Microseconds on CLOCK_BOOTTIME, the clock process start times count on. */
 gint64             _fl_process_boottime_now (void);
 

@@ -129,7 +129,8 @@ _fl_temp_create (FlTemp           *temp,
     }
 
   /* Without user xattrs (some filesystems) the lock still works: the kernel lock decides. */
-  len = _fl_identity_format (&identity, xattr, sizeof xattr);
+  len = identity.kernel_lock ? _fl_process_self_identity_xattr (xattr, sizeof xattr)
+                             : _fl_identity_format (&identity, xattr, sizeof xattr);
   if (len > 0)
     fsetxattr (temp->fd, FL_IDENTITY_XATTR, xattr, len, 0);
 
