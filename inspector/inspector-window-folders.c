@@ -122,13 +122,9 @@ added_cb (GObject      *source,
   g_autofree char *directory = call->directory;
   g_autoptr(GError) error = NULL;
 
+  /* libfl's message names the folder and says what to do. */
   if (!fl_directory_model_add_directory_finish (FL_DIRECTORY_MODEL (source), result, &error))
-    {
-      g_autofree char *text = g_strdup_printf (_("Cannot watch the folder “%s”: %s"),
-                                               directory, error->message);
-
-      _inspector_window_show_banner (self, FALSE, text);
-    }
+    _inspector_window_show_banner (self, FALSE, error->message);
   else if (call->remember)
     remember_directories (self);
   else if (self->demo != NULL

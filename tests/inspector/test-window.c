@@ -334,6 +334,12 @@ settings_has (GSettings  *settings,
   return FALSE;
 }
 
+static gboolean
+banner_shown (gpointer data)
+{
+  return _inspector_window_get_banner_text (data) != NULL;
+}
+
 /* Several folders at once, remembered in GSettings, one removed again. */
 static void
 test_directories_remembered (void)
@@ -357,6 +363,12 @@ test_directories_remembered (void)
   g_assert_false (settings_has (settings, a));
   g_assert_true (settings_has (settings, b));
   g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, 1);
+
+  /* A folder that cannot be read: said in the window, naming it; nothing remembered. */
+  inspector_window_add_directory (window, "/nonexistent/fl-ui", FALSE, TRUE);
+  g_assert_true (ui_wait (banner_shown, window, 10000));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "/nonexistent/fl-ui"));
+  g_assert_false (settings_has (settings, "/nonexistent/fl-ui"));
 
   ui_window_close (window);
   g_settings_reset (settings, "directories");
