@@ -277,7 +277,7 @@ pid_watch_ref (FlDirectoryModel *self,
 
   if (watch == NULL)
     {
-      if (g_hash_table_size (self->pid_watches) >= MAX_PID_WATCHES)
+      if (g_hash_table_size (self->pid_watches) >= self->max_pid_watches)
         return;  /* the periodic rescan is the fallback */
 
       watch = g_new0 (PidWatch, 1);

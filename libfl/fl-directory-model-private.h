@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 #define COALESCE_MS       10
 #define BURST_LIMIT       2000
 #define MAX_RUNS          64
-#define MAX_PID_WATCHES   1024
+#define MAX_PID_WATCHES   4096  /* and at most a quarter of RLIMIT_NOFILE */
 #define MAX_DEPTH         32
 #define MAX_SCAN_THREADS  4
 #define SCAN_SLICE_MIN    256
@@ -103,6 +103,7 @@ struct _FlDirectoryModel
   GCancellable   *cancellable;
 
   GHashTable     *pid_watches; /* pid -> PidWatch */
+  guint           max_pid_watches;
   GHashTable     *deadlines;   /* FlEntry -> itself: unparsable, not yet stale */
   guint           deadline_id;
 

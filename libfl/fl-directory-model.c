@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -277,6 +278,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
 static void
 fl_directory_model_init (FlDirectoryModel *self)
 {
+  struct rlimit limit;
+
   self->entries = g_ptr_array_new ();
   self->roots = g_ptr_array_new ();
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -285,6 +288,12 @@ fl_directory_model_init (FlDirectoryModel *self)
   self->cancellable = g_cancellable_new ();
   self->rescan_interval_ms = RESCAN_MIN_MS;
   self->monitoring = TRUE;
+
+  /* Each watched holder costs a descriptor: leave most of them to the program. */
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    self->max_pid_watches = (guint) CLAMP (limit.rlim_cur / 4, 16, MAX_PID_WATCHES);
+  else
+    self->max_pid_watches = MAX_PID_WATCHES;
 }
 
 /* Public API */
