@@ -95,7 +95,7 @@ fl_lock_new_held (FlLockPath *lp,
   memset (lp, 0, sizeof *lp);
   self->dirfd = dirfd;
   self->fd = fd;
-  self->owner = getpid ();
+  self->owner = _fl_process_self_pid ();
   if (fstat (fd, &st) == 0)
     {
       self->dev = st.st_dev;
@@ -372,7 +372,7 @@ release (FlLock  *self,
 
   /* A forked child shares the descriptor, and so the kernel lock, with the holder: it only
    * drops its own copy, and the lock stays held by the process that took it. */
-  if (getpid () != self->owner)
+  if (_fl_process_self_pid () != self->owner)
     {
       close (fd);
       return TRUE;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,36 @@ _fl_process_info_clear (FlProcessInfo *info)
   g_clear_pointer (&info->cmdline, g_free);
 }
 
+static int self_pid;  /* 0 until known; reset in a forked child */
+
+static void
+forked_child_cb (void)
+{
+  g_atomic_int_set (&self_pid, 0);
+}
+
+/* getpid() is a system call, and every acquire and release asks; fork() is rare, so the
+ * answer is cached and forgotten in the child. */
+int
+_fl_process_self_pid (void)
+{
+  static gsize registered;
+  int pid = g_atomic_int_get (&self_pid);
+
+  if (g_once_init_enter (&registered))
+    {
+      pthread_atfork (NULL, NULL, forked_child_cb);
+      g_once_init_leave (&registered, 1);
+    }
+
+  if (G_UNLIKELY (pid == 0))
+    {
+      pid = getpid ();
+      g_atomic_int_set (&self_pid, pid);
+    }
+  return pid;
+}
+
 static GMutex self_lock;
 static FlIdentity self_identity;
 static char self_xattr[FL_IDENTITY_MAX];  /* formatted once per process, kernel lock taken */
@@ -218,7 +249,7 @@ static gsize self_xattr_len;
 void
 _fl_process_self_identity (FlIdentity *identity)
 {
-  int pid = getpid ();
+  int pid = _fl_process_self_pid ();
 
   g_mutex_lock (&self_lock);
 

@@ -37,6 +37,9 @@ void               _fl_process_probe        (int            pid,
                                              FlProcessInfo *info);
 void               _fl_process_info_clear   (FlProcessInfo *info);
 
+/* getpid(), cached; a forked child gets its own. */
+int                _fl_process_self_pid     (void);
+
 /* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
 void               _fl_process_self_identity (FlIdentity   *identity);
 

@@ -73,7 +73,8 @@ _fl_takeover (int           dirfd,
   _fl_test_crash_point ("T1");
 
   /* Step T2 */
-  graveyard = g_strdup_printf ("%s.gy.%d.%08x", lock_name, (int) getpid (), g_random_int ());
+  graveyard = g_strdup_printf ("%s.gy.%d.%08x", lock_name, _fl_process_self_pid (),
+                               g_random_int ());
   if (rename_noreplace (dirfd, lock_name, graveyard) < 0)
     {
       saved_errno = errno;

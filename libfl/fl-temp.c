@@ -103,7 +103,7 @@ _fl_temp_create (FlTemp           *temp,
           return FALSE;
         }
 
-      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, (int) getpid (),
+      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, _fl_process_self_pid (),
                                     g_random_int ());
       temp->fd = openat (dirfd, temp->name,
                          O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
