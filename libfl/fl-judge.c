@@ -39,11 +39,10 @@ _fl_format_age (gint64 age_us)
   return g_strdup_printf ("%" G_GINT64_FORMAT " days", s / 86400);
 }
 
-/* Step J2: at most FL_CONTENT_MAX bytes, and the identity if it matches the content. */
+/* Step J2: at most FL_CONTENT_MAX bytes. */
 static void
 read_content (FlLockState *self)
 {
-  char xattr[FL_IDENTITY_MAX];
   gssize n;
 
   do
@@ -57,6 +56,18 @@ read_content (FlLockState *self)
   if (!self->content_complete ||
       !_fl_parse_pid (self->content, self->content_len, &self->content_pid))
     self->content_pid = 0;
+}
+
+/* Also step J2, but only once the kernel lock is known to be free: a held lock needs no
+ * identity, and every contended acquire would pay for reading it. */
+static void
+read_identity (FlLockState *self)
+{
+  char xattr[FL_IDENTITY_MAX];
+  gssize n;
+
+  if (self->fd < 0)
+    return;
 
   n = fgetxattr (self->fd, FL_IDENTITY_XATTR, xattr, sizeof xattr);
   if (n > 0 && _fl_identity_parse (xattr, (gsize) n, &self->identity))
@@ -368,6 +379,7 @@ judge_lock (FlLockState         *self,
   if (self->pid > 0)
     _fl_process_probe (self->pid, FALSE, &self->process);
   self->remote = _fl_process_fd_is_remote (self->fd);
+  read_identity (self);
 
   if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
       self->identity.kernel_lock)
@@ -461,6 +473,8 @@ judge_leftover (FlLockState *self,
 {
   self->pid = self->name_info.creator_pid;
   _fl_process_probe (self->pid, FALSE, &self->process);
+  if (self->kernel_lock != FL_KERNEL_LOCK_HELD)
+    read_identity (self);
 
   if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
     {
