@@ -1,0 +1,87 @@
+/* soak-private.h: what the soak test's files share
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+#define SOAK_WORKERS 16
+#define SOAK_TARGETS 4
+#define SOAK_JUNK_MAX 400   /* junk and hostile entries, so that an hour stays bounded */
+
+typedef struct
+{
+  pid_t  pid;            /* 0: none running in this slot */
+  gint64 stopped_until;  /* monotonic time of its SIGCONT; 0 when running */
+} SoakWorker;
+
+typedef struct
+{
+  char        *base_dir;
+  char        *lock_dir;     /* the targets t0..t3, their locks, and the junk */
+  char        *state_dir;    /* counters and markers of the critical sections */
+  char        *results_dir;  /* one log per worker */
+  const char  *worker;
+  guint32      seed;
+  gint64       seconds;
+  GRand       *rand;
+
+  SoakWorker   workers[SOAK_WORKERS];
+  GHashTable  *killed;       /* PIDs the chaos SIGKILLed */
+  GHashTable  *junk;         /* names the chaos created */
+  gboolean     stopping;
+
+  char        *occupied;     /* the hostile entry now where a lock goes, or NULL */
+  mode_t       occupied_type;
+  gint64       occupied_until;
+
+  guint        spawned;
+  guint        kills;
+  guint        holder_kills;
+  guint        stops;
+  guint        junk_files;
+  guint        hostile_entries;
+  guint        occupations;
+  guint        scans;
+  guint        scan_errors;
+  guint        finished;
+  guint        failed_workers;
+  guint        orphans;
+} Soak;
+
+typedef struct
+{
+  guint  completed[SOAK_TARGETS];
+  gint64 counter[SOAK_TARGETS];
+  guint  timeouts;
+  guint  foreign;
+  guint  overlaps;
+  guint  lost;
+  guint  errors;
+} SoakTally;
+
+extern const char *soak_worker_path;
+
+void       soak_init                   (Soak      *soak);
+void       soak_clear                  (Soak      *soak);
+void       soak_chaos_junk             (Soak      *soak);
+void       soak_chaos_hostile          (Soak      *soak);
+void       soak_chaos_occupy           (Soak      *soak,
+                                        gint64     now);
+void       soak_chaos_release_occupied (Soak      *soak,
+                                        gint64     now,
+                                        gboolean   always);
+void       soak_chaos_scan             (Soak      *soak);
+SoakTally *soak_tally                  (Soak      *soak);
+void       soak_report                 (Soak      *soak,
+                                        SoakTally *tally);
+void       soak_final_round            (Soak      *soak);
+guint      soak_check_leftovers        (Soak      *soak);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SoakTally, g_free)
+
+G_END_DECLS

@@ -1,0 +1,134 @@
+/* soak-worker.c: one of the soak test's processes, looping acquire / critical section / release
+ *
+ *   soak-worker LOCK_DIR STATE_DIR LOG N_TARGETS SEED
+ *
+ * Takes the lock of a random target LOCK_DIR/t<k> with the public API, runs the shared critical
+ * section (tests/helpers/fl-test-counter.c: a marker that catches two holders, and a counter
+ * that catches lost updates) on STATE_DIR/t<k>.count, releases, and appends one line per event
+ * to LOG: "cs K", "timeout K", "foreign K", "lost K", "error K ...". Stops when STATE_DIR/STOP
+ * exists. Exit status: 0 when stopped, 3 on an overlap (FL_TEST_EXIT_OVERLAP), 4 on a failure.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libfl/fl.h>
+
+#include "fl-test-counter.h"
+
+static int log_fd = -1;
+
+static void
+log_line (const char *format,
+          ...) G_GNUC_PRINTF (1, 2);
+
+static void
+log_line (const char *format,
+          ...)
+{
+  g_autofree char *line = NULL;
+  va_list args;
+  gsize len;
+
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  /* One write() per line to an O_APPEND file: a SIGKILL never leaves half a line. */
+  len = strlen (line);
+  if (write (log_fd, line, len) != (gssize) len)
+    exit (FL_TEST_EXIT_FAILED);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autofree char *stop_path = NULL;
+  g_autoptr(GRand) rand = NULL;
+  const char *lock_dir, *state_dir;
+  gboolean no_lock = g_strcmp0 (g_getenv ("FL_SOAK_NO_LOCK"), "1") == 0;
+  int n_targets;
+
+  if (argc != 6)
+    {
+      g_printerr ("usage: soak-worker LOCK_DIR STATE_DIR LOG N_TARGETS SEED\n");
+      return FL_TEST_EXIT_FAILED;
+    }
+  lock_dir = argv[1];
+  state_dir = argv[2];
+  n_targets = atoi (argv[4]);
+  rand = g_rand_new_with_seed ((guint32) strtoul (argv[5], NULL, 10) ^ (guint32) getpid ());
+  stop_path = g_build_filename (state_dir, "STOP", NULL);
+
+  log_fd = open (argv[3], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (log_fd < 0 || n_targets < 1)
+    return FL_TEST_EXIT_FAILED;
+
+  /* Long enough to outlast a SIGSTOPped holder most of the time; a timeout is not a failure. */
+  fl_lock_options_set_timeout_ms (options, 3000);
+
+  while (!g_file_test (stop_path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlLock) lock = NULL;
+      g_autofree char *target = NULL;
+      g_autofree char *counter = NULL;
+      int k = g_rand_int_range (rand, 0, n_targets);
+      int ret;
+
+      target = g_strdup_printf ("%s/t%d", lock_dir, k);
+      counter = g_strdup_printf ("%s/t%d.count", state_dir, k);
+
+      /* FL_SOAK_NO_LOCK=1 checks the harness: without the lock, it must see overlaps. */
+      if (!no_lock)
+        lock = fl_lock_acquire (target, options, NULL, &error);
+      if (lock == NULL && !no_lock)
+        {
+          if (g_error_matches (error, FL_ERROR, FL_ERROR_TIMEOUT))
+            log_line ("timeout %d\n", k);
+          else if (g_error_matches (error, FL_ERROR, FL_ERROR_FOREIGN))
+            {
+              /* The chaos put a FIFO or a directory where the lock goes: told, not hung.
+               * Pace the retries; this is no synchronisation. */
+              log_line ("foreign %d\n", k);
+              g_usleep (2000);
+            }
+          else
+            {
+              log_line ("error %d acquire %s %d %s\n", k, g_quark_to_string (error->domain),
+                        error->code, error->message);
+              return FL_TEST_EXIT_FAILED;
+            }
+          continue;
+        }
+
+      ret = fl_test_critical_section (counter, FL_TEST_MARKER_TOLERATE_DEAD);
+      if (ret == FL_TEST_EXIT_OVERLAP)
+        {
+          log_line ("overlap %d\n", k);
+          return ret;
+        }
+      if (ret != 0)
+        {
+          log_line ("error %d critical section %d\n", k, ret);
+          return FL_TEST_EXIT_FAILED;
+        }
+
+      if (lock != NULL && !fl_lock_release (lock, &error))
+        {
+          log_line ("%s %d %s\n", g_error_matches (error, FL_ERROR, FL_ERROR_LOST) ? "lost" : "error",
+                    k, error->message);
+          return FL_TEST_EXIT_FAILED;
+        }
+      log_line ("cs %d\n", k);
+    }
+
+  return 0;
+}

@@ -1,0 +1,339 @@
+/* test-soak.c: 16 processes on 4 targets for an hour, under a chaos process
+ *
+ * P processes (tests/soak/soak-worker) loop acquire / critical section / release on random
+ * targets while the chaos, this process, SIGKILLs holders and waiters (and starts
+ * replacements), SIGSTOPs and SIGCONTs others, fills the directory with junk temp and graveyard
+ * files and hostile entries (symlinks, FIFOs, directories named like locks), now and then puts
+ * one where a lock goes, and scans the directory as an inspector would. At the end: no two
+ * holders ever met in a critical section, no completed critical section lost its update, a
+ * last acquire of every target succeeds (no lock is stuck), nothing is left but the junk and
+ * the orphans of killed processes, and every process finished or was killed.
+ *
+ * FL_SOAK_SECONDS sets the duration (default 3600; CI uses 120); FL_TEST_SEED replays one.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libfl/fl.h>
+
+#include "fl-names-private.h"
+#include "fl-test-counter.h"
+#include "fl-test-util.h"
+#include "soak-private.h"
+
+static void
+die_with_parent_cb (gpointer user_data)
+{
+  /* A failed assertion must not leave sixteen workers looping. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void
+spawn_worker (Soak  *soak,
+              guint  slot)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *n_targets = g_strdup_printf ("%d", SOAK_TARGETS);
+  g_autofree char *seed = g_strdup_printf ("%u", soak->seed + soak->spawned);
+  const char *argv[7];
+  GPid pid;
+
+  log = g_strdup_printf ("%s/w%05u.log", soak->results_dir, soak->spawned);
+  argv[0] = soak->worker;
+  argv[1] = soak->lock_dir;
+  argv[2] = soak->state_dir;
+  argv[3] = log;
+  argv[4] = n_targets;
+  argv[5] = seed;
+  argv[6] = NULL;
+
+  if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                      die_with_parent_cb, NULL, &pid, &error))
+    g_error ("cannot start %s: %s", soak->worker, error->message);
+
+  soak->workers[slot].pid = pid;
+  soak->workers[slot].stopped_until = 0;
+  soak->spawned++;
+}
+
+static int
+slot_of (Soak  *soak,
+         pid_t  pid)
+{
+  for (guint i = 0; i < SOAK_WORKERS; i++)
+    if (soak->workers[i].pid == pid)
+      return (int) i;
+  return -1;
+}
+
+static void
+kill_worker (Soak  *soak,
+             guint  slot)
+{
+  pid_t pid = soak->workers[slot].pid;
+
+  g_assert_cmpint (pid, >, 0);
+  g_hash_table_add (soak->killed, GINT_TO_POINTER (pid));
+  kill (pid, SIGKILL);
+  soak->kills++;
+}
+
+/* Reaps every worker that ended; a killed one is replaced while the run goes on. */
+static void
+reap (Soak     *soak,
+      gboolean  replace)
+{
+  int status;
+  pid_t pid;
+
+  /* At most one round of the slots: replacements that die at once wait for the next call. */
+  for (guint n = 0; n < SOAK_WORKERS && (pid = waitpid (-1, &status, WNOHANG)) > 0; n++)
+    {
+      int slot = slot_of (soak, pid);
+
+      if (slot < 0)
+        continue;
+      soak->workers[slot].pid = 0;
+
+      if (g_hash_table_contains (soak->killed, GINT_TO_POINTER (pid)))
+        {
+          if (replace)
+            spawn_worker (soak, (guint) slot);
+          continue;
+        }
+      if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && soak->stopping)
+        {
+          soak->finished++;
+          continue;
+        }
+
+      /* Anything else is a failure: an overlap (3), an error (4), a crash or an early exit. */
+      g_test_message ("worker %d ended with status 0x%x (exit %d)", (int) pid, status,
+                      WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+      soak->failed_workers++;
+      if (replace)
+        spawn_worker (soak, (guint) slot);
+    }
+}
+
+/* The PID in a critical section of target k, from its marker (fl-test-counter.c). */
+static pid_t
+holder_of (Soak *soak,
+           int   k)
+{
+  g_autofree char *marker = g_strdup_printf ("%s/t%d.count.holder", soak->state_dir, k);
+
+  return (pid_t) fl_test_counter_read (marker);
+}
+
+static void
+chaos_kill (Soak *soak)
+{
+  int slot = -1;
+
+  /* Half the kills aim at a holder inside its critical section. */
+  if (g_rand_boolean (soak->rand))
+    {
+      pid_t holder = holder_of (soak, g_rand_int_range (soak->rand, 0, SOAK_TARGETS));
+
+      if (holder > 0)
+        slot = slot_of (soak, holder);
+      if (slot >= 0)
+        soak->holder_kills++;
+    }
+  if (slot < 0)
+    slot = g_rand_int_range (soak->rand, 0, SOAK_WORKERS);
+  if (soak->workers[slot].pid > 0)
+    kill_worker (soak, (guint) slot);
+}
+
+static void
+chaos_stop (Soak   *soak,
+            gint64  now)
+{
+  guint slot = (guint) g_rand_int_range (soak->rand, 0, SOAK_WORKERS);
+  SoakWorker *w = &soak->workers[slot];
+
+  if (w->pid <= 0 || w->stopped_until != 0)
+    return;
+  kill (w->pid, SIGSTOP);
+  w->stopped_until = now + g_rand_int_range (soak->rand, 20, 300) * 1000;
+  soak->stops++;
+}
+
+static void
+chaos_continue (Soak     *soak,
+                gint64    now,
+                gboolean  all)
+{
+  for (guint i = 0; i < SOAK_WORKERS; i++)
+    {
+      SoakWorker *w = &soak->workers[i];
+
+      if (w->pid > 0 && w->stopped_until != 0 && (all || now >= w->stopped_until))
+        {
+          kill (w->pid, SIGCONT);
+          w->stopped_until = 0;
+        }
+    }
+}
+
+static void
+run (Soak *soak)
+{
+  gint64 start = g_get_monotonic_time ();
+  gint64 deadline = start + soak->seconds * G_USEC_PER_SEC;
+  gint64 next_scan = start;
+  gint64 next_report = start + 60 * G_USEC_PER_SEC;
+
+  for (guint i = 0; i < SOAK_WORKERS; i++)
+    spawn_worker (soak, i);
+
+  for (gint64 now = start; now < deadline; now = g_get_monotonic_time ())
+    {
+      int r = g_rand_int_range (soak->rand, 0, 1000);
+
+      reap (soak, TRUE);
+      if (soak->failed_workers > 0)
+        {
+          g_test_message ("a worker failed after %" G_GINT64_FORMAT " s: stopping early",
+                          (now - start) / G_USEC_PER_SEC);
+          break;
+        }
+      chaos_continue (soak, now, FALSE);
+      soak_chaos_release_occupied (soak, now, FALSE);
+
+      if (r < 10)
+        chaos_kill (soak);
+      else if (r < 20)
+        chaos_stop (soak, now);
+      else if (r < 40)
+        soak_chaos_junk (soak);
+      else if (r < 45)
+        soak_chaos_hostile (soak);
+      else if (r < 55)
+        soak_chaos_occupy (soak, now);
+
+      if (now >= next_scan)
+        {
+          soak_chaos_scan (soak);
+          next_scan = now + 200 * 1000;
+        }
+      if (now >= next_report)
+        {
+          g_test_message ("%" G_GINT64_FORMAT " s: %u processes started, %u killed, %u stopped",
+                          (now - start) / G_USEC_PER_SEC, soak->spawned, soak->kills,
+                          soak->stops);
+          next_report = now + 60 * G_USEC_PER_SEC;
+        }
+
+      /* Paces the chaos at about 200 actions a second; nothing waits on this. */
+      g_usleep (5000);
+    }
+}
+
+/* Everything stops: the chaos, then the workers, at the end of their current round. */
+static void
+stop (Soak *soak)
+{
+  g_autofree char *stop_path = g_build_filename (soak->state_dir, "STOP", NULL);
+  gint64 deadline;
+  guint running;
+
+  soak->stopping = TRUE;
+  chaos_continue (soak, 0, TRUE);
+  soak_chaos_release_occupied (soak, 0, TRUE);
+  fl_test_write (stop_path, "", 0);
+
+  /* A worker may be waiting out its 3 s timeout and then finishing a critical section. */
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  do
+    {
+      reap (soak, FALSE);
+      running = 0;
+      for (guint i = 0; i < SOAK_WORKERS; i++)
+        running += soak->workers[i].pid > 0;
+      if (running > 0)
+        g_usleep (10000);
+    }
+  while (running > 0 && g_get_monotonic_time () < deadline);
+
+  for (guint i = 0; i < SOAK_WORKERS; i++)
+    if (soak->workers[i].pid > 0)
+      {
+        g_test_message ("worker %d did not finish within 60 s of STOP",
+                        (int) soak->workers[i].pid);
+        soak->failed_workers++;
+        kill (soak->workers[i].pid, SIGKILL);
+        waitpid (soak->workers[i].pid, NULL, 0);
+        soak->workers[i].pid = 0;
+      }
+}
+
+static void
+test_soak (void)
+{
+  g_autoptr(SoakTally) tally = NULL;
+  Soak soak = { 0 };
+  guint leftovers;
+
+  soak_init (&soak);
+  g_test_message ("%d processes on %d targets for %" G_GINT64_FORMAT " s in %s",
+                  SOAK_WORKERS, SOAK_TARGETS, soak.seconds, soak.lock_dir);
+
+  run (&soak);
+  stop (&soak);
+
+  tally = soak_tally (&soak);
+  soak_report (&soak, tally);
+
+  /* Every process finished or was killed by the chaos. */
+  g_assert_cmpuint (soak.failed_workers, ==, 0);
+  /* Zero double holders: no critical section met another live holder, no release was lost. */
+  g_assert_cmpuint (tally->overlaps, ==, 0);
+  g_assert_cmpuint (tally->lost, ==, 0);
+  g_assert_cmpuint (tally->errors, ==, 0);
+  g_assert_cmpuint (soak.scan_errors, ==, 0);
+  for (int k = 0; k < SOAK_TARGETS; k++)
+    {
+      /* Zero lost updates among completed critical sections; at most one extra per kill. */
+      g_assert_cmpint (tally->counter[k], >=, (gint64) tally->completed[k]);
+      g_assert_cmpint (tally->counter[k], <=, (gint64) (tally->completed[k] + soak.kills));
+      /* Every target made progress. */
+      g_assert_cmpuint (tally->completed[k], >, 0);
+    }
+
+  /* No lock is stuck: each is had within 10 s, stale ones taken over, then released. */
+  soak_final_round (&soak);
+
+  /* No leftovers but the junk and the orphans of killed processes. */
+  leftovers = soak_check_leftovers (&soak);
+  g_assert_cmpuint (leftovers, ==, 0);
+
+  soak_clear (&soak);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (argc > 1)
+    soak_worker_path = argv[1];
+
+  g_test_add_func ("/soak/chaos", test_soak);
+  return g_test_run ();
+}
