@@ -17,6 +17,7 @@
 #include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
+#include "fl-process-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-names-private.h"
@@ -237,6 +238,9 @@ pidfd_ready_cb (int          fd,
           break;
         }
     }
+
+  /* What inspectors remember of processes is now out of date. */
+  _fl_process_cache_invalidate ();
 
   for (guint i = 0; pid > 0 && i < self->entries->len; i++)
     {

@@ -204,6 +204,57 @@ _fl_process_probe (int            pid,
     }
 }
 
+static gint cache_epoch;
+
+void
+_fl_process_cache_invalidate (void)
+{
+  g_atomic_int_inc (&cache_epoch);
+}
+
+typedef struct
+{
+  int            pid;
+  int            epoch;
+  gint64         at;
+  FlProcessInfo  info;       /* name points into name_buf; never freed */
+  char           name_buf[64];
+} CachedProcess;
+
+void
+_fl_process_probe_cached (int            pid,
+                          FlProcessInfo *info)
+{
+  /* Direct-mapped, per thread, no heap: nothing to free when the thread ends. */
+  static _Thread_local CachedProcess cache[64];
+  CachedProcess *slot = &cache[(guint) pid % G_N_ELEMENTS (cache)];
+  gint64 now = g_get_monotonic_time ();
+  int epoch = g_atomic_int_get (&cache_epoch);
+
+  if (pid <= 0 || slot->pid != pid || slot->epoch != epoch ||
+      now - slot->at > FL_PROCESS_CACHE_US)
+    {
+      FlProcessInfo fresh;
+
+      _fl_process_probe (pid, FALSE, &fresh);
+      slot->pid = pid;
+      slot->epoch = epoch;
+      slot->at = now;
+      slot->info = fresh;
+      slot->info.name = NULL;
+      slot->info.cmdline = NULL;
+      if (fresh.name != NULL)
+        {
+          g_strlcpy (slot->name_buf, fresh.name, sizeof slot->name_buf);
+          slot->info.name = slot->name_buf;
+        }
+      _fl_process_info_clear (&fresh);
+    }
+
+  *info = slot->info;
+  info->name = g_strdup (slot->info.name);
+}
+
 void
 _fl_process_info_clear (FlProcessInfo *info)
 {

@@ -37,6 +37,14 @@ void               _fl_process_probe        (int            pid,
                                              FlProcessInfo *info);
 void               _fl_process_info_clear   (FlProcessInfo *info);
 
+/* The same without details, possibly answered from this thread's memory of the last
+ * FL_PROCESS_CACHE_US: for inspecting many files, never for deciding a takeover. */
+#define FL_PROCESS_CACHE_US (250 * 1000)
+void               _fl_process_probe_cached (int            pid,
+                                             FlProcessInfo *info);
+/* Forget every thread's memory, e.g. when a pidfd says some process exited. */
+void               _fl_process_cache_invalidate (void);
+
 /* getpid(), cached; a forked child gets its own. */
 int                _fl_process_self_pid     (void);
 
