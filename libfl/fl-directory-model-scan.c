@@ -16,6 +16,7 @@
 #include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
+#include "fl-process-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-names-private.h"
@@ -46,6 +47,11 @@ _fl_model_scan_job_new (FlDirectoryModel *self,
 {
   ScanJob *job = g_new0 (ScanJob, 1);
   guint i;
+
+  /* A rescan is for what no event reported, such as a holder that died without a pidfd to
+   * say so: it must not be answered from what inspection remembers of processes. */
+  if (mode == MERGE_RESCAN)
+    _fl_process_cache_invalidate ();
 
   job->root = g_atomic_rc_box_acquire (root);
   job->options = fl_lock_options_copy (self->options);
