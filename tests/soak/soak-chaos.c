@@ -51,6 +51,7 @@ soak_init (Soak *soak)
   g_assert_cmpint (g_mkdir (soak->results_dir, 0755), ==, 0);
 
   soak->killed = g_hash_table_new (NULL, NULL);
+  soak->unreaped_kills = g_hash_table_new (NULL, NULL);
   soak->junk = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -65,6 +66,7 @@ soak_clear (Soak *soak)
   g_clear_pointer (&soak->occupied, g_free);
   g_clear_pointer (&soak->rand, g_rand_free);
   g_clear_pointer (&soak->killed, g_hash_table_unref);
+  g_clear_pointer (&soak->unreaped_kills, g_hash_table_unref);
   g_clear_pointer (&soak->junk, g_hash_table_unref);
 }
 

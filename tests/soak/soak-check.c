@@ -17,13 +17,15 @@
 #include "soak-private.h"
 
 static void
-tally_line (SoakTally  *tally,
+tally_line (Soak       *soak,
+            SoakTally  *tally,
             const char *line)
 {
   char word[16];
+  int other = 0;
   int k = -1;
 
-  if (sscanf (line, "%15s %d", word, &k) != 2 || k < 0 || k >= SOAK_TARGETS)
+  if (sscanf (line, "%15s %d %d", word, &k, &other) < 2 || k < 0 || k >= SOAK_TARGETS)
     {
       if (line[0] != '\0')
         {
@@ -40,7 +42,12 @@ tally_line (SoakTally  *tally,
   else if (strcmp (word, "foreign") == 0)
     tally->foreign++;
   else if (strcmp (word, "overlap") == 0)
-    tally->overlaps++;
+    {
+      tally->overlaps++;
+      g_test_message ("the other holder, PID %d, was %s by the chaos", other,
+                      g_hash_table_contains (soak->killed, GINT_TO_POINTER (other))
+                      ? "SIGKILLed at some time" : "never killed");
+    }
   else if (strcmp (word, "lost") == 0)
     tally->lost++;
   else
@@ -64,7 +71,7 @@ soak_tally (Soak *soak)
       g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
 
       for (guint j = 0; lines[j] != NULL; j++)
-        tally_line (tally, lines[j]);
+        tally_line (soak, tally, lines[j]);
     }
 
   for (int k = 0; k < SOAK_TARGETS; k++)
@@ -91,7 +98,8 @@ soak_report (Soak      *soak,
   g_test_message ("%u critical sections in %" G_GINT64_FORMAT " s (%.0f/s); %u processes "
                   "started, %u SIGKILLed (%u inside a critical section), %u SIGSTOPped; "
                   "%u finished at the end, %u failed",
-                  completed, soak->seconds, completed / (double) soak->seconds, soak->spawned,
+                  completed, soak->elapsed_s, completed / (double) MAX (soak->elapsed_s, 1),
+                  soak->spawned,
                   soak->kills, soak->holder_kills, soak->stops, soak->finished,
                   soak->failed_workers);
   g_test_message ("%u junk files, %u hostile entries, %u occupations of a lock's name; "

@@ -28,10 +28,12 @@ typedef struct
   const char  *worker;
   guint32      seed;
   gint64       seconds;
+  gint64       elapsed_s;    /* less than seconds when a failure stopped the run early */
   GRand       *rand;
 
   SoakWorker   workers[SOAK_WORKERS];
-  GHashTable  *killed;       /* PIDs the chaos SIGKILLed */
+  GHashTable  *killed;       /* PIDs the chaos SIGKILLed (some may have been reused since) */
+  GHashTable  *unreaped_kills; /* of those, the ones not reaped yet */
   GHashTable  *junk;         /* names the chaos created */
   gboolean     stopping;
 

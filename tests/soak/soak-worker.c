@@ -2,11 +2,12 @@
  *
  *   soak-worker LOCK_DIR STATE_DIR LOG N_TARGETS SEED
  *
- * Takes the lock of a random target LOCK_DIR/t<k> with the public API, runs the shared critical
- * section (tests/helpers/fl-test-counter.c: a marker that catches two holders, and a counter
- * that catches lost updates) on STATE_DIR/t<k>.count, releases, and appends one line per event
- * to LOG: "cs K", "timeout K", "foreign K", "lost K", "error K ...". Stops when STATE_DIR/STOP
- * exists. Exit status: 0 when stopped, 3 on an overlap (FL_TEST_EXIT_OVERLAP), 4 on a failure.
+ * Takes the lock of a random target LOCK_DIR/t<k> with the public API, runs the critical section
+ * (soak-section.c: a marker that catches two holders, and a counter that catches lost updates)
+ * on STATE_DIR/t<k>.count, releases, and appends one line per event to LOG: "cs K",
+ * "timeout K", "foreign K", "lost K", "overlap K PID ...", "error K ...". Stops when
+ * STATE_DIR/STOP exists. Exit status: 0 when stopped, 3 on an overlap (FL_TEST_EXIT_OVERLAP), 4
+ * on a failure.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,6 +21,7 @@
 #include <libfl/fl.h>
 
 #include "fl-test-counter.h"
+#include "soak-section.h"
 
 static int log_fd = -1;
 
@@ -81,6 +83,7 @@ main (int    argc,
       g_autofree char *target = NULL;
       g_autofree char *counter = NULL;
       int k = g_rand_int_range (rand, 0, n_targets);
+      SoakHolder other = { 0, 0 };
       int ret;
 
       target = g_strdup_printf ("%s/t%d", lock_dir, k);
@@ -109,10 +112,22 @@ main (int    argc,
           continue;
         }
 
-      ret = fl_test_critical_section (counter, FL_TEST_MARKER_TOLERATE_DEAD);
+      ret = soak_critical_section (counter, &other);
       if (ret == FL_TEST_EXIT_OVERLAP)
         {
-          log_line ("overlap %d\n", k);
+          g_autofree char *stat_path = g_strdup_printf ("/proc/%d/stat", (int) other.pid);
+          g_autofree char *stat = NULL;
+          g_autoptr(FlSnapshot) snapshot = fl_snapshot_new_for_target (target, NULL, NULL);
+
+          /* Evidence for the report: the other holder as /proc shows it, and the lock now. */
+          if (!g_file_get_contents (stat_path, &stat, NULL, NULL))
+            stat = g_strdup ("gone");
+          g_strdelimit (stat, "\n", ' ');
+          log_line ("overlap %d %d (start %" G_GUINT64_FORMAT ", %s); its stat: %.200s; "
+                    "the lock: PID %d, %s\n", k, (int) other.pid, other.start,
+                    soak_holder_is_alive (&other) ? "alive" : "gone", stat,
+                    snapshot != NULL ? fl_snapshot_get_pid (snapshot) : -1,
+                    snapshot != NULL ? fl_snapshot_get_reason (snapshot) : "no lock");
           return ret;
         }
       if (ret != 0)

@@ -28,9 +28,9 @@
 #include <libfl/fl.h>
 
 #include "fl-names-private.h"
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
 #include "soak-private.h"
+#include "soak-section.h"
 
 static void
 die_with_parent_cb (gpointer user_data)
@@ -86,6 +86,7 @@ kill_worker (Soak  *soak,
 
   g_assert_cmpint (pid, >, 0);
   g_hash_table_add (soak->killed, GINT_TO_POINTER (pid));
+  g_hash_table_add (soak->unreaped_kills, GINT_TO_POINTER (pid));
   kill (pid, SIGKILL);
   soak->kills++;
 }
@@ -107,7 +108,8 @@ reap (Soak     *soak,
         continue;
       soak->workers[slot].pid = 0;
 
-      if (g_hash_table_contains (soak->killed, GINT_TO_POINTER (pid)))
+      /* PIDs wrap around: only a kill not yet reaped says how this one ended. */
+      if (g_hash_table_remove (soak->unreaped_kills, GINT_TO_POINTER (pid)))
         {
           if (replace)
             spawn_worker (soak, (guint) slot);
@@ -128,14 +130,17 @@ reap (Soak     *soak,
     }
 }
 
-/* The PID in a critical section of target k, from its marker (fl-test-counter.c). */
+/* The live process in the critical section of target k, from its marker, or 0. */
 static pid_t
 holder_of (Soak *soak,
            int   k)
 {
-  g_autofree char *marker = g_strdup_printf ("%s/t%d.count.holder", soak->state_dir, k);
+  g_autofree char *counter = g_strdup_printf ("%s/t%d.count", soak->state_dir, k);
+  SoakHolder holder;
 
-  return (pid_t) fl_test_counter_read (marker);
+  if (!soak_holder_read (counter, &holder) || !soak_holder_is_alive (&holder))
+    return 0;
+  return holder.pid;
 }
 
 static void
@@ -206,6 +211,7 @@ run (Soak *soak)
       int r = g_rand_int_range (soak->rand, 0, 1000);
 
       reap (soak, TRUE);
+      soak->elapsed_s = (now - start) / G_USEC_PER_SEC;
       if (soak->failed_workers > 0)
         {
           g_test_message ("a worker failed after %" G_GINT64_FORMAT " s: stopping early",
