@@ -116,20 +116,25 @@ _fl_process_boottime_now (void)
   return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+static long clock_ticks_per_second;
+
+static void
+init_clock_ticks (void)
+{
+  long value = sysconf (_SC_CLK_TCK);
+
+  clock_ticks_per_second = value > 0 ? value : 100;
+}
+
 static gint64
 ticks_to_us (guint64 ticks)
 {
-  /* Once, safely: the directory model judges files from several threads. */
-  static gsize hz;
+  /* Once, safely: the directory model judges files from several threads. pthread_once()
+   * rather than g_once_init_enter(): ThreadSanitizer sees the former's ordering. */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-  if (g_once_init_enter (&hz))
-    {
-      long value = sysconf (_SC_CLK_TCK);
-
-      g_once_init_leave (&hz, value > 0 ? (gsize) value : 100);
-    }
-
-  return (gint64) (ticks * (G_USEC_PER_SEC / (guint64) hz));
+  pthread_once (&once, init_clock_ticks);
+  return (gint64) (ticks * (G_USEC_PER_SEC / (guint64) clock_ticks_per_second));
 }
 
 void
@@ -270,19 +275,22 @@ forked_child_cb (void)
   g_atomic_int_set (&self_pid, 0);
 }
 
+static void
+register_atfork (void)
+{
+  pthread_atfork (NULL, NULL, forked_child_cb);
+}
+
 /* getpid() is a system call, and every acquire and release asks; fork() is rare, so the
  * answer is cached and forgotten in the child. */
 int
 _fl_process_self_pid (void)
 {
-  static gsize registered;
-  int pid = g_atomic_int_get (&self_pid);
+  static pthread_once_t registered = PTHREAD_ONCE_INIT;
+  int pid;
 
-  if (g_once_init_enter (&registered))
-    {
-      pthread_atfork (NULL, NULL, forked_child_cb);
-      g_once_init_leave (&registered, 1);
-    }
+  pthread_once (&registered, register_atfork);
+  pid = g_atomic_int_get (&self_pid);
 
   if (G_UNLIKELY (pid == 0))
     {
@@ -292,7 +300,9 @@ _fl_process_self_pid (void)
   return pid;
 }
 
-static GMutex self_lock;
+/* A pthread mutex rather than a GMutex: GLib's is built on futexes, which ThreadSanitizer
+ * cannot see, and the multi-threaded tests run under it. */
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 static FlIdentity self_identity;
 static char self_xattr[FL_IDENTITY_MAX];  /* formatted once per process, kernel lock taken */
 static gsize self_xattr_len;
@@ -302,7 +312,7 @@ _fl_process_self_identity (FlIdentity *identity)
 {
   int pid = _fl_process_self_pid ();
 
-  g_mutex_lock (&self_lock);
+  pthread_mutex_lock (&self_lock);
 
   /* Cached per PID: a forked child computes its own. */
   if (self_identity.pid != pid)
@@ -348,7 +358,7 @@ _fl_process_self_identity (FlIdentity *identity)
 
   *identity = self_identity;
 
-  g_mutex_unlock (&self_lock);
+  pthread_mutex_unlock (&self_lock);
 }
 
 gsize
@@ -360,10 +370,10 @@ _fl_process_self_identity_xattr (char  *buf,
 
   _fl_process_self_identity (&identity);  /* fills the cache for this PID */
 
-  g_mutex_lock (&self_lock);
+  pthread_mutex_lock (&self_lock);
   len = self_xattr_len < size ? self_xattr_len : 0;
   memcpy (buf, self_xattr, len);
-  g_mutex_unlock (&self_lock);
+  pthread_mutex_unlock (&self_lock);
 
   return len;
 }

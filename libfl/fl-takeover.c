@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,17 +15,20 @@
 #include "fl-error.h"
 #include "fl-takeover-private.h"
 
+static const char *crash_at;
+
+static void
+read_crash_at (void)
+{
+  crash_at = g_getenv ("FL_TEST_CRASH_AT");
+}
+
 void
 _fl_test_crash_point (const char *step)
 {
-  static const char *crash_at;
-  static gsize initialized;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-  if (g_once_init_enter (&initialized))
-    {
-      crash_at = g_getenv ("FL_TEST_CRASH_AT");
-      g_once_init_leave (&initialized, 1);
-    }
+  pthread_once (&once, read_crash_at);
 
   if (G_UNLIKELY (crash_at != NULL) && strcmp (crash_at, step) == 0)
     kill (getpid (), SIGKILL);
