@@ -52,6 +52,16 @@ read_bounded (const char *path,
   return (gssize) total;
 }
 
+/* A process names itself (prctl, argv): never let it put escape sequences in an operator's
+ * terminal or control characters in a label. */
+static void
+strip_controls (char *text)
+{
+  for (guchar *p = (guchar *) text; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      *p = '?';
+}
+
 gboolean
 _fl_parse_proc_stat (const char  *buf,
                      gsize        len,
@@ -102,7 +112,10 @@ _fl_parse_proc_stat (const char  *buf,
   }
 
   if (comm != NULL)
-    *comm = g_utf8_make_valid (open_paren + 1, close_paren - open_paren - 1);
+    {
+      *comm = g_utf8_make_valid (open_paren + 1, close_paren - open_paren - 1);
+      strip_controls (*comm);
+    }
 
   return TRUE;
 }
@@ -205,6 +218,7 @@ _fl_process_probe (int            pid,
           while (len > 0 && cmd[len - 1] == ' ')
             cmd[--len] = '\0';
           info->cmdline = g_utf8_make_valid (cmd, len);
+          strip_controls (info->cmdline);
         }
     }
 }

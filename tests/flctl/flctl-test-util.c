@@ -513,3 +513,11 @@ flctl_test_find_record (JsonArray  *array,
     }
   return NULL;
 }
+
+void
+flctl_test_init (int    *argc,
+                 char ***argv)
+{
+  g_test_init (argc, argv, NULL);
+  signal (SIGPIPE, SIG_IGN);
+}

@@ -62,4 +62,9 @@ gboolean     flctl_test_check_unprivileged (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlResult, flctl_result_free)
 
+/* g_test_init(), and SIGPIPE ignored: flctl may exit before reading the input a test feeds
+ * it (e.g. refusing without a terminal), and the write must then fail, not kill the test. */
+void flctl_test_init (int    *argc,
+                      char ***argv);
+
 G_END_DECLS

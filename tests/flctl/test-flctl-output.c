@@ -164,7 +164,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  flctl_test_init (&argc, &argv);
 
   g_test_add_func ("/flctl/output/age", test_age);
   g_test_add_func ("/flctl/output/path", test_path);

@@ -344,7 +344,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  flctl_test_init (&argc, &argv);
 
 #define ADD(path, func, data) \
   g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)

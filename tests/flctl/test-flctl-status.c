@@ -338,7 +338,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  flctl_test_init (&argc, &argv);
 
   /* Detached holders are re-parented to this process, which can then reap them. */
   prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

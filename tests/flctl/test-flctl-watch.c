@@ -173,7 +173,7 @@ int
 main (int    argc,
       char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  flctl_test_init (&argc, &argv);
 
   g_test_add ("/flctl/watch/json-events", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
               test_watch_json, fixture_tear_down);

@@ -30,6 +30,8 @@ check_raw (const char *buf,
 
   g_assert_nonnull (comm);
   g_assert_true (g_utf8_validate (comm, -1, NULL));
+  for (const char *p = comm; *p; p++)
+    g_assert_true ((guchar) *p >= 0x20 && *p != 0x7f);
   g_assert_nonnull (memchr (buf, state, len));
 }
 
@@ -60,6 +62,10 @@ check_built (const guint8 *data,
   for (gsize i = 0; i < comm_len; i++)
     g_string_append_c (line, data[i] != '\0' ? (char) data[i] : ' ');
   expected = g_utf8_make_valid (line->str + 6, (gssize) comm_len);
+  /* Control characters come back as '?': a process must not reach an operator's terminal. */
+  for (char *p = expected; *p; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = '?';
 
   /* Fields 3 (state) to 21, then 22: the start time, in clock ticks since boot. */
   g_string_append (line, ") S");
