@@ -76,32 +76,39 @@ bench_percentile (const double *values,
   return sorted[below] + (rank - (double) below) * (sorted[below + 1] - sorted[below]);
 }
 
+/* Median, with the spread between the @lo_pct and @hi_pct percentiles. */
+static void
+cell_from_values (BenchCell    *cell,
+                  const double *values,
+                  gsize         n,
+                  double        lo_pct,
+                  double        hi_pct)
+{
+  memset (cell, 0, sizeof *cell);
+  if (n == 0)
+    return;
+  cell->valid = TRUE;
+  cell->median = bench_percentile (values, n, 50);
+  cell->lo = bench_percentile (values, n, lo_pct);
+  cell->hi = bench_percentile (values, n, hi_pct);
+}
+
+/* A few rounds: the spread is their whole range. */
 void
 bench_cell_from_rounds (BenchCell    *cell,
                         const double *values,
                         gsize         n)
 {
-  memset (cell, 0, sizeof *cell);
-  if (n == 0)
-    return;
-  cell->valid = TRUE;
-  cell->median = bench_percentile (values, n, 50);
-  cell->lo = bench_percentile (values, n, 0);
-  cell->hi = bench_percentile (values, n, 100);
+  cell_from_values (cell, values, n, 0, 100);
 }
 
+/* Many samples: the spread is the interquartile range. */
 void
 bench_cell_from_samples (BenchCell    *cell,
                          const double *values,
                          gsize         n)
 {
-  memset (cell, 0, sizeof *cell);
-  if (n == 0)
-    return;
-  cell->valid = TRUE;
-  cell->median = bench_percentile (values, n, 50);
-  cell->lo = bench_percentile (values, n, 25);
-  cell->hi = bench_percentile (values, n, 75);
+  cell_from_values (cell, values, n, 25, 75);
 }
 
 void
