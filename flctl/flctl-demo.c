@@ -341,35 +341,16 @@ quit_cb (gpointer user_data)
 }
 
 int
-flctl_demo_main (int    argc,
-                 char **argv)
+flctl_demo_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GError) error = NULL;
   Demo demo = { 0 };
   guint sources[3];
   int status = FLCTL_EXIT_OK;
-  const GOptionEntry entries[] = {
-    { "detach", 'd', 0, G_OPTION_ARG_NONE, &demo.detach,
-      N_("Exit once ready and leave the live holders running"), NULL },
-    { NULL }
-  };
 
-  context = flctl_option_context_new (
-    "demo", _("DIR"),
-    _("Fill DIR (empty or new) with a realistic mix of locks: live holders, a killed holder,\n"
-      "a reused PID, an empty lock, orphaned temp and graveyard files, a nested lock."),
-    _("demo prints one line per file it made, then the line \"ready\", and keeps the live\n"
-      "holders running until it gets SIGINT or SIGTERM (they release their locks and exit\n"
-      "with it), or, with --detach, exits at once and leaves them running."),
-    entries);
-  if (!flctl_parse_options (context, "demo", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc != 2)
-    return flctl_usage_error ("demo", _("give exactly one DIR"));
-
-  demo.directory = argv[1];
+  demo.directory = args->operands[0];
+  demo.detach = args->detach;
   demo.demo_pid = getpid ();
   demo.holders = g_array_new (FALSE, FALSE, sizeof (GPid));
   demo.self_exe = g_file_read_link ("/proc/self/exe", &error);

@@ -24,39 +24,23 @@ quit_cb (gpointer user_data)
 }
 
 int
-flctl_hold_main (int    argc,
-                 char **argv)
+flctl_hold_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *name = NULL;
   guint sources[3];
-  const GOptionEntry entries[] = {
-    { "name", 0, 0, G_OPTION_ARG_STRING, &name,
-      N_("Process name to show (at most 15 bytes)"), N_("NAME") },
-    { NULL }
-  };
-
-  context = flctl_option_context_new ("hold", _("TARGET"),
-                                      _("Hold the lock of TARGET until signalled (internal)."),
-                                      NULL, entries);
-  if (!flctl_parse_options (context, "hold", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc != 2)
-    return flctl_usage_error ("hold", _("give exactly one TARGET"));
 
   /* Shown as the holder's process name by status, list and the inspector. */
-  if (name != NULL)
-    prctl (PR_SET_NAME, name, 0, 0, 0);
+  if (args->process_name != NULL)
+    prctl (PR_SET_NAME, args->process_name, 0, 0, 0);
 
   loop = g_main_loop_new (NULL, FALSE);
   sources[0] = g_unix_signal_add (SIGTERM, quit_cb, loop);
   sources[1] = g_unix_signal_add (SIGINT, quit_cb, loop);
   sources[2] = g_unix_signal_add (SIGHUP, quit_cb, loop);
 
-  lock = fl_lock_try_acquire (argv[1], NULL, &error);
+  lock = fl_lock_try_acquire (args->operands[0], NULL, &error);
   if (lock == NULL)
     return flctl_report_error ("hold", error);
 

@@ -10,6 +10,8 @@
 #include <libfl/fl.h>
 #include <json-glib/json-glib.h>
 
+#include "flctl-args.h"
+
 G_BEGIN_DECLS
 
 /* Exit statuses, documented in docs/flctl.1 (EXIT STATUS). sysexits.h names 74 and 75. */
@@ -22,34 +24,17 @@ enum
   FLCTL_EXIT_BUSY    = 75,
 };
 
-/* Subcommands: each takes its own argv, argv[0] being the subcommand's name. */
-int             flctl_run_main             (int                  argc,
-                                            char               **argv);
-int             flctl_status_main          (int                  argc,
-                                            char               **argv);
-int             flctl_list_main            (int                  argc,
-                                            char               **argv);
-int             flctl_reclaim_main         (int                  argc,
-                                            char               **argv);
-int             flctl_clean_main           (int                  argc,
-                                            char               **argv);
-int             flctl_watch_main           (int                  argc,
-                                            char               **argv);
-int             flctl_demo_main            (int                  argc,
-                                            char               **argv);
-int             flctl_hold_main            (int                  argc,
-                                            char               **argv);
+/* Subcommands: each runs what flctl_args_parse() (flctl-args.c) accepted. */
+int             flctl_run_main             (const FlctlArgs     *args);
+int             flctl_status_main          (const FlctlArgs     *args);
+int             flctl_list_main            (const FlctlArgs     *args);
+int             flctl_reclaim_main         (const FlctlArgs     *args);
+int             flctl_clean_main           (const FlctlArgs     *args);
+int             flctl_watch_main           (const FlctlArgs     *args);
+int             flctl_demo_main            (const FlctlArgs     *args);
+int             flctl_hold_main            (const FlctlArgs     *args);
 
-/* flctl.c: argument parsing and errors shared by the subcommands */
-GOptionContext *flctl_option_context_new   (const char          *command,
-                                            const char          *parameters,
-                                            const char          *summary,
-                                            const char          *description,
-                                            const GOptionEntry  *entries);
-gboolean        flctl_parse_options        (GOptionContext      *context,
-                                            const char          *command,
-                                            int                 *argc,
-                                            char              ***argv);
+/* flctl.c: errors and helpers shared by the subcommands */
 int             flctl_usage_error          (const char          *command,
                                             const char          *format,
                                             ...) G_GNUC_PRINTF (2, 3);

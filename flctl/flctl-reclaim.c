@@ -90,41 +90,18 @@ reclaim_one (const char *path,
 }
 
 int
-flctl_reclaim_main (int    argc,
-                    char **argv)
+flctl_reclaim_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
-  gboolean dry_run = FALSE;
-  gboolean yes = FALSE;
   int status = FLCTL_EXIT_OK;
-  const GOptionEntry entries[] = {
-    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
-      N_("Show the evidence and the decision, change nothing"), NULL },
-    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes,
-      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
-    { NULL }
-  };
 
-  context = flctl_option_context_new (
-    "reclaim", _("LOCKFILE…"),
-    _("Reclaim stale locks through libfl, after showing the evidence (holder, liveness,\n"
-      "kernel lock, age, reason) and asking. A LOCKFILE may also be given as its target."),
-    _("A lock that is not stale is refused and left untouched; the reason is printed.\n"
-      "Exit status: 0 all reclaimed, 1 one was refused (not stale, changed meanwhile,\n"
-      "not confirmed), 2 usage, 74 an I/O or permission error."),
-    entries);
-  if (!flctl_parse_options (context, "reclaim", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc < 2)
-    return flctl_usage_error ("reclaim", _("no LOCKFILE given"));
-  if (!check_can_ask ("reclaim", dry_run, yes))
+  if (!check_can_ask ("reclaim", args->dry_run, args->yes))
     return FLCTL_EXIT_USAGE;
 
-  for (int i = 1; i < argc; i++)
+  for (gsize i = 0; args->operands[i] != NULL; i++)
     {
-      if (i > 1)
+      if (i > 0)
         g_print ("\n");
-      status = combine_status (status, reclaim_one (argv[i], dry_run, yes));
+      status = combine_status (status, reclaim_one (args->operands[i], args->dry_run, args->yes));
     }
   return status;
 }
@@ -138,42 +115,18 @@ is_orphan (FlSnapshot *snapshot)
 }
 
 int
-flctl_clean_main (int    argc,
-                  char **argv)
+flctl_clean_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GPtrArray) snapshots = NULL;
   g_autoptr(GPtrArray) orphans = g_ptr_array_new_with_free_func (g_object_unref);
-  gboolean dry_run = FALSE;
-  gboolean yes = FALSE;
-  gboolean recursive = FALSE;
   int status = FLCTL_EXIT_OK;
   g_autofree char *question = NULL;
-  const GOptionEntry entries[] = {
-    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
-      N_("List what would be removed, remove nothing"), NULL },
-    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes,
-      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
-      N_("Also clean the directories below each DIR"), NULL },
-    { NULL }
-  };
 
-  context = flctl_option_context_new (
-    "clean", _("DIR…"),
-    _("Remove the temp and graveyard files in each DIR whose creator is provably gone."),
-    _("Locks are never removed by clean: use 'flctl reclaim' for a stale lock.\n"
-      "Exit status: 0 removed, 1 nothing to clean, 2 usage, 74 an I/O or permission error."),
-    entries);
-  if (!flctl_parse_options (context, "clean", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc < 2)
-    return flctl_usage_error ("clean", _("no DIR given"));
-  if (!check_can_ask ("clean", dry_run, yes))
+  if (!check_can_ask ("clean", args->dry_run, args->yes))
     return FLCTL_EXIT_USAGE;
 
-  snapshots = flctl_scan_directories ((const char * const *) argv + 1, recursive, "clean",
-                                      &status);
+  snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
+                                      "clean", &status);
   for (guint i = 0; i < snapshots->len; i++)
     if (is_orphan (g_ptr_array_index (snapshots, i)))
       g_ptr_array_add (orphans, g_object_ref (g_ptr_array_index (snapshots, i)));
@@ -187,7 +140,7 @@ flctl_clean_main (int    argc,
     }
 
   flctl_print_table (orphans, g_get_real_time ());
-  if (dry_run)
+  if (args->dry_run)
     {
       g_print (ngettext ("Would remove %u orphaned file\n", "Would remove %u orphaned files\n",
                          orphans->len), orphans->len);
@@ -195,7 +148,7 @@ flctl_clean_main (int    argc,
     }
   question = g_strdup_printf (ngettext ("Remove %u orphaned file?", "Remove %u orphaned files?",
                                         orphans->len), orphans->len);
-  if (!yes && !flctl_confirm (question))
+  if (!args->yes && !flctl_confirm (question))
     {
       g_printerr (_("flctl clean: nothing removed\n"));
       return FLCTL_EXIT_REFUSED;

@@ -17,7 +17,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -207,33 +206,6 @@ print_waiting (Run *run)
   g_printerr (_("flctl run: waiting for %s, locked by %s\n"), target, holder);
 }
 
-static gboolean
-parse_wait (const char *text,
-            double     *wait_s)
-{
-  char *end = NULL;
-  double value;
-
-  errno = 0;
-  value = g_ascii_strtod (text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !isfinite (value) || value < 0
-      || value > 1e9)
-    return FALSE;
-  *wait_s = value;
-  return TRUE;
-}
-
-/* Returns the index of the "--" that ends flctl's own arguments, or 0. */
-static int
-find_separator (int    argc,
-                char **argv)
-{
-  for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      return i;
-  return 0;
-}
-
 static int
 run_locked (Run                 *run,
             const FlLockOptions *options,
@@ -310,67 +282,18 @@ run_locked (Run                 *run,
 }
 
 int
-flctl_run_main (int    argc,
-                char **argv)
+flctl_run_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  g_autofree char *wait_text = NULL;
   Run run = { .signal_fd = -1 };
-  gboolean no_wait = FALSE;
-  int busy_status = FLCTL_EXIT_BUSY;
-  double wait_s = FL_DEFAULT_TIMEOUT_MS / 1000.0;
-  char **all_argv = argv;
-  int separator;
-  int own_argc;
   int status;
-  const GOptionEntry entries[] = {
-    { "wait", 'w', 0, G_OPTION_ARG_STRING, &wait_text,
-      N_("Wait at most SECONDS for the lock (default 30; decimals allowed)"), N_("SECONDS") },
-    { "no-wait", 'n', 0, G_OPTION_ARG_NONE, &no_wait,
-      N_("Fail at once when the lock is held"), NULL },
-    { "conflict-exit-code", 'E', 0, G_OPTION_ARG_INT, &busy_status,
-      N_("Exit with CODE instead of 75 when the lock cannot be had"), N_("CODE") },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &run.verbose,
-      N_("Say so when waiting, even when standard error is not a terminal"), NULL },
-    { NULL }
-  };
 
-  context = flctl_option_context_new (
-    "run", _("TARGET -- COMMAND [ARG…]"),
-    _("Hold the lock of TARGET (the file TARGET.lock) while COMMAND runs, and exit with\n"
-      "COMMAND's status."),
-    _("When the lock cannot be had, flctl prints who holds it (PID, process, age) and exits\n"
-      "with 75 (or CODE). If COMMAND is killed by signal N, flctl releases the lock and dies\n"
-      "of the same signal: the shell shows 128+N. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
-      "flctl are passed on to COMMAND; while waiting, they end the wait and leave nothing\n"
-      "behind. COMMAND does not inherit the lock's file descriptor."),
-    entries);
+  run.target = args->operands[0];
+  run.command = args->command_argv;
+  run.verbose = args->verbose;
+  fl_lock_options_set_timeout_ms (options, (gint64) (args->wait_s * 1000));
 
-  separator = find_separator (argc, argv);
-  own_argc = separator > 0 ? separator : argc;
-  if (!flctl_parse_options (context, "run", &own_argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (separator == 0)
-    return flctl_usage_error ("run", _("missing '--' before COMMAND"));
-  if (own_argc != 2)
-    return flctl_usage_error ("run", own_argc < 2 ? _("no TARGET given")
-                                                  : _("give exactly one TARGET before '--'"));
-  if (separator + 1 >= argc)
-    return flctl_usage_error ("run", _("no COMMAND given after '--'"));
-  if (no_wait && wait_text != NULL)
-    return flctl_usage_error ("run", _("-w and -n cannot be used together"));
-  if (wait_text != NULL && !parse_wait (wait_text, &wait_s))
-    return flctl_usage_error ("run", _("-w expects a number of seconds, not '%s'"), wait_text);
-  if (busy_status < 0 || busy_status > 255)
-    return flctl_usage_error ("run", _("-E expects a code from 0 to 255"));
-
-  /* The parser compacted what precedes the separator; what follows it is untouched. */
-  run.target = argv[1];
-  run.command = all_argv + separator + 1;
-  fl_lock_options_set_timeout_ms (options, (gint64) (wait_s * 1000));
-
-  status = run_locked (&run, options, no_wait, wait_s, busy_status);
+  status = run_locked (&run, options, args->no_wait, args->wait_s, args->conflict_exit_code);
   run_clear (&run);
   return status;
 }

@@ -62,41 +62,21 @@ print_unlocked (const char *target)
 }
 
 int
-flctl_status_main (int    argc,
-                   char **argv)
+flctl_status_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GArray) items = g_array_new (FALSE, TRUE, sizeof (StatusItem));
-  gboolean json = FALSE;
   int status = FLCTL_EXIT_OK;
   gint64 now;
-  const GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
-      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
-    { NULL }
-  };
-
-  context = flctl_option_context_new (
-    "status", _("PATH…"),
-    _("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
-      "a lock file, or a temp or graveyard file."),
-    _("A target that nobody holds is reported with the state \"unlocked\".\n"
-      "Exit status: 0 when every PATH was reported, 74 when one could not be read."),
-    entries);
-  if (!flctl_parse_options (context, "status", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc < 2)
-    return flctl_usage_error ("status", _("no PATH given"));
 
   g_array_set_clear_func (items, status_item_clear);
-  for (int i = 1; i < argc; i++)
+  for (gsize i = 0; args->operands[i] != NULL; i++)
     {
       g_autoptr(GError) error = NULL;
       StatusItem item = { NULL, NULL };
 
-      item.snapshot = flctl_snapshot_for_path (argv[i], NULL, &error);
+      item.snapshot = flctl_snapshot_for_path (args->operands[i], NULL, &error);
       if (item.snapshot == NULL && flctl_error_is_not_found (error))
-        item.unlocked_target = unlocked_target_for (argv[i]);
+        item.unlocked_target = unlocked_target_for (args->operands[i]);
       if (item.snapshot == NULL && item.unlocked_target == NULL)
         {
           status = flctl_report_error ("status", error);
@@ -106,7 +86,7 @@ flctl_status_main (int    argc,
     }
 
   now = g_get_real_time ();
-  if (json)
+  if (args->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -140,38 +120,16 @@ flctl_status_main (int    argc,
 }
 
 int
-flctl_list_main (int    argc,
-                 char **argv)
+flctl_list_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GPtrArray) snapshots = NULL;
-  gboolean json = FALSE;
-  gboolean recursive = FALSE;
   int status = FLCTL_EXIT_OK;
   gint64 now;
-  const GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
-      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
-      N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
-    { NULL }
-  };
 
-  context = flctl_option_context_new (
-    "list", _("DIR…"),
-    _("List every lock, temp and graveyard file in each DIR, with its state."),
-    _("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
-      "foreign (named like a lock but not a regular file, never touched).\n"
-      "Exit status: 0 on success, 74 when a DIR cannot be read."),
-    entries);
-  if (!flctl_parse_options (context, "list", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc < 2)
-    return flctl_usage_error ("list", _("no DIR given"));
-
-  snapshots = flctl_scan_directories ((const char * const *) argv + 1, recursive, "list", &status);
+  snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
+                                      "list", &status);
   now = g_get_real_time ();
-  if (json)
+  if (args->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);

@@ -135,46 +135,24 @@ quit_cb (gpointer user_data)
 }
 
 int
-flctl_watch_main (int    argc,
-                  char **argv)
+flctl_watch_main (const FlctlArgs *args)
 {
-  g_autoptr(GOptionContext) context = NULL;
   g_autoptr(FlDirectoryModel) model = NULL;
   g_autoptr(GMainLoop) loop = NULL;
-  gboolean recursive = FALSE;
-  Watch watch = { FALSE, FALSE };
+  Watch watch = { args->json, FALSE };
+  guint n_directories = g_strv_length (args->operands);
   guint sources[3];
-  const GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &watch.json,
-      N_("Print one JSON object per line and event (schema in flctl(1))"), NULL },
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &recursive,
-      N_("Also watch the directories below each DIR"), NULL },
-    { NULL }
-  };
-
-  context = flctl_option_context_new (
-    "watch", _("DIR…"),
-    _("Print the changes to the lock, temp and graveyard files in each DIR as they happen,\n"
-      "until interrupted."),
-    _("Events: created, released, taken-over, holder-died, updated. Files already there when\n"
-      "watch starts are not reported; use 'flctl list' for them.\n"
-      "Exit status: 0 when interrupted, 74 when a DIR cannot be watched."),
-    entries);
-  if (!flctl_parse_options (context, "watch", &argc, &argv))
-    return FLCTL_EXIT_USAGE;
-  if (argc < 2)
-    return flctl_usage_error ("watch", _("no DIR given"));
 
   watch.color = !watch.json && flctl_use_color (STDOUT_FILENO);
   loop = g_main_loop_new (NULL, FALSE);
   model = fl_directory_model_new (NULL);
   g_signal_connect (model, "entry-changed", G_CALLBACK (entry_changed_cb), &watch);
 
-  for (int i = 1; i < argc; i++)
+  for (guint i = 0; i < n_directories; i++)
     {
       g_autoptr(GError) error = NULL;
 
-      if (!fl_directory_model_add_directory (model, argv[i], recursive, &error))
+      if (!fl_directory_model_add_directory (model, args->operands[i], args->recursive, &error))
         return flctl_report_error ("watch", error);
     }
 
@@ -183,9 +161,10 @@ flctl_watch_main (int    argc,
   sources[2] = g_unix_signal_add (SIGHUP, quit_cb, loop);
 
   /* Tests and scripts wait for this line before they change anything. */
-  g_printerr (ngettext ("flctl watch: watching %d directory, until interrupted\n",
-                        "flctl watch: watching %d directories, until interrupted\n", argc - 1),
-              argc - 1);
+  g_printerr (ngettext ("flctl watch: watching %u directory, until interrupted\n",
+                        "flctl watch: watching %u directories, until interrupted\n",
+                        n_directories),
+              n_directories);
   g_main_loop_run (loop);
 
   for (gsize i = 0; i < G_N_ELEMENTS (sources); i++)

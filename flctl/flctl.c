@@ -1,5 +1,8 @@
 /* flctl.c: the entry point of flctl, subcommand dispatch, and helpers the subcommands share
  *
+ * The command line is parsed in flctl-args.c, which prints nothing: main() prints its help and
+ * usage errors.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -16,85 +19,22 @@
 
 #include "flctl-private.h"
 
-typedef struct
-{
-  const char *name;
-  int (*main) (int argc, char **argv);
-  const char *summary;
-} FlctlCommand;
+typedef int (*FlctlCommandMain) (const FlctlArgs *args);
 
-static const FlctlCommand commands[] = {
-  { "run",     flctl_run_main,     N_("Hold the lock of a target while a command runs") },
-  { "status",  flctl_status_main,  N_("Show the holder and state of locks") },
-  { "list",    flctl_list_main,    N_("List the lock, temp and graveyard files in directories") },
-  { "reclaim", flctl_reclaim_main, N_("Reclaim stale locks, after showing the evidence") },
-  { "clean",   flctl_clean_main,   N_("Remove orphaned temp and graveyard files") },
-  { "watch",   flctl_watch_main,   N_("Print lock changes in directories as they happen") },
-  { "demo",    flctl_demo_main,    N_("Fill a directory with a realistic mix of locks") },
-  /* Hidden: the live holders of `flctl demo`, and a handy way to hold a lock in tests. */
-  { "hold",    flctl_hold_main,    NULL },
+static const struct
+{
+  FlctlCommand     command;
+  FlctlCommandMain main;
+} command_mains[] = {
+  { FLCTL_COMMAND_RUN,     flctl_run_main },
+  { FLCTL_COMMAND_STATUS,  flctl_status_main },
+  { FLCTL_COMMAND_LIST,    flctl_list_main },
+  { FLCTL_COMMAND_RECLAIM, flctl_reclaim_main },
+  { FLCTL_COMMAND_CLEAN,   flctl_clean_main },
+  { FLCTL_COMMAND_WATCH,   flctl_watch_main },
+  { FLCTL_COMMAND_DEMO,    flctl_demo_main },
+  { FLCTL_COMMAND_HOLD,    flctl_hold_main },
 };
-
-static const FlctlCommand *
-lookup_command (const char *name)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (g_strcmp0 (commands[i].name, name) == 0)
-      return &commands[i];
-  return NULL;
-}
-
-static char *
-describe_commands (void)
-{
-  GString *text = g_string_new (_("Commands:\n"));
-
-  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (commands[i].summary != NULL)
-      g_string_append_printf (text, "  %-9s %s\n", commands[i].name, _(commands[i].summary));
-  g_string_append (text, _("\nRun 'flctl COMMAND --help' for the options of a command, and see "
-                           "flctl(1) for the exit statuses and the JSON schema."));
-  return g_string_free (text, FALSE);
-}
-
-GOptionContext *
-flctl_option_context_new (const char         *command,
-                          const char         *parameters,
-                          const char         *summary,
-                          const char         *description,
-                          const GOptionEntry *entries)
-{
-  GOptionContext *context = g_option_context_new (parameters);
-
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
-  if (summary != NULL)
-    g_option_context_set_summary (context, summary);
-  if (description != NULL)
-    g_option_context_set_description (context, description);
-  if (entries != NULL)
-    g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  return context;
-}
-
-/* GOptionContext prints "Usage: PRGNAME [OPTION…] PARAMETERS": naming the program "flctl run"
- * makes each subcommand's --help read as the operator types it. */
-gboolean
-flctl_parse_options (GOptionContext   *context,
-                     const char       *command,
-                     int              *argc,
-                     char           ***argv)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *prgname = g_strdup_printf ("flctl %s", command);
-
-  g_set_prgname (prgname);
-  if (!g_option_context_parse (context, argc, argv, &error))
-    {
-      flctl_usage_error (command, "%s", error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 int
 flctl_usage_error (const char *command,
@@ -259,15 +199,8 @@ int
 main (int    argc,
       char **argv)
 {
-  g_autoptr(GOptionContext) context = NULL;
+  g_auto(FlctlArgs) args = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *description = NULL;
-  gboolean version = FALSE;
-  const FlctlCommand *command;
-  const GOptionEntry entries[] = {
-    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version and exit"), NULL },
-    { NULL }
-  };
 
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
@@ -275,51 +208,33 @@ main (int    argc,
   textdomain (GETTEXT_PACKAGE);
   g_set_prgname ("flctl");
 
-  description = describe_commands ();
-  context = flctl_option_context_new (NULL, _("COMMAND [OPTION…] [ARG…]"),
-                                      _("Inspect, hold and recover libfl file locks."),
-                                      description, entries);
-  /* Stop at the subcommand's name: what follows is the subcommand's to parse. */
-  g_option_context_set_strict_posix (context, TRUE);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  flctl_args_init (&args);
+  if (!flctl_args_parse (&args, argc, argv, &error))
     {
+      if (args.help != NULL)
+        {
+          g_printerr ("%s", args.help);
+          return FLCTL_EXIT_USAGE;
+        }
+      if (args.command != FLCTL_COMMAND_NONE)
+        return flctl_usage_error (flctl_command_get_name (args.command), "%s", error->message);
       g_printerr ("flctl: %s\n", error->message);
       g_printerr (_("Try 'flctl --help' for more information.\n"));
       return FLCTL_EXIT_USAGE;
     }
-  if (version)
+  if (args.help != NULL)
+    {
+      g_print ("%s", args.help);
+      return FLCTL_EXIT_OK;
+    }
+  if (args.version)
     {
       g_print ("flctl %s\n", PACKAGE_VERSION);
       return FLCTL_EXIT_OK;
     }
-  if (argc < 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
-      g_printerr ("%s", help);
-      return FLCTL_EXIT_USAGE;
-    }
-  if (g_strcmp0 (argv[1], "help") == 0)
-    {
-      g_autofree char *help = NULL;
-
-      if (argc > 2 && lookup_command (argv[2]) != NULL)
-        {
-          char *sub_argv[] = { argv[2], (char *) "--help", NULL };
-
-          return lookup_command (argv[2])->main (2, sub_argv);
-        }
-      help = g_option_context_get_help (context, TRUE, NULL);
-      g_print ("%s", help);
-      return FLCTL_EXIT_OK;
-    }
-
-  command = lookup_command (argv[1]);
-  if (command == NULL)
-    {
-      g_printerr (_("flctl: unknown command '%s'\n"), argv[1]);
-      g_printerr (_("Try 'flctl --help' for more information.\n"));
-      return FLCTL_EXIT_USAGE;
-    }
-  return command->main (argc - 1, argv + 1);
+  for (gsize i = 0; i < G_N_ELEMENTS (command_mains); i++)
+    if (command_mains[i].command == args.command)
+      return command_mains[i].main (&args);
+  g_assert_not_reached ();
 }

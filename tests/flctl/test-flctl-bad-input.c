@@ -66,6 +66,51 @@ test_unknown_option (Fixture       *f,
   g_assert_cmpint (nothing->status, ==, 2);
 }
 
+/* Help is printed by flctl's main(), not by GOption (flctl-args.c turns GOption's off). */
+static void
+test_help (Fixture       *f,
+           gconstpointer  data)
+{
+  const char * const no_args[] = { NULL };
+  g_autoptr(FlctlResult) nothing = flctl_test_runv (0, NULL, no_args);
+  g_autoptr(FlctlResult) long_help = flctl_test_run (0, NULL, "--help", NULL);
+  g_autoptr(FlctlResult) short_help = flctl_test_run (0, NULL, "-h", NULL);
+  g_autoptr(FlctlResult) help_list = flctl_test_run (0, NULL, "help", "list", NULL);
+  g_autoptr(FlctlResult) list_help = flctl_test_run (0, NULL, "list", "-h", f->dir, NULL);
+
+  /* flctl alone: the commands, on standard error, as a usage error. */
+  g_assert_cmpint (nothing->status, ==, 2);
+  g_assert_cmpstr (nothing->out, ==, "");
+  g_assert_nonnull (strstr (nothing->err, "reclaim"));
+
+  g_assert_cmpint (long_help->status, ==, 0);
+  g_assert_nonnull (strstr (long_help->out, "Usage:"));
+  g_assert_nonnull (strstr (long_help->out, "reclaim"));
+  g_assert_cmpstr (short_help->out, ==, long_help->out);
+
+  g_assert_cmpint (help_list->status, ==, 0);
+  g_assert_nonnull (strstr (help_list->out, "flctl list"));
+  g_assert_nonnull (strstr (help_list->out, "--recursive"));
+  g_assert_cmpstr (list_help->out, ==, help_list->out);
+  g_assert_cmpstr (list_help->err, ==, "");
+}
+
+/* Values are bytes, as typed: one that is not text in the locale still gets flctl's own
+ * message, naming the option. */
+static void
+test_undecodable_value (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "t", NULL);
+  g_autofree char *lock = g_build_filename (f->dir, "t.lock", NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "run", "-w", "\xff", target, "--",
+                                                  "true", NULL);
+
+  g_assert_cmpint (result->status, ==, 2);
+  g_assert_nonnull (strstr (result->err, "-w expects a number of seconds"));
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_missing_separator (Fixture       *f,
                         gconstpointer  data)
@@ -303,6 +348,8 @@ main (int    argc,
 #define ADD(path, func, data) \
   g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)
   ADD ("/flctl/bad-input/unknown-option", test_unknown_option, NULL);
+  ADD ("/flctl/bad-input/help", test_help, NULL);
+  ADD ("/flctl/bad-input/undecodable-value", test_undecodable_value, NULL);
   ADD ("/flctl/bad-input/missing-separator", test_missing_separator, NULL);
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: run-fuzz.sh FUZZER SEED_CORPUS REGRESSIONS [ARTIFACT_DIR]
-#   FL_FUZZ_SECONDS  how long to fuzz (default 12: four targets make about a minute in CI)
+#   FL_FUZZ_SECONDS  how long to fuzz (default 12: five targets make a minute in CI)
 #
 # New inputs go to a scratch corpus, never into the checked-in seeds. A crash, a failed check
 # or a timeout leaves its input in ARTIFACT_DIR (default ./fuzz-artifacts); copy it into

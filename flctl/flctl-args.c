@@ -1,0 +1,462 @@
+/* flctl-args.c: flctl's command line, parsed without printing, exiting or touching files
+ *
+ * GOptionContext does the parsing, with its own --help turned off: GLib's prints and calls
+ * exit(), which neither a fuzzer nor a test can live with. Our --help is a plain flag, and the
+ * text to print is built here and returned. The only global state touched is the program name,
+ * which GOption's help text starts with ("Usage: flctl run …").
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "flctl-args.h"
+
+typedef struct
+{
+  FlctlCommand  command;
+  const char   *name;
+  const char   *parameters;
+  const char   *summary;       /* one line, in `flctl --help`; NULL: hidden */
+  const char   *long_summary;  /* above the options, in `flctl COMMAND --help` */
+  const char   *description;   /* below them */
+} CommandInfo;
+
+static const CommandInfo command_infos[] = {
+  { FLCTL_COMMAND_RUN, "run", N_("TARGET -- COMMAND [ARG…]"),
+    N_("Hold the lock of a target while a command runs"),
+    N_("Hold the lock of TARGET (the file TARGET.lock) while COMMAND runs, and exit with\n"
+       "COMMAND's status."),
+    N_("When the lock cannot be had, flctl prints who holds it (PID, process, age) and exits\n"
+       "with 75 (or CODE). If COMMAND is killed by signal N, flctl releases the lock and dies\n"
+       "of the same signal: the shell shows 128+N. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
+       "flctl are passed on to COMMAND; while waiting, they end the wait and leave nothing\n"
+       "behind. COMMAND does not inherit the lock's file descriptor.") },
+  { FLCTL_COMMAND_STATUS, "status", N_("PATH…"),
+    N_("Show the holder and state of locks"),
+    N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
+       "a lock file, or a temp or graveyard file."),
+    N_("A target that nobody holds is reported with the state \"unlocked\".\n"
+       "Exit status: 0 when every PATH was reported, 74 when one could not be read.") },
+  { FLCTL_COMMAND_LIST, "list", N_("DIR…"),
+    N_("List the lock, temp and graveyard files in directories"),
+    N_("List every lock, temp and graveyard file in each DIR, with its state."),
+    N_("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
+       "foreign (named like a lock but not a regular file, never touched).\n"
+       "Exit status: 0 on success, 74 when a DIR cannot be read.") },
+  { FLCTL_COMMAND_RECLAIM, "reclaim", N_("LOCKFILE…"),
+    N_("Reclaim stale locks, after showing the evidence"),
+    N_("Reclaim stale locks through libfl, after showing the evidence (holder, liveness,\n"
+       "kernel lock, age, reason) and asking. A LOCKFILE may also be given as its target."),
+    N_("A lock that is not stale is refused and left untouched; the reason is printed.\n"
+       "Exit status: 0 all reclaimed, 1 one was refused (not stale, changed meanwhile,\n"
+       "not confirmed), 2 usage, 74 an I/O or permission error.") },
+  { FLCTL_COMMAND_CLEAN, "clean", N_("DIR…"),
+    N_("Remove orphaned temp and graveyard files"),
+    N_("Remove the temp and graveyard files in each DIR whose creator is provably gone."),
+    N_("Locks are never removed by clean: use 'flctl reclaim' for a stale lock.\n"
+       "Exit status: 0 removed, 1 nothing to clean, 2 usage, 74 an I/O or permission error.") },
+  { FLCTL_COMMAND_WATCH, "watch", N_("DIR…"),
+    N_("Print lock changes in directories as they happen"),
+    N_("Print the changes to the lock, temp and graveyard files in each DIR as they happen,\n"
+       "until interrupted."),
+    N_("Events: created, released, taken-over, holder-died, updated. Files already there when\n"
+       "watch starts are not reported; use 'flctl list' for them.\n"
+       "Exit status: 0 when interrupted, 74 when a DIR cannot be watched.") },
+  { FLCTL_COMMAND_DEMO, "demo", N_("DIR"),
+    N_("Fill a directory with a realistic mix of locks"),
+    N_("Fill DIR (empty or new) with a realistic mix of locks: live holders, a killed holder,\n"
+       "a reused PID, an empty lock, orphaned temp and graveyard files, a nested lock."),
+    N_("demo prints one line per file it made, then the line \"ready\", and keeps the live\n"
+       "holders running until it gets SIGINT or SIGTERM (they release their locks and exit\n"
+       "with it), or, with --detach, exits at once and leaves them running.") },
+  /* Hidden: the live holders of `flctl demo`, and a handy way to hold a lock in tests. */
+  { FLCTL_COMMAND_HOLD, "hold", N_("TARGET"), NULL,
+    N_("Hold the lock of TARGET until signalled (internal)."), NULL },
+};
+
+G_DEFINE_QUARK (flctl-args-error-quark, flctl_args_error)
+
+static const CommandInfo *
+lookup_command (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (command_infos); i++)
+    if (g_strcmp0 (command_infos[i].name, name) == 0)
+      return &command_infos[i];
+  return NULL;
+}
+
+const char *
+flctl_command_get_name (FlctlCommand command)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (command_infos); i++)
+    if (command_infos[i].command == command)
+      return command_infos[i].name;
+  return NULL;
+}
+
+void
+flctl_args_init (FlctlArgs *args)
+{
+  *args = (FlctlArgs) {
+    .command = FLCTL_COMMAND_NONE,
+    .wait_s = FLCTL_DEFAULT_WAIT_S,
+    .conflict_exit_code = 75,
+  };
+}
+
+void
+flctl_args_clear (FlctlArgs *args)
+{
+  g_clear_pointer (&args->help, g_free);
+  g_clear_pointer (&args->operands, g_strfreev);
+  g_clear_pointer (&args->command_argv, g_strfreev);
+  g_clear_pointer (&args->process_name, g_free);
+}
+
+static gboolean
+usage_error (GError    **error,
+             const char *format,
+             ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+usage_error (GError    **error,
+             const char *format,
+             ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  g_propagate_error (error, g_error_new_valist (FLCTL_ARGS_ERROR, FLCTL_ARGS_ERROR_USAGE,
+                                                format, ap));
+  va_end (ap);
+  return FALSE;
+}
+
+/* The help entry stands in for GOption's own, which would print and exit(). The texts come
+ * translated. */
+static GOptionContext *
+option_context_new (const char         *parameters,
+                    const char         *summary,
+                    const char         *description,
+                    const GOptionEntry *entries,
+                    gboolean           *help)
+{
+  GOptionContext *context = g_option_context_new (parameters);
+  const GOptionEntry help_entries[] = {
+    { "help", 'h', 0, G_OPTION_ARG_NONE, help, N_("Show this help"), NULL },
+    { NULL }
+  };
+
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_help_enabled (context, FALSE);
+  if (summary != NULL)
+    g_option_context_set_summary (context, summary);
+  if (description != NULL)
+    g_option_context_set_description (context, description);
+  if (entries != NULL)
+    g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, help_entries, GETTEXT_PACKAGE);
+  return context;
+}
+
+/* GOption's help begins "Usage: PRGNAME [OPTION…] PARAMETERS": naming the program "flctl run"
+ * makes a subcommand's help read as the operator types it. */
+static char *
+help_text (GOptionContext *context,
+           const char     *prgname)
+{
+  g_set_prgname (prgname);
+  return g_option_context_get_help (context, TRUE, NULL);
+}
+
+static char *
+describe_commands (void)
+{
+  GString *text = g_string_new (_("Commands:\n"));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (command_infos); i++)
+    if (command_infos[i].summary != NULL)
+      g_string_append_printf (text, "  %-9s %s\n", command_infos[i].name,
+                              _(command_infos[i].summary));
+  g_string_append (text, _("\nRun 'flctl COMMAND --help' for the options of a command, and see "
+                           "flctl(1) for the exit statuses and the JSON schema."));
+  return g_string_free (text, FALSE);
+}
+
+static gboolean
+parse_wait (const char *text,
+            double     *wait_s)
+{
+  char *end = NULL;
+  double value;
+
+  errno = 0;
+  value = g_ascii_strtod (text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !isfinite (value) || value < 0
+      || value > 1e9)
+    return FALSE;
+  *wait_s = value;
+  return TRUE;
+}
+
+/* The index of the "--" that ends `flctl run`'s own arguments, or 0. */
+static int
+find_separator (int           argc,
+                char * const *argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--"))
+      return i;
+  return 0;
+}
+
+/* What each command accepts after its options, checked once GOption is done. */
+static gboolean
+check_operands (FlctlArgs  *args,
+                int         argc,
+                GError    **error)
+{
+  switch (args->command)
+    {
+    case FLCTL_COMMAND_RUN:
+      if (argc != 2)
+        return usage_error (error, "%s", argc < 2 ? _("no TARGET given")
+                                                  : _("give exactly one TARGET before '--'"));
+      return TRUE;
+    case FLCTL_COMMAND_HOLD:
+      if (argc != 2)
+        return usage_error (error, "%s", _("give exactly one TARGET"));
+      return TRUE;
+    case FLCTL_COMMAND_DEMO:
+      if (argc != 2)
+        return usage_error (error, "%s", _("give exactly one DIR"));
+      return TRUE;
+    case FLCTL_COMMAND_STATUS:
+      if (argc < 2)
+        return usage_error (error, "%s", _("no PATH given"));
+      return TRUE;
+    case FLCTL_COMMAND_RECLAIM:
+      if (argc < 2)
+        return usage_error (error, "%s", _("no LOCKFILE given"));
+      return TRUE;
+    case FLCTL_COMMAND_LIST:
+    case FLCTL_COMMAND_CLEAN:
+    case FLCTL_COMMAND_WATCH:
+      if (argc < 2)
+        return usage_error (error, "%s", _("no DIR given"));
+      return TRUE;
+    case FLCTL_COMMAND_NONE:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+parse_command (FlctlArgs         *args,
+               const CommandInfo *info,
+               int                argc,
+               char             **argv,
+               GError           **error)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autofree char *wait_text = NULL;
+  g_autofree char *prgname = g_strdup_printf ("flctl %s", info->name);
+  gboolean help = FALSE;
+  int separator = 0;
+  int own_argc = argc;
+  const GOptionEntry run_entries[] = {
+    /* FILENAME: bytes as given. A STRING is converted from the locale's charset first, and a
+     * byte it cannot convert fails with GLib's message, which names no option. */
+    { "wait", 'w', 0, G_OPTION_ARG_FILENAME, &wait_text,
+      N_("Wait at most SECONDS for the lock (default 30; decimals allowed)"), N_("SECONDS") },
+    { "no-wait", 'n', 0, G_OPTION_ARG_NONE, &args->no_wait,
+      N_("Fail at once when the lock is held"), NULL },
+    { "conflict-exit-code", 'E', 0, G_OPTION_ARG_INT, &args->conflict_exit_code,
+      N_("Exit with CODE instead of 75 when the lock cannot be had"), N_("CODE") },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &args->verbose,
+      N_("Say so when waiting, even when standard error is not a terminal"), NULL },
+    { NULL }
+  };
+  const GOptionEntry status_entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
+      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    { NULL }
+  };
+  const GOptionEntry list_entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
+      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+      N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
+    { NULL }
+  };
+  const GOptionEntry reclaim_entries[] = {
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &args->dry_run,
+      N_("Show the evidence and the decision, change nothing"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &args->yes,
+      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
+    { NULL }
+  };
+  const GOptionEntry clean_entries[] = {
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &args->dry_run,
+      N_("List what would be removed, remove nothing"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &args->yes,
+      N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+      N_("Also clean the directories below each DIR"), NULL },
+    { NULL }
+  };
+  const GOptionEntry watch_entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
+      N_("Print one JSON object per line and event (schema in flctl(1))"), NULL },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+      N_("Also watch the directories below each DIR"), NULL },
+    { NULL }
+  };
+  const GOptionEntry demo_entries[] = {
+    { "detach", 'd', 0, G_OPTION_ARG_NONE, &args->detach,
+      N_("Exit once ready and leave the live holders running"), NULL },
+    { NULL }
+  };
+  const GOptionEntry hold_entries[] = {
+    { "name", 0, 0, G_OPTION_ARG_FILENAME, &args->process_name,
+      N_("Process name to show (at most 15 bytes)"), N_("NAME") },
+    { NULL }
+  };
+  const GOptionEntry *entries = NULL;
+
+  switch (info->command)
+    {
+    case FLCTL_COMMAND_RUN:     entries = run_entries; break;
+    case FLCTL_COMMAND_STATUS:  entries = status_entries; break;
+    case FLCTL_COMMAND_LIST:    entries = list_entries; break;
+    case FLCTL_COMMAND_RECLAIM: entries = reclaim_entries; break;
+    case FLCTL_COMMAND_CLEAN:   entries = clean_entries; break;
+    case FLCTL_COMMAND_WATCH:   entries = watch_entries; break;
+    case FLCTL_COMMAND_DEMO:    entries = demo_entries; break;
+    case FLCTL_COMMAND_HOLD:    entries = hold_entries; break;
+    case FLCTL_COMMAND_NONE:
+    default:
+      g_assert_not_reached ();
+    }
+
+  args->command = info->command;
+  context = option_context_new (_(info->parameters), _(info->long_summary),
+                                info->description != NULL ? _(info->description) : NULL,
+                                entries, &help);
+
+  /* run: GOption sees only what precedes "--"; COMMAND and its arguments are not flctl's. */
+  if (info->command == FLCTL_COMMAND_RUN)
+    {
+      separator = find_separator (argc, argv);
+      if (separator > 0)
+        own_argc = separator;
+    }
+  if (!g_option_context_parse (context, &own_argc, &argv, error))
+    return FALSE;
+  if (help)
+    {
+      args->help = help_text (context, prgname);
+      return TRUE;
+    }
+
+  if (info->command == FLCTL_COMMAND_RUN)
+    {
+      if (separator == 0)
+        return usage_error (error, "%s", _("missing '--' before COMMAND"));
+      if (!check_operands (args, own_argc, error))
+        return FALSE;
+      if (separator + 1 >= argc)
+        return usage_error (error, "%s", _("no COMMAND given after '--'"));
+      if (args->no_wait && wait_text != NULL)
+        return usage_error (error, "%s", _("-w and -n cannot be used together"));
+      if (wait_text != NULL && !parse_wait (wait_text, &args->wait_s))
+        return usage_error (error, _("-w expects a number of seconds, not '%s'"), wait_text);
+      if (args->conflict_exit_code < 0 || args->conflict_exit_code > 255)
+        return usage_error (error, "%s", _("-E expects a code from 0 to 255"));
+      /* GOption compacted what precedes the separator; what follows it is untouched. */
+      args->command_argv = g_strdupv (argv + separator + 1);
+      args->operands = g_new0 (char *, 2);
+      args->operands[0] = g_strdup (argv[1]);
+      return TRUE;
+    }
+
+  if (!check_operands (args, own_argc, error))
+    return FALSE;
+  args->operands = g_new0 (char *, own_argc);
+  for (int i = 1; i < own_argc; i++)
+    args->operands[i - 1] = g_strdup (argv[i]);
+  return TRUE;
+}
+
+/* argv is not changed: GOption reorders a copy of its pointers. On failure, args->command says
+ * whose usage the error concerns (FLCTL_COMMAND_NONE: flctl's own), and args->help, when set,
+ * is what to print instead of the error. */
+gboolean
+flctl_args_parse (FlctlArgs     *args,
+                  int            argc,
+                  char * const  *argv,
+                  GError       **error)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autofree char **work = NULL;
+  g_autofree char *description = NULL;
+  const CommandInfo *info;
+  gboolean help = FALSE;
+  const GOptionEntry entries[] = {
+    { "version", 0, 0, G_OPTION_ARG_NONE, &args->version, N_("Print the version and exit"),
+      NULL },
+    { NULL }
+  };
+
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (argc >= 1 && argv != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  work = g_new0 (char *, argc + 1);
+  memcpy (work, argv, sizeof (char *) * (gsize) argc);
+
+  description = describe_commands ();
+  context = option_context_new (_("COMMAND [OPTION…] [ARG…]"),
+                                _("Inspect, hold and recover libfl file locks."),
+                                description, entries, &help);
+  /* Stop at the subcommand's name: what follows is the subcommand's to parse. */
+  g_option_context_set_strict_posix (context, TRUE);
+  if (!g_option_context_parse (context, &argc, &work, error))
+    return FALSE;
+  if (help)
+    {
+      args->help = help_text (context, "flctl");
+      return TRUE;
+    }
+  if (args->version)
+    return TRUE;
+  if (argc < 2)
+    {
+      args->help = help_text (context, "flctl");
+      return usage_error (error, "%s", _("no command given"));
+    }
+
+  if (g_str_equal (work[1], "help"))
+    {
+      info = argc > 2 ? lookup_command (work[2]) : NULL;
+      if (info != NULL)
+        {
+          char *help_argv[] = { work[2], (char *) "--help", NULL };
+
+          return parse_command (args, info, 2, help_argv, error);
+        }
+      args->help = help_text (context, "flctl");
+      return TRUE;
+    }
+
+  info = lookup_command (work[1]);
+  if (info == NULL)
+    return usage_error (error, _("unknown command '%s'"), work[1]);
+  return parse_command (args, info, argc - 1, work + 1, error);
+}
