@@ -58,9 +58,12 @@ parse_u64 (const char *s,
     {
       if (!g_ascii_isdigit (*s))
         return FALSE;
-      if (value > (G_MAXUINT64 - 9) / 10)
+      guint64 digit = (guint64) (*s - '0');
+
+      /* Exact: value * 10 + digit fits exactly when value <= (MAX - digit) / 10. */
+      if (value > (G_MAXUINT64 - digit) / 10)
         return FALSE;
-      value = value * 10 + (guint64) (*s - '0');
+      value = value * 10 + digit;
     }
   *out = value;
   return TRUE;

@@ -111,7 +111,8 @@ fl_lock_options_get_create_dirs (const FlLockOptions *self)
 
 /**
  * fl_lock_options_set_backoff_ms:
- * @min_ms: the first retry interval where no events can be watched
+ * @min_ms: the first retry interval where no events can be watched, or where the process
+ *   keeping a lock's kernel lock cannot be watched (it is not the PID in the file)
  * @max_ms: the longest retry interval, and the period of the safety re-check while waiting
  *   on events
  *

@@ -104,9 +104,12 @@ _fl_parse_proc_stat (const char  *buf,
     guint64 value = 0;
     for (; p < end && g_ascii_isdigit (*p); p++)
       {
-        if (value > (G_MAXUINT64 - 9) / 10)
+        guint64 digit = (guint64) (*p - '0');
+
+        /* Exact: value * 10 + digit fits exactly when value <= (MAX - digit) / 10. */
+        if (value > (G_MAXUINT64 - digit) / 10)
           return FALSE;
-        value = value * 10 + (guint64) (*p - '0');
+        value = value * 10 + digit;
       }
     *start_ticks = value;
   }

@@ -24,6 +24,11 @@ struct _FlWaiter
   gint64  backoff_min_us;
   gint64  backoff_max_us;
   gint64  backoff_us;     /* the next backoff interval, without events */
+  /* The kernel lock is held, but not by a process we can watch: the PID in the file is gone
+   * (a taker holds the stale lock's inode between T1 and T2, or a child inherited the
+   * descriptor). If that holder dies, no event tells us: re-check with backoff instead. */
+  gboolean holder_unwatched;
+  gint64  unwatched_us;   /* the next re-check interval while that lasts */
 };
 
 /* Closing an inotify instance that had a watch costs milliseconds (the kernel waits for an SRCU
@@ -95,6 +100,7 @@ _fl_waiter_new (int         dirfd,
   self->backoff_min_us = MAX (backoff_min_us, 100);
   self->backoff_max_us = MAX (backoff_max_us, self->backoff_min_us);
   self->backoff_us = self->backoff_min_us;
+  self->unwatched_us = self->backoff_min_us;
 
   self->inotify_fd = take_inotify ();
   if (self->inotify_fd >= 0)
@@ -145,16 +151,17 @@ void
 _fl_waiter_watch_pid (FlWaiter *self,
                       int       pid)
 {
-  if (pid == self->watched_pid || pid == self->fired_pid)
-    return;
+  if (pid != self->watched_pid && pid != self->fired_pid)
+    {
+      if (self->pidfd >= 0)
+        close (self->pidfd);
+      self->pidfd = pid > 0 ? _fl_process_open_pidfd (pid) : -1;
+      self->watched_pid = pid;
+      self->unwatched_us = self->backoff_min_us;  /* another holder: its own backoff */
+    }
 
-  if (self->pidfd >= 0)
-    close (self->pidfd);
-  self->pidfd = -1;
-  self->watched_pid = pid;
-
-  if (pid > 0)
-    self->pidfd = _fl_process_open_pidfd (pid);
+  /* Gone already, or already woke us: whoever keeps the kernel lock is not this PID. */
+  self->holder_unwatched = pid != self->watched_pid || self->pidfd < 0;
 }
 
 /* Drains the queue; TRUE if any event concerns our lock name or the directory itself. */
@@ -206,13 +213,19 @@ _fl_waiter_wait (FlWaiter     *self,
   gint64 recheck_at;
   FlWake wake;
 
-  if (self->inotify_fd >= 0)
-    recheck_at = g_get_monotonic_time () + self->backoff_max_us;
-  else
+  if (self->inotify_fd < 0)
     {
       recheck_at = g_get_monotonic_time () + jittered (self->backoff_us);
       self->backoff_us = MIN (self->backoff_us * 2, self->backoff_max_us);
     }
+  else if (self->holder_unwatched)
+    {
+      recheck_at = g_get_monotonic_time () + jittered (self->unwatched_us);
+      self->unwatched_us = MIN (self->unwatched_us * 2, self->backoff_max_us);
+    }
+  else
+    recheck_at = g_get_monotonic_time () + self->backoff_max_us;
+  self->holder_unwatched = FALSE;  /* each judgement says anew */
 
   have_cancel_fd = g_cancellable_make_pollfd (cancellable, &cancel_fd);
 

@@ -28,7 +28,9 @@ FlWaiter *_fl_waiter_new       (int            dirfd,
                                 gint64         backoff_max_us);
 void      _fl_waiter_free      (FlWaiter      *self);
 
-/* Also wake when @pid exits; a PID that already woke us is not armed again. */
+/* Also wake when @pid, the PID in a lock whose kernel lock is held, exits; a PID that already
+ * woke us is not armed again. When @pid cannot be watched (it is gone: someone else keeps the
+ * kernel lock), the next wait re-checks with backoff, from backoff_min up. */
 void      _fl_waiter_watch_pid (FlWaiter      *self,
                                 int            pid);
 

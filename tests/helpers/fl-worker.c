@@ -24,6 +24,7 @@
 
 static gint64 opt_timeout_ms = 120000;
 static gint64 opt_stale_after_ms = -1;
+static gint64 opt_backoff_max_ms = -1;
 static gboolean opt_create_dirs = FALSE;
 static gboolean opt_tolerate_dead = FALSE;
 static gboolean opt_no_lock = FALSE;
@@ -31,6 +32,8 @@ static gboolean opt_no_lock = FALSE;
 static const GOptionEntry entries[] = {
   { "timeout-ms", 0, 0, G_OPTION_ARG_INT64, &opt_timeout_ms, "Acquire timeout", "MS" },
   { "stale-after-ms", 0, 0, G_OPTION_ARG_INT64, &opt_stale_after_ms, "Stale after", "MS" },
+  { "backoff-max-ms", 0, 0, G_OPTION_ARG_INT64, &opt_backoff_max_ms,
+    "Longest backoff, and the safety re-check period", "MS" },
   { "create-dirs", 0, 0, G_OPTION_ARG_NONE, &opt_create_dirs, "Create directories", NULL },
   { "tolerate-dead", 0, 0, G_OPTION_ARG_NONE, &opt_tolerate_dead,
     "A marker left by a killed holder is not an overlap", NULL },
@@ -47,6 +50,8 @@ make_options (void)
   fl_lock_options_set_timeout_ms (options, opt_timeout_ms);
   if (opt_stale_after_ms >= 0)
     fl_lock_options_set_stale_after_ms (options, opt_stale_after_ms);
+  if (opt_backoff_max_ms >= 1)
+    fl_lock_options_set_backoff_ms (options, 1, opt_backoff_max_ms);
   fl_lock_options_set_create_dirs (options, opt_create_dirs);
   return options;
 }

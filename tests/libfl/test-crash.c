@@ -9,8 +9,15 @@
  */
 #include <libfl/fl.h>
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fl-lock-private.h"
 #include "fl-test-counter.h"
@@ -131,6 +138,99 @@ static const HookCase hook_cases[] = {
   { "R2", FALSE, FALSE, "acquire" },
   { "R2", TRUE, FALSE, "acquire" },
 };
+
+/* A taker in the middle of its takeover (between T1 and T2) holds the stale lock's inode
+ * with LOCK_EX; the PID in the file is long gone. Here a forked child plays it: it opens the
+ * lock file and takes LOCK_EX, as T1 does, and signals through @ready. */
+static pid_t
+fork_mid_takeover (const char *lock,
+                   int        *ready_fd)
+{
+  int fds[2];
+  pid_t pid;
+
+  g_assert_no_errno (pipe2 (fds, O_CLOEXEC));
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      int fd;
+
+      /* Only async-signal-safe calls after fork(). */
+      prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      fd = open (lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0 || flock (fd, LOCK_EX) != 0 || write (fds[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (fds[1]);
+  *ready_fd = fds[0];
+  return pid;
+}
+
+static gboolean
+wait_readable (int    fd,
+               gint64 deadline_us)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
+      int r;
+
+      if (left_ms <= 0)
+        return FALSE;
+      r = poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT));
+      if (r > 0)
+        return TRUE;
+      g_assert_true (r == 0 || errno == EINTR);
+    }
+}
+
+/* The second crash of protocol.md section 10: the holder died, then a taker died between T1
+ * and T2, while a waiter was waiting. No event comes (the file stays, the PID in it was gone
+ * already), so the waiter must find out by re-checking, with backoff from backoff_min, not
+ * only after backoff_max: here backoff_max is 10 minutes and the waiter gives up after one,
+ * so only that re-check lets it acquire. */
+static void
+test_taker_dies_while_waited (FlTestDir     *fx,
+                              gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "--backoff-max-ms=600000", "--timeout-ms=60000", "acquire",
+                         fx->target, NULL };
+  g_autofree char *dead = g_strdup_printf ("%d", (int) fl_test_dead_pid ());
+  g_autoptr(FlTestProc) waiter = NULL;
+  g_autofree char *line = NULL;
+  char byte;
+  int ready_fd, inotify_fd, status;
+  pid_t taker;
+
+  fl_test_write (fx->lock, dead, -1);
+  taker = fork_mid_takeover (fx->lock, &ready_fd);
+  g_assert_true (wait_readable (ready_fd, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (read (ready_fd, &byte, 1), ==, 1);
+  close (ready_fd);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+
+  /* The waiter closes the lock file once it has judged it (held) and before it sleeps: the
+   * first close seen on the file is that one. */
+  inotify_fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  g_assert_no_errno (inotify_fd >= 0 ? 0 : -1);
+  g_assert_no_errno (inotify_add_watch (inotify_fd, fx->lock, IN_CLOSE) >= 0 ? 0 : -1);
+  waiter = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_assert_true (wait_readable (inotify_fd, fl_test_deadline_ms (20000)));
+  close (inotify_fd);
+
+  g_assert_no_errno (kill (taker, SIGKILL));
+  g_assert_cmpint (waitpid (taker, &status, 0), ==, taker);
+
+  line = fl_test_proc_read_line (waiter, fl_test_deadline_ms (50000));
+  g_assert_cmpstr (line, ==, "acquired");
+  g_assert_true (fl_test_proc_wait (waiter, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (waiter), ==, 0);
+}
 
 /* Stress: SLOTS workers counting under the lock, killed by the shim at a random step and
  * occurrence, or by the test at random moments; every worker that ends is replaced until SPAWNS
@@ -273,6 +373,7 @@ main (int   argc,
 
       FL_TEST_ADD (path, &hook_cases[i], test_hook);
     }
+  FL_TEST_ADD ("/libfl/crash/taker-dies-while-waited", NULL, test_taker_dies_while_waited);
   FL_TEST_ADD ("/libfl/crash/stress", NULL, test_stress);
 
   return g_test_run ();
