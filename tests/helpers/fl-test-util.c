@@ -468,3 +468,38 @@ fl_test_proc_free (FlTestProc *proc)
   g_string_free (proc->out, TRUE);
   g_free (proc);
 }
+
+FlTestProc *
+fl_test_spawn_holder_of (const char *env_var,
+                         const char *helper,
+                         const char *target)
+{
+  g_autofree char *path = fl_test_helper_path (env_var, helper);
+  const char *argv[] = { path, "hold", target, NULL };
+  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return holder;
+}
+
+/* The usual holder: fl-worker, which takes the lock with libfl. */
+FlTestProc *
+fl_test_spawn_holder (const char *target)
+{
+  return fl_test_spawn_holder_of ("FL_WORKER", "fl-worker", target);
+}
+
+/* Closes the holder's stdin and waits until it has let go and exited cleanly. */
+void
+fl_test_holder_release (FlTestProc *holder)
+{
+  g_autofree char *line = NULL;
+
+  fl_test_proc_close_stdin (holder);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_assert_cmpstr (line, ==, "released");
+  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+}

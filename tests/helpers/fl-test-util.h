@@ -82,6 +82,14 @@ void        fl_test_proc_kill           (FlTestProc          *proc);
 int         fl_test_proc_exit_code      (FlTestProc          *proc);
 void        fl_test_proc_free           (FlTestProc          *proc);
 
+/* A holder is a helper run as `HELPER hold TARGET`: it says "held PID" once the lock is its
+ * own, and "released" after its stdin closed. */
+FlTestProc *fl_test_spawn_holder_of     (const char          *env_var,
+                                         const char          *helper,
+                                         const char          *target);
+FlTestProc *fl_test_spawn_holder        (const char          *target);
+void        fl_test_holder_release      (FlTestProc          *holder);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlTestProc, fl_test_proc_free)
 
 /* Asserts @error is @domain/@code and that its message names @path. */

@@ -15,21 +15,6 @@
 
 #define SECTIONS 300
 
-static FlTestProc *
-spawn_holder (const char *env_var,
-              const char *helper,
-              FlTestDir  *fx)
-{
-  g_autofree char *path = fl_test_helper_path (env_var, helper);
-  const char *argv[] = { path, "hold", fx->target, NULL };
-  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
-
-  g_assert_cmpstr (line, ==, expected);
-  return holder;
-}
-
 /* Runs `original-peer acquire TARGET MS` and returns its exit code (0 acquired, 2 timeout). */
 static int
 peer_acquire (FlTestDir *fx,
@@ -91,16 +76,13 @@ static void
 test_libfl_holds (FlTestDir     *fx,
                   gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder ("FL_WORKER", "fl-worker", fx);
-  g_autofree char *line = NULL;
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
 
   /* The peer polls for 300 ms and gives up: it never took the lock. */
   g_assert_cmpint (peer_acquire (fx, 300), ==, 2);
   g_assert_true (fl_test_kernel_lock_held (fx->lock));
 
-  fl_test_proc_close_stdin (holder);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_assert_cmpstr (line, ==, "released");
+  fl_test_holder_release (holder);
   g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
 }
 
@@ -108,7 +90,8 @@ static void
 test_peer_holds (FlTestDir     *fx,
                  gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder ("FL_ORIGINAL_PEER", "original-peer", fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder_of ("FL_ORIGINAL_PEER", "original-peer",
+                                                          fx->target);
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
@@ -153,7 +136,7 @@ static void
 test_peer_takes_dead_libfl (FlTestDir     *fx,
                             gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder ("FL_WORKER", "fl-worker", fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
 
   fl_test_proc_kill (holder);
   g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
@@ -166,7 +149,8 @@ static void
 test_libfl_takes_dead_peer (FlTestDir     *fx,
                             gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder ("FL_ORIGINAL_PEER", "original-peer", fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder_of ("FL_ORIGINAL_PEER", "original-peer",
+                                                          fx->target);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
 

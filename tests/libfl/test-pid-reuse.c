@@ -126,6 +126,34 @@ free_pid (void)
   return 0;
 }
 
+/* Spawns @argv, an unshare(1) command line (argv[0] NULL where unshare is not installed) that
+ * runs a holder in a new PID namespace, and returns it with its "held PID" line in @line. A
+ * namespace needs root, and may still be refused (in a container, say): then the test is
+ * skipped and this returns NULL. */
+static FlTestProc *
+spawn_namespaced_holder (const char * const  *argv,
+                         char               **line)
+{
+  g_autoptr(FlTestProc) holder = NULL;
+
+  if (argv[0] == NULL || !fl_test_is_root ())
+    {
+      g_test_skip ("needs root and unshare(1) for a PID namespace");
+      return NULL;
+    }
+  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  if (*line == NULL || !g_str_has_prefix (*line, "held "))
+    {
+      g_autofree char *rest = fl_test_proc_read_all (holder, fl_test_deadline_ms (2000));
+
+      g_test_skip_printf ("unshare --pid did not give a holder: %s%s",
+                          *line ? *line : "", rest);
+      return NULL;
+    }
+  return g_steal_pointer (&holder);
+}
+
 /* A libfl holder in another PID namespace writes a PID that means nothing here (we make sure
  * it names no process here at all). Its kernel lock says it is alive: never taken. */
 static void
@@ -149,21 +177,9 @@ test_other_namespace (FlTestDir     *fx,
   g_autofree char *content = NULL;
   int ns_pid;
 
-  if (unshare == NULL || !fl_test_is_root ())
-    {
-      g_test_skip ("needs root and unshare(1) for a PID namespace");
-      return;
-    }
-  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  if (line == NULL || !g_str_has_prefix (line, "held "))
-    {
-      g_autofree char *rest = fl_test_proc_read_all (holder, fl_test_deadline_ms (2000));
-
-      g_test_skip_printf ("unshare --pid did not give a holder: %s%s",
-                          line ? line : "", rest);
-      return;
-    }
+  holder = spawn_namespaced_holder (argv, &line);
+  if (holder == NULL)
+    return;
   ns_pid = atoi (line + 5);
   content = fl_test_read (fx->lock, NULL);
   g_assert_cmpint (atoi (content), ==, ns_pid);
@@ -191,12 +207,7 @@ test_other_namespace (FlTestDir     *fx,
   g_clear_error (&error);
 
   /* Its release still works: nothing touched its lock. */
-  fl_test_proc_close_stdin (holder);
-  g_clear_pointer (&line, g_free);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_assert_cmpstr (line, ==, "released");
-  g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
-  g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+  fl_test_holder_release (holder);
   g_assert_false (fl_test_exists (fx->lock));
 }
 
@@ -219,18 +230,9 @@ test_other_namespace_dead (FlTestDir     *fx,
   g_autofree char *text = NULL;
   pid_t ns_init;
 
-  if (unshare == NULL || !fl_test_is_root ())
-    {
-      g_test_skip ("needs root and unshare(1) for a PID namespace");
-      return;
-    }
-  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  if (line == NULL || !g_str_has_prefix (line, "held "))
-    {
-      g_test_skip ("unshare --pid did not give a holder");
-      return;
-    }
+  holder = spawn_namespaced_holder (argv, &line);
+  if (holder == NULL)
+    return;
   /* --kill-child: the namespace's processes die with unshare. Its child is the worker: wait
    * on that process's own exit, after which its descriptors, and its kernel lock, are gone. */
   children = g_strdup_printf ("/proc/%d/task/%d/children", (int) holder->pid, (int) holder->pid);

@@ -46,16 +46,12 @@ static void
 test_reclaim_live (FlTestDir     *fx,
                    gconstpointer  data)
 {
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  const char *argv[] = { worker, "hold", fx->target, NULL };
-  g_autoptr(FlTestProc) holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autofree char *pid = g_strdup_printf ("%d", (int) holder->pid);
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
   ino_t before;
 
-  g_assert_nonnull (line);
   before = inode_of (fx->lock);
   snapshot = snapshot_of (fx->lock);
   g_assert_false (fl_snapshot_reclaim (snapshot, NULL, &error));
@@ -67,10 +63,7 @@ test_reclaim_live (FlTestDir     *fx,
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
 
   /* The holder's own release still works: its lock was never touched. */
-  fl_test_proc_close_stdin (holder);
-  g_clear_pointer (&line, g_free);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_assert_cmpstr (line, ==, "released");
+  fl_test_holder_release (holder);
 }
 
 typedef enum

@@ -30,24 +30,11 @@ snapshot_of (const char          *path,
   return snapshot;
 }
 
-static FlTestProc *
-spawn_holder (FlTestDir *fx)
-{
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  const char *argv[] = { worker, "hold", fx->target, NULL };
-  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
-
-  g_assert_cmpstr (line, ==, expected);
-  return holder;
-}
-
 static void
 test_live (FlTestDir     *fx,
            gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlSnapshot) snapshot = snapshot_of (fx->lock, NULL);
   g_autoptr(FlSnapshot) again = NULL;
   g_autoptr(GError) error = NULL;
@@ -82,7 +69,7 @@ static void
 test_dead_holder (FlTestDir     *fx,
                   gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlSnapshot) snapshot = NULL;
   int pid = holder->pid;
 

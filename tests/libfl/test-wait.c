@@ -19,26 +19,13 @@ options_with_timeout (gint64 timeout_ms)
   return options;
 }
 
-static FlTestProc *
-spawn_holder (FlTestDir *fx)
-{
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  const char *argv[] = { worker, "hold", fx->target, NULL };
-  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
-  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
-
-  g_assert_cmpstr (line, ==, expected);
-  return holder;
-}
-
 /* The timeout error is the Node module's ELOCKTIMEOUT: it names the holder's PID and how old the
  * lock is, and it comes after the timeout, not long after. */
 static void
 test_timeout (FlTestDir     *fx,
               gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (300);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
@@ -75,7 +62,7 @@ static void
 test_timeout_zero (FlTestDir     *fx,
                    gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (0);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, options, NULL, &error);
@@ -91,7 +78,7 @@ static void
 test_wake_on_release (FlTestDir     *fx,
                       gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (60000);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
@@ -117,7 +104,7 @@ static void
 test_wake_on_death (FlTestDir     *fx,
                     gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (60000);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
@@ -159,7 +146,7 @@ static void
 test_cancel_from_thread (FlTestDir     *fx,
                          gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (60000);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
@@ -185,7 +172,7 @@ static void
 test_cancel_before (FlTestDir     *fx,
                     gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
@@ -250,7 +237,7 @@ static void
 test_async (FlTestDir     *fx,
             gconstpointer  user_data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (60000);
   AsyncData data = { .holder = holder };
   g_autofree char *content = NULL;
@@ -287,7 +274,7 @@ static void
 test_async_cancel (FlTestDir     *fx,
                    gconstpointer  user_data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (60000);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   AsyncData data = { 0 };
@@ -305,7 +292,7 @@ static void
 test_async_timeout (FlTestDir     *fx,
                     gconstpointer  user_data)
 {
-  g_autoptr(FlTestProc) holder = spawn_holder (fx);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlLockOptions) options = options_with_timeout (100);
   AsyncData data = { 0 };
 
