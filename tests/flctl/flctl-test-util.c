@@ -474,6 +474,39 @@ flctl_test_release (GSubprocess *holder)
   g_assert_cmpint (flctl_test_wait (holder, FLCTL_TEST_TIMEOUT_MS), ==, 0);
 }
 
+/* `flctl demo DIR`, once it has made every kind of entry in @dir and says "ready"; its live
+ * holders keep their locks until flctl_test_stop_demo(). @lines, if not NULL, gets what it
+ * printed before "ready": one line per entry it made. */
+GSubprocess *
+flctl_test_start_demo (const char   *dir,
+                       char       ***lines)
+{
+  GSubprocess *demo = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, "demo", dir, NULL);
+  GInputStream *out = g_subprocess_get_stdout_pipe (demo);
+  g_autoptr(GStrvBuilder) before_ready = g_strv_builder_new ();
+
+  for (;;)
+    {
+      g_autofree char *line = flctl_test_read_line (out, FLCTL_TEST_TIMEOUT_MS);
+
+      g_assert_nonnull (line);
+      if (g_str_equal (line, "ready"))
+        break;
+      g_strv_builder_add (before_ready, line);
+    }
+  if (lines != NULL)
+    *lines = g_strv_builder_end (before_ready);
+  return demo;
+}
+
+/* SIGTERM is how the inspector ends demo: it must release its holders' locks and exit 0. */
+void
+flctl_test_stop_demo (GSubprocess *demo)
+{
+  g_subprocess_send_signal (demo, SIGTERM);
+  g_assert_cmpint (flctl_test_wait (demo, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+}
+
 char *
 flctl_test_read_file (const char *path)
 {

@@ -54,6 +54,9 @@ void         flctl_test_write        (GSubprocess         *process,
                                       const char          *text);
 GSubprocess *flctl_test_hold         (const char          *target);
 void         flctl_test_release      (GSubprocess         *holder);
+GSubprocess *flctl_test_start_demo   (const char          *dir,
+                                      char              ***lines);
+void         flctl_test_stop_demo    (GSubprocess         *demo);
 char        *flctl_test_read_file    (const char          *path);
 JsonArray   *flctl_test_parse_array  (const char          *json);
 JsonObject  *flctl_test_find_record  (JsonArray           *array,

@@ -27,21 +27,15 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autofree char *ready = NULL;
-
   f->dir = flctl_test_make_dir ();
-  f->demo = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, "demo", f->dir, NULL);
-  ready = flctl_test_read_until (g_subprocess_get_stdout_pipe (f->demo), "ready",
-                                 FLCTL_TEST_TIMEOUT_MS);
-  g_assert_cmpstr (ready, ==, "ready");
+  f->demo = flctl_test_start_demo (f->dir, NULL);
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  g_subprocess_send_signal (f->demo, SIGTERM);
-  g_assert_cmpint (flctl_test_wait (f->demo, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  flctl_test_stop_demo (f->demo);
   g_object_unref (f->demo);
   flctl_test_remove_dir (f->dir);
   g_free (f->dir);

@@ -28,25 +28,19 @@ path_in (Fixture    *f,
   return g_build_filename (f->dir, name, NULL);
 }
 
-/* Starts `flctl demo` and reads what it made up to the line "ready". */
+/* Starts `flctl demo`, and finds in what it made the names it chose at random. */
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  GInputStream *out;
+  g_auto(GStrv) lines = NULL;
 
   f->dir = flctl_test_make_dir ();
-  f->demo = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, "demo", f->dir, NULL);
-  out = g_subprocess_get_stdout_pipe (f->demo);
-  for (;;)
+  f->demo = flctl_test_start_demo (f->dir, &lines);
+  for (guint l = 0; lines[l] != NULL; l++)
     {
-      g_autofree char *line = flctl_test_read_line (out, FLCTL_TEST_TIMEOUT_MS);
-      g_auto(GStrv) words = NULL;
+      g_auto(GStrv) words = g_strsplit_set (lines[l], " ", -1);
 
-      g_assert_nonnull (line);
-      if (g_str_equal (line, "ready"))
-        break;
-      words = g_strsplit_set (line, " ", -1);
       for (guint i = 0; words[i] != NULL; i++)
         {
           if (g_str_has_suffix (words[i], ".tmp"))
@@ -65,8 +59,7 @@ fixture_tear_down (Fixture       *f,
 {
   if (f->demo != NULL)
     {
-      g_subprocess_send_signal (f->demo, SIGTERM);
-      g_assert_cmpint (flctl_test_wait (f->demo, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+      flctl_test_stop_demo (f->demo);
       g_object_unref (f->demo);
     }
   flctl_test_remove_dir (f->dir);
@@ -271,8 +264,7 @@ test_demo_sigterm (Fixture       *f,
     }
   g_assert_cmpuint (holders->len, ==, 3);
 
-  g_subprocess_send_signal (f->demo, SIGTERM);
-  g_assert_cmpint (flctl_test_wait (f->demo, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  flctl_test_stop_demo (f->demo);
   g_clear_object (&f->demo);
 
   for (guint i = 0; i < holders->len; i++)
