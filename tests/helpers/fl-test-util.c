@@ -257,6 +257,30 @@ fl_test_wait_pid_gone (pid_t  pid,
   return gone;
 }
 
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterates the default main context until @cond holds or @timeout_ms passes: no sleeping.
+ * Returns whether @cond holds. */
+gboolean
+fl_test_wait_until (gboolean (*cond) (gpointer),
+                    gpointer   data,
+                    guint      timeout_ms)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
+
+  while (!cond (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (id);
+  return cond (data);
+}
+
 /* Runs in the child before exec. A helper dies with the test that spawned it, so that a failed
  * assertion does not leave workers counting on (prctl is async-signal-safe: a system call). */
 static void

@@ -46,6 +46,9 @@ pid_t     fl_test_dead_pid              (void);
 gboolean  fl_test_is_root               (void);
 gboolean  fl_test_wait_pid_gone         (pid_t          pid,
                                          gint64         deadline_us);
+gboolean  fl_test_wait_until            (gboolean     (*cond) (gpointer),
+                                         gpointer       data,
+                                         guint          timeout_ms);
 
 /* A child process with a pipe to its stdin and one from its stdout. Freeing it kills and reaps
  * a child that is still running, so a failed assertion leaves no process behind. */

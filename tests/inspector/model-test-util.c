@@ -246,26 +246,3 @@ spawn_sleeper (int *release_fd)
   *release_fd = fds[1];
   return pid;
 }
-
-static gboolean
-deadline_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates the main context until @cond holds or @timeout_ms passes: no sleeping. */
-gboolean
-wait_until (gboolean (*cond) (gpointer),
-            gpointer   data,
-            guint      timeout_ms)
-{
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
-
-  while (!cond (data) && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  if (!expired)
-    g_source_remove (id);
-  return cond (data);
-}

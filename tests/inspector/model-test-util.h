@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "fl-directory-model-private.h"
+#include "fl-test-util.h"
 
 G_BEGIN_DECLS
 
@@ -48,8 +49,5 @@ void      set_mtime_us            (const char    *path,
 void      rm_rf                   (const char    *path);
 pid_t     dead_pid                (void);
 pid_t     spawn_sleeper           (int           *release_fd);
-gboolean  wait_until              (gboolean     (*cond) (gpointer),
-                                   gpointer       data,
-                                   guint          timeout_ms);
 
 G_END_DECLS

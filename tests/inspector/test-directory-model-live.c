@@ -97,7 +97,7 @@ test_holder_dies (ModelFixture  *fx,
       g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 1);
       close (release_fd);
       g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
-      g_assert_true (wait_until (entry_stale, &l, 10000));
+      g_assert_true (fl_test_wait_until (entry_stale, &l, 10000));
     }
   else
     {
@@ -204,15 +204,15 @@ test_inotify (ModelFixture  *fx,
   add_dir (fx);
 
   write_pid_file (lock, dead_pid ());
-  g_assert_true (wait_until (entry_present, &l, 10000));
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
   g_assert_true (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "live.lock"))));
 
   g_assert_cmpint (g_rename (lock, gy), ==, 0);
-  g_assert_true (wait_until (entry_absent, &l, 10000));
-  g_assert_true (wait_until (entry_present, &lg, 10000));
+  g_assert_true (fl_test_wait_until (entry_absent, &l, 10000));
+  g_assert_true (fl_test_wait_until (entry_present, &lg, 10000));
 
   g_assert_cmpint (g_unlink (gy), ==, 0);
-  g_assert_true (wait_until (entry_absent, &lg, 10000));
+  g_assert_true (fl_test_wait_until (entry_absent, &lg, 10000));
   model_assert_shadow (fx);
   changes = model_changes_string (fx);
   g_assert_nonnull (strstr (changes, "created:live.lock"));
@@ -251,11 +251,11 @@ test_inotify_recursive (ModelFixture  *fx,
 
   g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
   write_pid_file (first, getpid ());
-  g_assert_true (wait_until (path_present, &l1, 10000));
+  g_assert_true (fl_test_wait_until (path_present, &l1, 10000));
 
   /* Once the new directory is watched, a file in it is an ordinary event. */
   write_pid_file (second, getpid ());
-  g_assert_true (wait_until (path_present, &l2, 10000));
+  g_assert_true (fl_test_wait_until (path_present, &l2, 10000));
   model_assert_shadow (fx);
   model_assert_sorted (fx->model);
 }
@@ -306,7 +306,7 @@ test_async_add (ModelFixture  *fx,
   fl_directory_model_add_directory_async (fx->model, fx->dir, FALSE, NULL, added_cb, &done);
   g_object_get (fx->model, "loading", &loading, NULL);
   g_assert_true (loading);
-  g_assert_true (wait_until (flag_set, &done, 10000));
+  g_assert_true (fl_test_wait_until (flag_set, &done, 10000));
   g_assert_true (not_loading (fx->model));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, 50);
   g_assert_cmpuint (fx->changes->len, ==, 0);

@@ -76,7 +76,7 @@ test_reclaim_accepted (void)
 
   g_assert_true (_inspector_window_select_path (window, path));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL));
-  g_assert_true (ui_wait (dialog_open, window, 5000));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
   g_assert_true (GTK_IS_MESSAGE_DIALOG (dialog));
 
@@ -107,7 +107,7 @@ test_reclaim_cancelled (void)
 
   g_assert_true (_inspector_window_select_path (window, path));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
-  g_assert_true (ui_wait (dialog_open, window, 5000));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_CANCEL);
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_nonnull (fl_directory_model_lookup (window->model, path));
@@ -130,7 +130,7 @@ test_reclaim_changed (void)
 
   g_assert_true (_inspector_window_select_path (window, path));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
-  g_assert_true (ui_wait (dialog_open, window, 5000));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
 
   /* Another process takes the lock: a new file with a live PID. */
@@ -189,13 +189,13 @@ test_remove_orphans (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
   g_assert_null (_inspector_window_get_dialog (window));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-orphan", NULL);
-  g_assert_true (ui_wait (dialog_open, window, 5000));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_ACCEPT);
   g_assert_false (g_file_test (temp_path, G_FILE_TEST_EXISTS));
 
   /* The rest at once. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.clean-orphans", NULL);
-  g_assert_true (ui_wait (dialog_open, window, 5000));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
   g_object_get (window->model, "n-orphans", &orphans, NULL);

@@ -68,7 +68,7 @@ test_demo_states (void)
   g_assert_cmpuint (orphans, ==, 2);
 
   /* What the rows show: every row, with the words of its state. */
-  g_assert_true (ui_wait (all_rendered, window, 10000));
+  g_assert_true (fl_test_wait_until (all_rendered, window, 10000));
   rendered = ui_rendered_states (GTK_WIDGET (window->column_view));
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
@@ -354,7 +354,7 @@ test_directories_remembered (void)
   gtk_window_present (GTK_WINDOW (window));
   inspector_window_add_directory (window, a, FALSE, TRUE);
   inspector_window_add_directory (window, b, TRUE, TRUE);
-  g_assert_true (ui_wait (model_has_n, &rc, 10000));
+  g_assert_true (fl_test_wait_until (model_has_n, &rc, 10000));
   g_assert_true (settings_has (settings, a));
   g_assert_true (settings_has (settings, b));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "list");
@@ -366,7 +366,7 @@ test_directories_remembered (void)
 
   /* A folder that cannot be read: said in the window, naming it; nothing remembered. */
   inspector_window_add_directory (window, "/nonexistent/fl-ui", FALSE, TRUE);
-  g_assert_true (ui_wait (banner_shown, window, 10000));
+  g_assert_true (fl_test_wait_until (banner_shown, window, 10000));
   g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "/nonexistent/fl-ui"));
   g_assert_false (settings_has (settings, "/nonexistent/fl-ui"));
 
@@ -432,14 +432,14 @@ test_live_update (void)
   rc = (RowCount) { window, 1 };
   gtk_window_present (GTK_WINDOW (window));
   inspector_window_add_directory (window, dir, FALSE, FALSE);
-  g_assert_true (ui_wait (model_has_n, &rc, 10000));
+  g_assert_true (fl_test_wait_until (model_has_n, &rc, 10000));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
   g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, 0);
 
   close (fds[1]);
   g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
-  g_assert_true (ui_wait (row_is_stale, window, 10000));
-  g_assert_true (ui_wait (rendered_stale, window, 10000));
+  g_assert_true (fl_test_wait_until (row_is_stale, window, 10000));
+  g_assert_true (fl_test_wait_until (rendered_stale, window, 10000));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.problems-only", NULL));
 
   ui_window_close (window);

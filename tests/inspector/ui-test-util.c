@@ -33,28 +33,6 @@ ui_test_init (int    *argc,
 }
 
 static gboolean
-deadline_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-gboolean
-ui_wait (gboolean (*cond) (gpointer),
-         gpointer   data,
-         guint      timeout_ms)
-{
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
-
-  while (!cond (data) && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  if (!expired)
-    g_source_remove (id);
-  return cond (data);
-}
-
-static gboolean
 demo_loaded (gpointer data)
 {
   InspectorWindow *window = data;
@@ -74,7 +52,7 @@ ui_window_with_demo (void)
 
   inspector_window_start_demo (window);
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (ui_wait (demo_loaded, window, 30000));
+  g_assert_true (fl_test_wait_until (demo_loaded, window, 30000));
   return window;
 }
 
@@ -91,7 +69,7 @@ ui_window_close (InspectorWindow *window)
 
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_destroy (GTK_WINDOW (window));
-  g_assert_true (ui_wait (is_destroyed, &weak, 10000));
+  g_assert_true (fl_test_wait_until (is_destroyed, &weak, 10000));
 }
 
 char *

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "fl-test-util.h"
 #include "inspector-window-private.h"
 
 G_BEGIN_DECLS
@@ -14,9 +15,6 @@ gboolean         ui_test_init          (int              *argc,
                                         char           ***argv);
 InspectorWindow *ui_window_with_demo   (void);
 void             ui_window_close       (InspectorWindow  *window);
-gboolean         ui_wait               (gboolean        (*cond) (gpointer),
-                                        gpointer          data,
-                                        guint             timeout_ms);
 char            *ui_demo_path          (InspectorWindow  *window,
                                         const char       *name);
 FlEntry         *ui_lookup             (InspectorWindow  *window,
