@@ -4,11 +4,10 @@
  */
 #include "config.h"
 
-#include <locale.h>
-
 #include <glib/gi18n.h>
 
 #include "inspector-state.h"
+#include "ui-test-util.h"
 
 static void
 test_loaded (void)
@@ -46,12 +45,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  /* As a person running `LANGUAGE=de fl-inspector` in a C.UTF-8 session. */
-  g_setenv ("LANGUAGE", "de", TRUE);
-  setlocale (LC_ALL, "C.UTF-8");
-  bindtextdomain (GETTEXT_PACKAGE, INSPECTOR_LOCALE_BUILD_DIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ui_test_use_german ();
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/data/translation/loaded", test_loaded);

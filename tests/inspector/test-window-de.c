@@ -6,8 +6,6 @@
  */
 #include "config.h"
 
-#include <locale.h>
-
 #include <glib/gi18n.h>
 
 #include "ui-test-util.h"
@@ -60,11 +58,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_setenv ("LANGUAGE", "de", TRUE);
-  setlocale (LC_ALL, "C.UTF-8");
-  bindtextdomain (GETTEXT_PACKAGE, INSPECTOR_LOCALE_BUILD_DIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  ui_test_use_german ();
 
   if (!ui_test_init (&argc, &argv))
     return 0;

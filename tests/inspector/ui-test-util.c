@@ -4,9 +4,25 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "ui-test-util.h"
+
+/* As a person running `LANGUAGE=de fl-inspector` in a C.UTF-8 session, with the German
+ * catalogue built in the tree rather than an installed one. Call it first, before anything is
+ * translated. */
+void
+ui_test_use_german (void)
+{
+  g_setenv ("LANGUAGE", "de", TRUE);
+  setlocale (LC_ALL, "C.UTF-8");
+  bindtextdomain (GETTEXT_PACKAGE, INSPECTOR_LOCALE_BUILD_DIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+}
 
 /* Without a display the tests skip cleanly, unless FL_REQUIRE_DISPLAY is set (CI): then a
  * skip would hide that nothing was tested, so it fails. */

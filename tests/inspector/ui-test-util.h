@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 
 gboolean         ui_test_init          (int              *argc,
                                         char           ***argv);
+void             ui_test_use_german    (void);
 InspectorWindow *ui_window_with_demo   (void);
 void             ui_window_close       (InspectorWindow  *window);
 char            *ui_demo_path          (InspectorWindow  *window,
