@@ -130,6 +130,16 @@ model_changes_string (ModelFixture *fx)
   return joined;
 }
 
+/* The entry-changed log since the last look is exactly @expected; it is cleared. */
+void
+model_assert_changes (ModelFixture *fx,
+                      const char   *expected)
+{
+  g_autofree char *changes = model_changes_string (fx);
+
+  g_assert_cmpstr (changes, ==, expected);
+}
+
 char *
 model_path (ModelFixture *fx,
             const char   *name)

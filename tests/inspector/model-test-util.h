@@ -31,6 +31,8 @@ void      model_fixture_watch     (ModelFixture  *fx,
 void      model_assert_shadow     (ModelFixture  *fx);
 void      model_assert_sorted     (FlDirectoryModel *model);
 char     *model_changes_string    (ModelFixture  *fx);
+void      model_assert_changes    (ModelFixture  *fx,
+                                   const char    *expected);
 void      model_event             (ModelFixture  *fx,
                                    GFileMonitorEvent event,
                                    const char    *name,

@@ -77,7 +77,6 @@ test_holder_dies (ModelFixture  *fx,
                   gconstpointer  data)
 {
   g_autofree char *path = model_path (fx, "held.lock");
-  g_autofree char *changes = NULL;
   Lookup l = { fx, "held.lock" };
   int release_fd;
   int status;
@@ -114,8 +113,7 @@ test_holder_dies (ModelFixture  *fx,
                    FL_LIVENESS_DEAD);
   g_assert_cmpuint (fx->n_items_changed, ==, 0);
   g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 0);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "holder-died:held.lock");
+  model_assert_changes (fx, "holder-died:held.lock");
 }
 
 /* Ages come from the injected clock; an unparsable lock turns stale at stale_after by it. */
@@ -124,7 +122,6 @@ test_age_clock (ModelFixture  *fx,
                 gconstpointer  data)
 {
   g_autofree char *path = model_path (fx, "junk.lock");
-  g_autofree char *changes = NULL;
   gint64 mtime = (g_get_real_time () / G_USEC_PER_SEC - 3600) * G_USEC_PER_SEC;
   FlSnapshot *snap;
   guint stale;
@@ -149,8 +146,7 @@ test_age_clock (ModelFixture  *fx,
                    31 * G_USEC_PER_SEC);
   g_object_get (fx->model, "n-stale", &stale, NULL);
   g_assert_cmpuint (stale, ==, 1);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "holder-died:junk.lock");
+  model_assert_changes (fx, "holder-died:junk.lock");
 }
 
 /* The model's own reclaim updates the row at once and is not reported as foreign; a reclaim
@@ -163,7 +159,6 @@ test_own_reclaim (ModelFixture  *fx,
   g_autofree char *b = model_path (fx, "b.lock");
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) seen = NULL;
-  g_autofree char *changes = NULL;
 
   write_pid_file (a, dead_pid ());
   write_pid_file (b, dead_pid ());
@@ -186,8 +181,7 @@ test_own_reclaim (ModelFixture  *fx,
   g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
   g_assert_true (g_file_test (b, G_FILE_TEST_EXISTS));
   g_assert_false (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "b.lock"))));
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "released:b.lock created:b.lock");
+  model_assert_changes (fx, "released:b.lock created:b.lock");
 }
 
 /* A few real inotify events, end to end. */

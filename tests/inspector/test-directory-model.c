@@ -92,7 +92,6 @@ test_add_remove_events (ModelFixture  *fx,
                         gconstpointer  data)
 {
   g_autofree char *b = model_path (fx, "b.lock");
-  g_autofree char *changes = NULL;
   guint held;
 
   put (fx, "a.lock", getpid ());
@@ -116,8 +115,7 @@ test_add_remove_events (ModelFixture  *fx,
 
     g_assert_true (second == model_lookup (fx, "b.lock"));
   }
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "created:b.lock");
+  model_assert_changes (fx, "created:b.lock");
   g_object_get (fx->model, "n-held", &held, NULL);
   g_assert_cmpuint (held, ==, 3);
 
@@ -127,9 +125,7 @@ test_add_remove_events (ModelFixture  *fx,
   g_assert_null (model_lookup (fx, "b.lock"));
   g_assert_cmpuint (fx->n_items_changed, ==, 2);
   model_assert_shadow (fx);
-  g_free (changes);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "released:b.lock");
+  model_assert_changes (fx, "released:b.lock");
   g_object_get (fx->model, "n-held", &held, NULL);
   g_assert_cmpuint (held, ==, 2);
 
@@ -149,7 +145,6 @@ test_rename_event (ModelFixture  *fx,
 {
   g_autofree char *lock = model_path (fx, "t.lock");
   g_autofree char *gy = model_path (fx, "t.lock.gy.77.0123abcd");
-  g_autofree char *changes = NULL;
   FlEntry *entry;
 
   put (fx, "t.lock", dead_pid ());
@@ -166,16 +161,13 @@ test_rename_event (ModelFixture  *fx,
   g_assert_nonnull (entry);
   g_assert_cmpint (fl_snapshot_get_kind (fl_entry_get_snapshot (entry)), ==, FL_ENTRY_GRAVEYARD);
   model_assert_shadow (fx);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "taken-over:t.lock created:t.lock.gy.77.0123abcd");
+  model_assert_changes (fx, "taken-over:t.lock created:t.lock.gy.77.0123abcd");
 
   /* A plain rename to an unrelated name is a release. */
   g_assert_cmpint (g_rename (gy, lock), ==, 0);
   model_event (fx, G_FILE_MONITOR_EVENT_RENAMED, "t.lock.gy.77.0123abcd", "t.lock");
   _fl_directory_model_flush (fx->model);
-  g_free (changes);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "created:t.lock released:t.lock.gy.77.0123abcd");
+  model_assert_changes (fx, "created:t.lock released:t.lock.gy.77.0123abcd");
   model_assert_shadow (fx);
 }
 
@@ -186,7 +178,6 @@ test_link_event (ModelFixture  *fx,
 {
   g_autofree char *tmp = model_path (fx, "t.lock.4242.deadbeef.tmp");
   g_autofree char *lock = model_path (fx, "t.lock");
-  g_autofree char *changes = NULL;
 
   add_dir (fx);
   write_pid_file (tmp, getpid ());
@@ -204,10 +195,8 @@ test_link_event (ModelFixture  *fx,
   g_assert_nonnull (model_lookup (fx, "t.lock"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, 1);
   model_assert_shadow (fx);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==,
-                   "created:t.lock.4242.deadbeef.tmp created:t.lock "
-                   "released:t.lock.4242.deadbeef.tmp");
+  model_assert_changes (fx, "created:t.lock.4242.deadbeef.tmp created:t.lock "
+                            "released:t.lock.4242.deadbeef.tmp");
 }
 
 static void
@@ -225,7 +214,6 @@ test_update_in_place (ModelFixture  *fx,
 {
   g_autofree char *path = model_path (fx, "u.lock");
   g_autoptr(GString) log = g_string_new (NULL);
-  g_autofree char *changes = NULL;
   FlEntry *entry;
   pid_t dead = dead_pid ();
 
@@ -249,8 +237,7 @@ test_update_in_place (ModelFixture  *fx,
   g_assert_nonnull (strstr (log->str, "stale "));
   g_assert_nonnull (strstr (log->str, "snapshot "));
   g_assert_null (strstr (log->str, "path "));
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "released:u.lock created:u.lock");
+  model_assert_changes (fx, "released:u.lock created:u.lock");
   g_signal_handlers_disconnect_by_func (entry, count_notify_cb, log);
 }
 
@@ -260,7 +247,6 @@ test_rescan_missed (ModelFixture  *fx,
                     gconstpointer  data)
 {
   g_autofree char *gone = model_path (fx, "gone.lock");
-  g_autofree char *changes = NULL;
   FlEntry *kept;
 
   put (fx, "gone.lock", getpid ());
@@ -280,9 +266,8 @@ test_rescan_missed (ModelFixture  *fx,
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, 4);
   model_assert_shadow (fx);
   model_assert_sorted (fx->model);
-  changes = model_changes_string (fx);
-  g_assert_cmpstr (changes, ==, "created:a-first.lock created:new1.lock created:new2.lock "
-                                "released:gone.lock");
+  model_assert_changes (fx, "created:a-first.lock created:new1.lock created:new2.lock "
+                            "released:gone.lock");
 
   /* Nothing changed: a rescan is silent. */
   fx->n_items_changed = 0;
