@@ -44,30 +44,78 @@ fl_test_counter_read (const char *counter)
 }
 
 int
-fl_test_pid_is_gone (pid_t pid)
+fl_test_read_proc_stat (pid_t               pid,
+                        char               *state,
+                        unsigned long      *flags,
+                        unsigned long long *start)
 {
   char path[64];
-  char buf[512];
-  const char *close_paren;
+  char buf[1024];
+  const char *p;
   ssize_t n;
-  int fd;
+  int fd, field = 3;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    {
+      errno = ESRCH;
+      return 0;
+    }
+  buf[n] = '\0';
+
+  /* The command name may hold spaces and parentheses: fields count from the last ')'. */
+  p = strrchr (buf, ')');
+  if (p == NULL || p[1] != ' ' || p[2] == '\0')
+    {
+      errno = EINVAL;
+      return 0;
+    }
+  *state = p[2];
+  for (p += 2; *p != '\0' && field < 22; p++)
+    if (*p == ' ' && ++field == 9)
+      *flags = strtoul (p + 1, NULL, 10);
+  if (field != 22)
+    {
+      errno = EINVAL;
+      return 0;
+    }
+  *start = strtoull (p, NULL, 10);
+  return 1;
+}
+
+int
+fl_test_pid_is_gone (pid_t pid)
+{
+  unsigned long flags = 0;
+  unsigned long long start = 0;
+  char state = 0;
 
   if (pid <= 0)
     return 0;
   if (kill (pid, 0) < 0 && errno == ESRCH)
     return 1;
   /* A killed helper is a zombie until the test reaps it. */
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return errno == ENOENT;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  close_paren = strrchr (buf, ')');
-  return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'Z';
+  if (!fl_test_read_proc_stat (pid, &state, &flags, &start))
+    return errno == ENOENT || errno == ESRCH;
+  return state == 'Z' || state == 'X';
+}
+
+int
+fl_test_pid_is_exiting (pid_t pid)
+{
+  unsigned long flags = 0;
+  unsigned long long start = 0;
+  char state = 0;
+
+  if (fl_test_pid_is_gone (pid))
+    return 1;
+  return fl_test_read_proc_stat (pid, &state, &flags, &start)
+         && (flags & FL_TEST_PF_EXITING) != 0;
 }
 
 /* Moves a marker whose creator is gone out of the way. Renaming (not unlinking) lets us check
@@ -79,7 +127,7 @@ remove_dead_marker (const char *marker)
   long holder;
 
   holder = read_number (marker);
-  if (holder <= 0 || !fl_test_pid_is_gone ((pid_t) holder))
+  if (holder <= 0 || !fl_test_pid_is_exiting ((pid_t) holder))
     return 0;
   snprintf (aside, sizeof aside, "%s.dead.%d", marker, (int) gettid ());
   if (rename (marker, aside) < 0)

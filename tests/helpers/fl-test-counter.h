@@ -24,3 +24,18 @@ int  fl_test_critical_section (const char       *counter,
                                FlTestMarkerMode  mode);
 long fl_test_counter_read     (const char       *counter);
 int  fl_test_pid_is_gone      (pid_t             pid);
+
+/* PF_EXITING, in the flags of /proc/PID/stat: the process is in do_exit() and never runs its
+ * own code again. The kernel drops its flocks there, before it turns into a zombie: from then
+ * on libfl rightly takes its lock over, while /proc still shows it running. */
+#define FL_TEST_PF_EXITING 0x00000004UL
+
+/* Gone, a zombie, or past PF_EXITING: it can no longer be inside a critical section. */
+int  fl_test_pid_is_exiting   (pid_t             pid);
+
+/* The state (field 3), flags (9) and start time (22) of /proc/PID/stat; 0 with errno set
+ * (ENOENT, ESRCH: gone) when they cannot be read. */
+int  fl_test_read_proc_stat   (pid_t               pid,
+                               char               *state,
+                               unsigned long      *flags,
+                               unsigned long long *start);

@@ -21,35 +21,23 @@
 #include "fl-test-counter.h"
 #include "soak-section.h"
 
-/* Field 22 of /proc/PID/stat, and whether the process is running (not a zombie). */
+/* Field 22 of /proc/PID/stat, if the process can still run its own code: not a zombie, and not
+ * past PF_EXITING, where the kernel has dropped (or is dropping) its flocks and libfl may
+ * rightly take the lock over while /proc still shows the process running. */
 static gboolean
 read_start (pid_t    pid,
             guint64 *start)
 {
-  char path[64];
-  char buf[1024];
-  const char *p;
-  ssize_t n;
-  int fd, field = 3;
+  unsigned long long ticks = 0;
+  unsigned long flags = 0;
+  char state = 0;
 
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (!fl_test_read_proc_stat (pid, &state, &flags, &ticks))
     return FALSE;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
+  if (state == 'Z' || state == 'X' || (flags & FL_TEST_PF_EXITING) != 0)
     return FALSE;
-  buf[n] = '\0';
-
-  p = strrchr (buf, ')');
-  if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-    return FALSE;
-  for (p += 2; *p != '\0' && field < 22; p++)
-    if (*p == ' ')
-      field++;
-  *start = g_ascii_strtoull (p, NULL, 10);
-  return field == 22;
+  *start = ticks;
+  return TRUE;
 }
 
 static gboolean
