@@ -6,13 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "model-test-util.h"
 
@@ -82,7 +78,7 @@ model_fixture_teardown (ModelFixture  *fx,
   g_assert_finalize_object (fx->model);
   g_ptr_array_unref (fx->shadow);
   g_ptr_array_unref (fx->changes);
-  rm_rf (fx->dir);
+  fl_test_rm_rf (fx->dir);
   g_free (fx->dir);
 }
 
@@ -169,23 +165,12 @@ model_event (ModelFixture      *fx,
 }
 
 void
-write_file (const char *path,
-            const char *content)
-{
-  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, content, strlen (content)), ==, (gssize) strlen (content));
-  g_assert_cmpint (close (fd), ==, 0);
-}
-
-void
 write_pid_file (const char *path,
                 int         pid)
 {
   g_autofree char *content = g_strdup_printf ("%d", pid);
 
-  write_file (path, content);
+  fl_test_write (path, content, -1);
 }
 
 void
@@ -198,39 +183,6 @@ set_mtime_us (const char *path,
   };
 
   g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
-}
-
-void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      GStatBuf st;
-
-      if (g_lstat (child, &st) == 0 && S_ISDIR (st.st_mode))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-/* A PID that was just reaped: nothing runs under it (the kernel does not reuse PIDs at once). */
-pid_t
-dead_pid (void)
-{
-  int status;
-  pid_t pid = fork ();
-
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    _exit (0);
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  return pid;
 }
 
 /* A child that lives until *release_fd is closed. */

@@ -42,14 +42,10 @@ char     *model_path              (ModelFixture  *fx,
 FlEntry  *model_lookup            (ModelFixture  *fx,
                                    const char    *name);
 
-void      write_file              (const char    *path,
-                                   const char    *content);
 void      write_pid_file          (const char    *path,
                                    int            pid);
 void      set_mtime_us            (const char    *path,
                                    gint64         mtime_us);
-void      rm_rf                   (const char    *path);
-pid_t     dead_pid                (void);
 pid_t     spawn_sleeper           (int           *release_fd);
 
 G_END_DECLS

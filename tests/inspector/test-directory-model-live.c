@@ -126,7 +126,7 @@ test_age_clock (ModelFixture  *fx,
   FlSnapshot *snap;
   guint stale;
 
-  write_file (path, "not a pid");
+  fl_test_write (path, "not a pid", -1);
   set_mtime_us (path, mtime);
   fx->now = mtime + 29 * G_USEC_PER_SEC;
   add_dir (fx);
@@ -160,8 +160,8 @@ test_own_reclaim (ModelFixture  *fx,
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) seen = NULL;
 
-  write_pid_file (a, dead_pid ());
-  write_pid_file (b, dead_pid ());
+  write_pid_file (a, fl_test_dead_pid ());
+  write_pid_file (b, fl_test_dead_pid ());
   add_dir (fx);
 
   seen = fl_entry_dup_snapshot (model_lookup (fx, "a.lock"));
@@ -197,7 +197,7 @@ test_inotify (ModelFixture  *fx,
 
   add_dir (fx);
 
-  write_pid_file (lock, dead_pid ());
+  write_pid_file (lock, fl_test_dead_pid ());
   g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
   g_assert_true (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "live.lock"))));
 

@@ -37,7 +37,7 @@ static void
 test_initial_scan (ModelFixture  *fx,
                    gconstpointer  data)
 {
-  pid_t dead = dead_pid ();
+  pid_t dead = fl_test_dead_pid ();
   g_autofree char *dir_path = model_path (fx, "sub.lock");
   g_autofree char *listing = NULL;
   GString *names = g_string_new (NULL);
@@ -147,7 +147,7 @@ test_rename_event (ModelFixture  *fx,
   g_autofree char *gy = model_path (fx, "t.lock.gy.77.0123abcd");
   FlEntry *entry;
 
-  put (fx, "t.lock", dead_pid ());
+  put (fx, "t.lock", fl_test_dead_pid ());
   add_dir (fx);
   entry = model_lookup (fx, "t.lock");
   g_assert_nonnull (entry);
@@ -215,7 +215,7 @@ test_update_in_place (ModelFixture  *fx,
   g_autofree char *path = model_path (fx, "u.lock");
   g_autoptr(GString) log = g_string_new (NULL);
   FlEntry *entry;
-  pid_t dead = dead_pid ();
+  pid_t dead = fl_test_dead_pid ();
 
   put (fx, "u.lock", dead);
   add_dir (fx);
@@ -284,7 +284,7 @@ test_ordering_random (ModelFixture  *fx,
 {
   guint32 seed = g_test_rand_int ();
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
-  pid_t dead = dead_pid ();
+  pid_t dead = fl_test_dead_pid ();
 
   g_test_message ("seed %u", seed);
   add_dir (fx);
@@ -364,7 +364,7 @@ test_related (ModelFixture  *fx,
               gconstpointer  data)
 {
   g_autoptr(GPtrArray) related = NULL;
-  pid_t dead = dead_pid ();
+  pid_t dead = fl_test_dead_pid ();
 
   put (fx, "t.lock", dead);
   put (fx, "t.lock.55.00000001.tmp", dead);
