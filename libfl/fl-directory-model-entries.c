@@ -22,12 +22,14 @@
 #include "fl-error.h"
 #include "fl-names-private.h"
 #include "fl-snapshot-private.h"
+#include "fl-tsan-private.h"
 
 /* Roots and paths */
 
 static void
 root_clear (Root *root)
 {
+  _fl_tsan_acquire (root);
   g_free (root->path);
   g_free (root->prefix);
   g_clear_pointer (&root->monitors, g_hash_table_unref);
@@ -36,6 +38,8 @@ root_clear (Root *root)
 void
 _fl_model_root_unref (Root *root)
 {
+  /* A scan's worker thread may drop the last reference */
+  _fl_tsan_release (root);
   g_atomic_rc_box_release_full (root, (GDestroyNotify) root_clear);
 }
 

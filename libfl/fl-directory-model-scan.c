@@ -21,6 +21,7 @@
 #include "fl-error.h"
 #include "fl-names-private.h"
 #include "fl-snapshot-private.h"
+#include "fl-tsan-private.h"
 
 /* Scanning: runs in a worker thread for the periodic repair, inline for a synchronous add.
  * It reads the directory with readdir() and one descriptor, never a GFile per file. */
@@ -30,6 +31,7 @@ _fl_model_scan_job_free (gpointer data)
 {
   ScanJob *job = data;
 
+  _fl_tsan_acquire (job);
   g_clear_pointer (&job->root, _fl_model_root_unref);
   g_clear_pointer (&job->options, fl_lock_options_free);
   g_clear_object (&job->cancellable);
@@ -299,7 +301,9 @@ scan_thread (GTask        *task,
              gpointer      task_data,
              GCancellable *cancellable)
 {
+  _fl_tsan_acquire (task_data);
   _fl_model_run_scan (task_data);
+  _fl_tsan_release (task_data);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -359,10 +363,14 @@ scan_done_cb (GObject      *source,
   ScanJob *job = g_task_get_task_data (G_TASK (result));
   gboolean ok = TRUE;
 
+  _fl_tsan_acquire (job);
   g_weak_ref_clear (&call->model);
   g_free (call);
   if (self == NULL)
-    return;
+    {
+      _fl_tsan_release (job);
+      return;
+    }
 
   self->n_scans_in_flight--;
   if (!g_cancellable_is_cancelled (self->cancellable))
@@ -378,6 +386,9 @@ scan_done_cb (GObject      *source,
       _fl_model_schedule_rescan (self, self->rescan_again ? 0 : self->rescan_interval_ms);
       self->rescan_again = FALSE;
     }
+
+  /* The pool thread may drop the task, and free the job, after this */
+  _fl_tsan_release (job);
 
   if (outer != NULL)
     {
@@ -396,6 +407,7 @@ _fl_model_start_scan (FlDirectoryModel *self,
 {
   g_autoptr(GTask) task = NULL;
   ScanCall *call = g_new0 (ScanCall, 1);
+  ScanJob *job;
 
   if (self->touched == NULL)
     self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -407,7 +419,9 @@ _fl_model_start_scan (FlDirectoryModel *self,
   call->outer = outer != NULL ? g_object_ref (outer) : NULL;
   task = g_task_new (NULL, self->cancellable, scan_done_cb, call);
   g_task_set_source_tag (task, _fl_model_start_scan);
-  g_task_set_task_data (task, _fl_model_scan_job_new (self, root, mode), _fl_model_scan_job_free);
+  job = _fl_model_scan_job_new (self, root, mode);
+  g_task_set_task_data (task, job, _fl_model_scan_job_free);
+  _fl_tsan_release (job);
   g_task_run_in_thread (task, scan_thread);
 }
 

@@ -9,7 +9,22 @@
 
 #include "fl-error-private.h"
 
-G_DEFINE_QUARK (fl-error-quark, fl_error)
+/* Not G_DEFINE_QUARK: its cache is a plain static that two threads failing at once both
+ * write, a data race (ThreadSanitizer, test-wait's async waits). Racing writers store the
+ * same value; the atomics make that legal. */
+GQuark
+fl_error_quark (void)
+{
+  static gint quark = 0;
+  GQuark q = (GQuark) g_atomic_int_get (&quark);
+
+  if G_UNLIKELY (q == 0)
+    {
+      q = g_quark_from_static_string ("fl-error-quark");
+      g_atomic_int_set (&quark, (gint) q);
+    }
+  return q;
+}
 
 /* What an acquirer or reclaimer tells its caller about a failed system call on @path. */
 void

@@ -11,6 +11,7 @@
 #include "fl-judge-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
+#include "fl-tsan-private.h"
 
 /**
  * fl_with_lock:
@@ -129,9 +130,20 @@ acquire_data_free (gpointer data)
 {
   AcquireData *ad = data;
 
+  _fl_tsan_acquire (ad);
   g_free (ad->target);
   fl_lock_options_free (ad->options);
   g_free (ad);
+}
+
+/* The result of a task whose caller never collected it */
+static void
+acquired_lock_free (gpointer data)
+{
+  FlLock *lock = data;
+
+  _fl_tsan_acquire (lock);
+  g_object_unref (lock);
 }
 
 static void
@@ -144,9 +156,15 @@ acquire_thread_cb (GTask        *task,
   GError *error = NULL;
   FlLock *lock;
 
+  _fl_tsan_acquire (ad);
   lock = fl_lock_acquire (ad->target, ad->options, cancellable, &error);
+  /* What this thread wrote, for the thread that collects the result or frees the task */
+  _fl_tsan_release (ad);
   if (lock != NULL)
-    g_task_return_pointer (task, lock, g_object_unref);
+    {
+      _fl_tsan_release (lock);
+      g_task_return_pointer (task, lock, acquired_lock_free);
+    }
   else
     g_task_return_error (task, error);
 }
@@ -181,6 +199,7 @@ fl_lock_acquire_async (const char          *target,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, fl_lock_acquire_async);
   g_task_set_task_data (task, ad, acquire_data_free);
+  _fl_tsan_release (ad);
   g_task_run_in_thread (task, acquire_thread_cb);
 }
 
@@ -195,8 +214,13 @@ FlLock *
 fl_lock_acquire_finish (GAsyncResult  *result,
                         GError       **error)
 {
+  FlLock *lock;
+
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == fl_lock_acquire_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  _fl_tsan_acquire (g_task_get_task_data (G_TASK (result)));
+  lock = g_task_propagate_pointer (G_TASK (result), error);
+
+  return lock;
 }

@@ -19,6 +19,19 @@ options_with_timeout (gint64 timeout_ms)
   return options;
 }
 
+/* The waiter gave up and left the holder's lock as it was: its file, its PID, its kernel lock. */
+static void
+assert_held_by (FlTestDir  *fx,
+                FlTestProc *holder)
+{
+  g_autofree char *content = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) holder->pid);
+
+  g_assert_true (g_file_get_contents (fx->lock, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, pid);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+}
+
 /* The timeout error is the Node module's ELOCKTIMEOUT: it names the holder's PID and how old the
  * lock is, and it comes after the timeout, not long after. */
 static void
@@ -54,7 +67,7 @@ test_timeout (FlTestDir     *fx,
   g_assert_cmpint (elapsed_ms, <, 10000);
 
   /* The holder still holds, untouched. */
-  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  assert_held_by (fx, holder);
 }
 
 /* A timeout of 0 means one attempt: the same as try-acquire. */
@@ -71,6 +84,7 @@ test_timeout_zero (FlTestDir     *fx,
   g_assert_true (g_error_matches (error, FL_ERROR, FL_ERROR_BUSY) ||
                  g_error_matches (error, FL_ERROR, FL_ERROR_TIMEOUT));
   g_assert_nonnull (strstr (error->message, fx->lock));
+  assert_held_by (fx, holder);
 }
 
 /* A waiter wakes when the holder releases: long before its own timeout. */
@@ -165,7 +179,7 @@ test_cancel_from_thread (FlTestDir     *fx,
   g_thread_join (thread);
   g_mutex_clear (&c.mutex);
   g_cond_clear (&c.cond);
-  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  assert_held_by (fx, holder);
 }
 
 static void
@@ -182,6 +196,7 @@ test_cancel_before (FlTestDir     *fx,
   g_assert_null (lock);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+  assert_held_by (fx, holder);
 }
 
 typedef struct
@@ -285,7 +300,7 @@ test_async_cancel (FlTestDir     *fx,
   g_assert_null (data.lock);
   g_assert_error (data.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&data.error);
-  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  assert_held_by (fx, holder);
 }
 
 static void
@@ -301,6 +316,7 @@ test_async_timeout (FlTestDir     *fx,
   g_assert_null (data.lock);
   fl_test_assert_error_names (data.error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
   g_clear_error (&data.error);
+  assert_held_by (fx, holder);
 }
 
 int
