@@ -137,7 +137,7 @@ report (Demo       *demo,
         const char *path,
         const char *description)
 {
-  g_autofree char *shown = flctl_format_path (path);
+  g_autofree char *shown = flctl_printable (path);
 
   g_print ("%-8s %-44s %s\n", state, shown, description);
   demo->made++;

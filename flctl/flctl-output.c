@@ -31,39 +31,6 @@ flctl_format_age (gint64 age_us)
   return g_strdup_printf (_("%" G_GINT64_FORMAT " days"), s / (24 * 60 * 60));
 }
 
-/* Paths are bytes: one holding a newline or invalid UTF-8 must not break a table or a
- * terminal. Control characters become C escapes, bytes that are not UTF-8 become \xNN; the
- * JSON output carries the exact name. */
-char *
-flctl_format_path (const char *path)
-{
-  GString *out = g_string_sized_new (strlen (path));
-  const char *p = path;
-  const char *end = path + strlen (path);
-
-  while (p < end)
-    {
-      gunichar c = g_utf8_get_char_validated (p, end - p);
-
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          g_string_append_printf (out, "\\x%02x", (guchar) *p);
-          p++;
-          continue;
-        }
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
-      p = g_utf8_next_char (p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 char *
 flctl_format_time (gint64 unix_us)
 {
@@ -368,7 +335,7 @@ flctl_print_record (FlSnapshot *snapshot,
   const char *cmdline = fl_snapshot_get_process_cmdline (snapshot);
   const char *content = fl_snapshot_get_content (snapshot);
   const char *target = fl_snapshot_get_target (snapshot);
-  g_autofree char *path = flctl_format_path (fl_snapshot_get_path (snapshot));
+  g_autofree char *path = flctl_printable (fl_snapshot_get_path (snapshot));
   g_autofree char *styled = flctl_styled (state, flctl_style_for_state (state), color);
   g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
   g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
@@ -380,7 +347,7 @@ flctl_print_record (FlSnapshot *snapshot,
   flctl_print_field (_("kind"), flctl_kind_to_string (kind));
   if (target != NULL)
     {
-      g_autofree char *shown = flctl_format_path (target);
+      g_autofree char *shown = flctl_printable (target);
 
       flctl_print_field (_("target"), shown);
     }
@@ -389,7 +356,7 @@ flctl_print_record (FlSnapshot *snapshot,
       flctl_print_field (kind == FL_ENTRY_LOCK ? _("holder") : _("creator"), holder);
       if (cmdline != NULL && cmdline[0] != '\0')
         {
-          g_autofree char *shown = flctl_format_path (cmdline);
+          g_autofree char *shown = flctl_printable (cmdline);
 
           flctl_print_field (_("command"), shown);
         }
@@ -397,7 +364,7 @@ flctl_print_record (FlSnapshot *snapshot,
                          flctl_kernel_lock_to_string (fl_snapshot_get_kernel_lock (snapshot)));
       if (content != NULL)
         {
-          g_autofree char *escaped = flctl_format_path (content);
+          g_autofree char *escaped = flctl_printable (content);
           g_autofree char *quoted = g_strdup_printf ("\"%s\"", escaped);
 
           flctl_print_field (_("content"), quoted);

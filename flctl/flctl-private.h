@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "flctl-args.h"
+#include "flctl-text.h"
 
 G_BEGIN_DECLS
 
@@ -66,7 +67,6 @@ typedef enum
 } FlctlStyle;
 
 char           *flctl_format_age           (gint64               age_us);
-char           *flctl_format_path          (const char          *path);
 char           *flctl_format_time          (gint64               unix_us);
 const char     *flctl_state_for_snapshot   (FlSnapshot          *snapshot);
 FlctlStyle      flctl_style_for_state      (const char          *state);

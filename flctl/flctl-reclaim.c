@@ -39,7 +39,7 @@ reclaim_one (const char *path,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
-  g_autofree char *shown = flctl_format_path (path);
+  g_autofree char *shown = flctl_printable (path);
   g_autofree char *question = NULL;
 
   snapshot = flctl_snapshot_for_path (path, NULL, &error);
@@ -47,7 +47,7 @@ reclaim_one (const char *path,
     {
       g_autofree char *lock = flctl_looks_like_lock_file (path) ? g_strdup (path)
                                                                 : fl_lock_path_for (path);
-      g_autofree char *shown_lock = flctl_format_path (lock);
+      g_autofree char *shown_lock = flctl_printable (lock);
 
       g_printerr (_("flctl reclaim: there is no %s: nothing to reclaim\n"), shown_lock);
       return FLCTL_EXIT_REFUSED;
@@ -158,7 +158,7 @@ flctl_clean_main (const FlctlArgs *args)
     {
       FlSnapshot *snapshot = g_ptr_array_index (orphans, i);
       g_autoptr(GError) error = NULL;
-      g_autofree char *shown = flctl_format_path (fl_snapshot_get_path (snapshot));
+      g_autofree char *shown = flctl_printable (fl_snapshot_get_path (snapshot));
 
       if (fl_snapshot_reclaim (snapshot, NULL, &error))
         g_print (_("Removed %s\n"), shown);

@@ -178,7 +178,7 @@ print_busy (Run          *run,
             double        wait_s)
 {
   g_autoptr(FlSnapshot) snapshot = fl_snapshot_new_for_target (run->target, NULL, NULL);
-  g_autofree char *target = flctl_format_path (run->target);
+  g_autofree char *target = flctl_printable (run->target);
   g_autofree char *holder = NULL;
 
   if (snapshot == NULL)
@@ -197,7 +197,7 @@ static void
 print_waiting (Run *run)
 {
   g_autoptr(FlSnapshot) snapshot = fl_snapshot_new_for_target (run->target, NULL, NULL);
-  g_autofree char *target = flctl_format_path (run->target);
+  g_autofree char *target = flctl_printable (run->target);
   g_autofree char *holder = NULL;
 
   if (snapshot == NULL)

@@ -49,8 +49,8 @@ static void
 print_unlocked (const char *target)
 {
   g_autofree char *lock_path = fl_lock_path_for (target);
-  g_autofree char *shown_path = flctl_format_path (lock_path);
-  g_autofree char *shown_target = flctl_format_path (target);
+  g_autofree char *shown_path = flctl_printable (lock_path);
+  g_autofree char *shown_target = flctl_printable (target);
   g_autofree char *state = flctl_styled ("unlocked", FLCTL_STYLE_DIM,
                                          flctl_use_color (STDOUT_FILENO));
 

@@ -63,12 +63,12 @@ flctl_print_table (GPtrArray *snapshots,
           cells[COL_STATE] = g_strdup (flctl_state_for_snapshot (snapshot));
           cells[COL_KIND] = g_strdup (flctl_kind_to_string (kind));
           cells[COL_PID] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
-          cells[COL_PROCESS] = flctl_format_path (process != NULL ? process : "-");
+          cells[COL_PROCESS] = flctl_printable (process != NULL ? process : "-");
           cells[COL_LIVENESS] = g_strdup (foreign ? "-" : flctl_liveness_to_string (
                                             fl_snapshot_get_liveness (snapshot)));
           cells[COL_AGE] = foreign ? g_strdup ("-")
                                    : flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
-          cells[COL_PATH] = flctl_format_path (fl_snapshot_get_path (snapshot));
+          cells[COL_PATH] = flctl_printable (fl_snapshot_get_path (snapshot));
         }
       for (int c = 0; c < N_COLS - 1; c++)
         widths[c] = MAX (widths[c], (int) g_utf8_strlen (cells[c], -1));

@@ -93,7 +93,7 @@ print_line_event (Watch      *watch,
   g_autofree char *stamp = g_date_time_format (time, "%H:%M:%S");
   g_autofree char *event = g_strdup_printf ("%-11s", change_to_string (change));
   g_autofree char *styled = flctl_styled (event, change_style (change), watch->color);
-  g_autofree char *path = flctl_format_path (fl_snapshot_get_path (snapshot));
+  g_autofree char *path = flctl_printable (fl_snapshot_get_path (snapshot));
   const char *process = fl_snapshot_get_process_name (snapshot);
   int pid = fl_snapshot_get_pid (snapshot);
   g_autofree char *holder = pid > 0 ? g_strdup_printf ("PID %d (%s)", pid,

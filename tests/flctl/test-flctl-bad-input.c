@@ -107,8 +107,37 @@ test_undecodable_value (Fixture       *f,
                                                   "true", NULL);
 
   g_assert_cmpint (result->status, ==, 2);
-  g_assert_nonnull (strstr (result->err, "-w expects a number of seconds"));
+  g_assert_nonnull (strstr (result->err, "-w expects a number of seconds, not '\\xff'"));
+  g_assert_true (g_utf8_validate (result->err, -1, NULL));
   g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
+/* What was typed is quoted in the message, escaped: an escape sequence in an argument must
+ * not reach the terminal (a title change, a cleared screen, colours), in flctl's own
+ * messages or in GOption's. */
+static void
+test_escape_sequences (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "t", NULL);
+  /* argv NULL-terminated: room for one more than the longest */
+  struct { const char *argv[7]; const char *shown; } cases[] = {
+    { { "run", "-w", "\033[2J", target, "--", "true" }, "not '\\x1b[2J'" },
+    { { "run", "--\033[31m", target, "--", "true" }, "--\\x1b[31m" },
+    { { "\033]0;owned\a" }, "unknown command '\\x1b]0;owned\\x07'" },
+    { { "status", "--\xc2\x9b" "31m", target }, "--\\u009b31m" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FlctlResult) result = flctl_test_runv (0, NULL, cases[i].argv);
+
+      g_assert_cmpint (result->status, ==, 2);
+      g_assert_nonnull (strstr (result->err, cases[i].shown));
+      g_assert_null (strchr (result->err, '\033'));
+      g_assert_null (strstr (result->err, "\xc2\x9b"));
+      g_assert_true (g_utf8_validate (result->err, -1, NULL));
+    }
 }
 
 static void
@@ -350,6 +379,7 @@ main (int    argc,
   ADD ("/flctl/bad-input/unknown-option", test_unknown_option, NULL);
   ADD ("/flctl/bad-input/help", test_help, NULL);
   ADD ("/flctl/bad-input/undecodable-value", test_undecodable_value, NULL);
+  ADD ("/flctl/bad-input/escape-sequences", test_escape_sequences, NULL);
   ADD ("/flctl/bad-input/missing-separator", test_missing_separator, NULL);
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);

@@ -47,11 +47,15 @@ test_path (void)
     { "bell\a", "bell\\x07" },
     { "bad\xff" "byte", "bad\\xffbyte" },
     { "caf\xc3\xa9", "caf\xc3\xa9" },
+    { "esc\033[2J", "esc\\x1b[2J" },
+    { "del\177", "del\\x7f" },
+    { "csi\xc2\x9b" "31m", "csi\\u009b31m" },
+    { "nbsp\xc2\xa0", "nbsp\xc2\xa0" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *shown = flctl_format_path (cases[i].path);
+      g_autofree char *shown = flctl_printable (cases[i].path);
 
       g_assert_cmpstr (shown, ==, cases[i].shown);
     }

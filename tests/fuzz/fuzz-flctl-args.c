@@ -119,6 +119,10 @@ check_refused (const FlctlArgs *args,
   g_assert_nonnull (error);
   g_assert_true (error->domain == FLCTL_ARGS_ERROR || error->domain == G_OPTION_ERROR);
   g_assert_cmpuint (strlen (error->message), >, 0);
+  /* It quotes what was typed, and goes to a terminal: text, and no control character. */
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  for (const char *p = error->message; *p != '\0'; p = g_utf8_next_char (p))
+    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
   g_assert_null (args->operands);
   g_assert_null (args->command_argv);
   /* Help after a failure is only flctl's own, for "flctl" with no command. */
