@@ -16,7 +16,6 @@
 #include <glib/gi18n.h>
 
 #include "flctl-args.h"
-#include "flctl-text.h"
 
 typedef struct
 {
@@ -395,11 +394,15 @@ parse_command (FlctlArgs         *args,
   return TRUE;
 }
 
-static gboolean
-parse_args (FlctlArgs     *args,
-            int            argc,
-            char * const  *argv,
-            GError       **error)
+/* argv is not changed: GOption reorders a copy of its pointers. On failure, args->command says
+ * whose usage the error concerns (FLCTL_COMMAND_NONE: flctl's own), and args->help, when set,
+ * is what to print instead of the error. The message quotes what was typed, as it was typed:
+ * print it with flctl_print_error(). */
+gboolean
+flctl_args_parse (FlctlArgs     *args,
+                  int            argc,
+                  char * const  *argv,
+                  GError       **error)
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char **work = NULL;
@@ -411,6 +414,10 @@ parse_args (FlctlArgs     *args,
       NULL },
     { NULL }
   };
+
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (argc >= 1 && argv != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   work = g_new0 (char *, argc + 1);
   memcpy (work, argv, sizeof (char *) * (gsize) argc);
@@ -453,32 +460,4 @@ parse_args (FlctlArgs     *args,
   if (info == NULL)
     return usage_error (error, _("unknown command '%s'"), work[1]);
   return parse_command (args, info, argc - 1, work + 1, error);
-}
-
-/* argv is not changed: GOption reorders a copy of its pointers. On failure, args->command says
- * whose usage the error concerns (FLCTL_COMMAND_NONE: flctl's own), and args->help, when set,
- * is what to print instead of the error. */
-gboolean
-flctl_args_parse (FlctlArgs     *args,
-                  int            argc,
-                  char * const  *argv,
-                  GError       **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  char *printable;
-
-  g_return_val_if_fail (args != NULL, FALSE);
-  g_return_val_if_fail (argc >= 1 && argv != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (parse_args (args, argc, argv, &local_error))
-    return TRUE;
-
-  /* The messages quote what was typed (ours and GOption's): an escape sequence or a byte that
-   * is not text must not reach the terminal as it is. */
-  printable = flctl_printable (local_error->message);
-  g_free (local_error->message);
-  local_error->message = printable;
-  g_propagate_error (error, g_steal_pointer (&local_error));
-  return FALSE;
 }

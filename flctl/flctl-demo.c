@@ -115,15 +115,15 @@ start_holder (Demo       *demo,
   if (!g_spawn_async_with_pipes (NULL, argv, NULL, flags, holder_setup_cb, demo, &pid, NULL, &out,
                                  NULL, &error))
     {
-      g_printerr (_("flctl demo: cannot start a holder: %s\n"), error->message);
+      flctl_print_error ("demo", _("cannot start a holder: %s"), error->message);
       return 0;
     }
   line = read_line (out, g_get_monotonic_time () + HOLDER_START_TIMEOUT_US, &error);
   close (out);
   if (line == NULL || !g_str_has_prefix (line, "held "))
     {
-      g_printerr (_("flctl demo: the holder of %s failed: %s\n"), target,
-                  error != NULL ? error->message : line);
+      flctl_print_error ("demo", _("the holder of %s failed: %s"), target,
+                         error != NULL ? error->message : line);
       kill (pid, SIGKILL);
       waitpid (pid, NULL, 0);
       return 0;
@@ -173,7 +173,7 @@ failed_fd:
     errno = saved;
   }
 failed:
-  g_printerr (_("flctl demo: cannot write %s: %s\n"), path, g_strerror (errno));
+  flctl_print_error ("demo", _("cannot write %s: %s"), path, g_strerror (errno));
   return FALSE;
 }
 
@@ -226,7 +226,7 @@ populate (Demo *demo)
 
   if (g_mkdir_with_parents (nested, 0755) != 0)
     {
-      g_printerr (_("flctl demo: cannot create %s: %s\n"), nested, g_strerror (errno));
+      flctl_print_error ("demo", _("cannot create %s: %s"), nested, g_strerror (errno));
       return FALSE;
     }
 
@@ -280,7 +280,7 @@ populate (Demo *demo)
   /* Another library's lock (a directory): reported, never touched. */
   if (g_mkdir (foreign, 0755) != 0)
     {
-      g_printerr (_("flctl demo: cannot create %s: %s\n"), foreign, g_strerror (errno));
+      flctl_print_error ("demo", _("cannot create %s: %s"), foreign, g_strerror (errno));
       return FALSE;
     }
   report (demo, "foreign", foreign, _("a directory named like a lock"));
@@ -315,19 +315,19 @@ check_directory (const char *directory)
 
   if (g_mkdir_with_parents (directory, 0755) != 0)
     {
-      g_printerr (_("flctl demo: cannot create %s: %s\n"), directory, g_strerror (errno));
+      flctl_print_error ("demo", _("cannot create %s: %s"), directory, g_strerror (errno));
       return FALSE;
     }
   dir = g_dir_open (directory, 0, &error);
   if (dir == NULL)
     {
-      g_printerr ("flctl demo: %s\n", error->message);
+      flctl_print_error ("demo", "%s", error->message);
       return FALSE;
     }
   if (g_dir_read_name (dir) != NULL)
     {
-      g_printerr (_("flctl demo: %s is not empty: demo only fills an empty or new directory\n"),
-                  directory);
+      flctl_print_error ("demo", _("%s is not empty: demo only fills an empty or new directory"),
+                         directory);
       return FALSE;
     }
   return TRUE;
@@ -356,7 +356,7 @@ flctl_demo_main (const FlctlArgs *args)
   demo.self_exe = g_file_read_link ("/proc/self/exe", &error);
   if (demo.self_exe == NULL)
     {
-      g_printerr ("flctl demo: %s\n", error->message);
+      flctl_print_error ("demo", "%s", error->message);
       g_array_unref (demo.holders);
       return FLCTL_EXIT_IO;
     }

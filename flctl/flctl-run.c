@@ -183,7 +183,7 @@ print_busy (Run          *run,
 
   if (snapshot == NULL)
     {
-      g_printerr ("flctl run: %s\n", error->message);
+      flctl_print_error ("run", "%s", error->message);
       return;
     }
   holder = flctl_describe_holder (snapshot, g_get_real_time ());
@@ -273,7 +273,7 @@ run_locked (Run                 *run,
   if (run->error != NULL)
     {
       /* The shell's statuses for a command it cannot find or cannot run. */
-      g_printerr ("flctl run: %s\n", run->error->message);
+      flctl_print_error ("run", "%s", run->error->message);
       return g_error_matches (run->error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
   if (WIFSIGNALED (run->wait_status))

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "flctl-text.h"
@@ -42,4 +43,27 @@ flctl_printable (const char *text)
       p = g_utf8_next_char (p);
     }
   return g_string_free (out, FALSE);
+}
+
+/* Errors go through here: they quote paths, command lines and what was typed (flctl's
+ * messages, GOption's and libfl's alike) as bytes, and are printed escaped, on one line.
+ * NULL @command: flctl's own. */
+void
+flctl_print_error (const char *command,
+                   const char *format,
+                   ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *shown = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  shown = flctl_printable (message);
+
+  if (command != NULL)
+    g_printerr ("flctl %s: %s\n", command, shown);
+  else
+    g_printerr ("flctl: %s\n", shown);
 }

@@ -1,6 +1,7 @@
 /* flctl-text.h: bytes from files and command lines made safe to print
  *
- * Apart from flctl-private.h so that the argument parser, fuzzed on its own, can use it.
+ * Apart from flctl-private.h so that the argument parser's fuzz target can check what flctl
+ * prints of its messages.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +11,9 @@
 
 G_BEGIN_DECLS
 
-char *flctl_printable (const char *text);
+char *flctl_printable   (const char *text);
+void  flctl_print_error (const char *command,
+                         const char *format,
+                         ...) G_GNUC_PRINTF (2, 3);
 
 G_END_DECLS

@@ -48,7 +48,7 @@ flctl_usage_error (const char *command,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_printerr ("flctl %s: %s\n", command, message);
+  flctl_print_error (command, "%s", message);
   g_printerr (_("Try 'flctl %s --help' for more information.\n"), command);
   return FLCTL_EXIT_USAGE;
 }
@@ -84,7 +84,7 @@ int
 flctl_report_error (const char   *command,
                     const GError *error)
 {
-  g_printerr ("flctl %s: %s\n", command, error->message);
+  flctl_print_error (command, "%s", error->message);
   return flctl_exit_status_for_error (error);
 }
 
@@ -218,7 +218,7 @@ main (int    argc,
         }
       if (args.command != FLCTL_COMMAND_NONE)
         return flctl_usage_error (flctl_command_get_name (args.command), "%s", error->message);
-      g_printerr ("flctl: %s\n", error->message);
+      flctl_print_error (NULL, "%s", error->message);
       g_printerr (_("Try 'flctl --help' for more information.\n"));
       return FLCTL_EXIT_USAGE;
     }

@@ -114,7 +114,7 @@ test_undecodable_value (Fixture       *f,
 
 /* What was typed is quoted in the message, escaped: an escape sequence in an argument must
  * not reach the terminal (a title change, a cleared screen, colours), in flctl's own
- * messages or in GOption's. */
+ * messages, GOption's or libfl's. */
 static void
 test_escape_sequences (Fixture       *f,
                        gconstpointer  data)
@@ -138,6 +138,16 @@ test_escape_sequences (Fixture       *f,
       g_assert_null (strstr (result->err, "\xc2\x9b"));
       g_assert_true (g_utf8_validate (result->err, -1, NULL));
     }
+
+  /* The same for libfl's errors, which name the path they concern. */
+  {
+    g_autofree char *hostile = g_build_filename (f->dir, "\033[2Jgone", NULL);
+    g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", hostile, NULL);
+
+    g_assert_cmpint (result->status, !=, 0);
+    g_assert_nonnull (strstr (result->err, "\\x1b[2Jgone"));
+    g_assert_null (strchr (result->err, '\033'));
+  }
 }
 
 static void

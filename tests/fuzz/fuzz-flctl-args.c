@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "flctl-args.h"
+#include "flctl-text.h"
 
 #define MAX_ARGS 64
 
@@ -112,6 +113,21 @@ check_accepted (const FlctlArgs *args,
   g_assert_null (args->command_argv);
 }
 
+/* The message quotes what was typed, as bytes; flctl prints it through flctl_printable()
+ * (flctl_print_error()). What reaches the terminal is text without a control character, and
+ * escaping it again changes nothing. */
+static void
+check_printed (const char *message)
+{
+  g_autofree char *shown = flctl_printable (message);
+  g_autofree char *again = flctl_printable (shown);
+
+  g_assert_true (g_utf8_validate (shown, -1, NULL));
+  for (const char *p = shown; *p != '\0'; p = g_utf8_next_char (p))
+    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
+  g_assert_cmpstr (again, ==, shown);
+}
+
 static void
 check_refused (const FlctlArgs *args,
                const GError    *error)
@@ -119,10 +135,7 @@ check_refused (const FlctlArgs *args,
   g_assert_nonnull (error);
   g_assert_true (error->domain == FLCTL_ARGS_ERROR || error->domain == G_OPTION_ERROR);
   g_assert_cmpuint (strlen (error->message), >, 0);
-  /* It quotes what was typed, and goes to a terminal: text, and no control character. */
-  g_assert_true (g_utf8_validate (error->message, -1, NULL));
-  for (const char *p = error->message; *p != '\0'; p = g_utf8_next_char (p))
-    g_assert_false (g_unichar_iscntrl (g_utf8_get_char (p)));
+  check_printed (error->message);
   g_assert_null (args->operands);
   g_assert_null (args->command_argv);
   /* Help after a failure is only flctl's own, for "flctl" with no command. */
