@@ -214,13 +214,9 @@ FlLock *
 fl_lock_acquire_finish (GAsyncResult  *result,
                         GError       **error)
 {
-  FlLock *lock;
-
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == fl_lock_acquire_async, NULL);
 
   _fl_tsan_acquire (g_task_get_task_data (G_TASK (result)));
-  lock = g_task_propagate_pointer (G_TASK (result), error);
-
-  return lock;
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
