@@ -8,8 +8,10 @@
 #include <grp.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <linux/capability.h>
 #include <unistd.h>
 
@@ -439,6 +441,38 @@ flctl_test_pid_gone (int pid)
 {
   g_assert_cmpint (pid, >, 0);
   return kill (pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Waits until @pid, which need not be our child, has exited: its pidfd polls readable then
+ * (even while it is a zombie nobody reaps). Without pidfds it looks every millisecond. */
+gboolean
+flctl_test_wait_pid_gone (int    pid,
+                          gint64 timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
+  int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  gboolean gone = FALSE;
+
+  g_assert_cmpint (pid, >, 0);
+  if (pidfd < 0)
+    {
+      while (!(gone = flctl_test_pid_gone (pid)) && g_get_monotonic_time () < deadline)
+        g_usleep (1000);
+      return gone;
+    }
+  while (!gone)
+    {
+      struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+      gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+      int n;
+
+      if (left_ms <= 0)
+        break;
+      n = poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT));
+      gone = n > 0;
+    }
+  close (pidfd);
+  return gone;
 }
 
 void

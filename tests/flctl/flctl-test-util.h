@@ -50,6 +50,8 @@ int          flctl_test_wait         (GSubprocess         *process,
                                       gint64               timeout_ms);
 int          flctl_test_pid          (GSubprocess         *process);
 gboolean     flctl_test_pid_gone     (int                  pid);
+gboolean     flctl_test_wait_pid_gone (int                 pid,
+                                       gint64              timeout_ms);
 void         flctl_test_write        (GSubprocess         *process,
                                       const char          *text);
 GSubprocess *flctl_test_hold         (const char          *target);

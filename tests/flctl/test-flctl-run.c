@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-glib/json-glib.h>
+
 #include "flctl-test-util.h"
 
 #define LOOPS 8
@@ -150,11 +152,11 @@ test_run_exit_status (Fixture       *f,
   assert_no_leftovers (f);
 }
 
-/* The lock's descriptor must not reach the command: had it, the command could keep the kernel
- * lock alive after flctl died, or drop it. */
+/* The command inherits a descriptor of the lock file, as flock(1) gives its command, so that
+ * the kernel lock lives as long as the command does, whatever happens to flctl. */
 static void
-test_run_fd_not_inherited (Fixture       *f,
-                           gconstpointer  data)
+test_run_fd_inherited (Fixture       *f,
+                       gconstpointer  data)
 {
   g_autoptr(GSubprocess) holder = NULL;
   g_autoptr(GDir) fds = NULL;
@@ -165,6 +167,7 @@ test_run_fd_not_inherited (Fixture       *f,
   const char *name;
   int command_pid = 0;
   guint checked = 0;
+  guint of_lock = 0;
 
   holder = start_running_holder (f, &command_pid);
   g_assert_cmpint (stat (f->lock, &lock_st), ==, 0);
@@ -184,13 +187,134 @@ test_run_fd_not_inherited (Fixture       *f,
 
       if (stat (fd_path, &st) != 0)
         continue;
-      g_assert_false (st.st_dev == lock_st.st_dev && st.st_ino == lock_st.st_ino);
+      if (st.st_dev == lock_st.st_dev && st.st_ino == lock_st.st_ino)
+        of_lock++;
       checked++;
     }
-  g_assert_cmpuint (checked, >=, 3);
+  g_assert_cmpuint (of_lock, ==, 1);
+  g_assert_cmpuint (checked, >=, 4);
 
   finish_running_holder (holder);
   g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+}
+
+/* `flctl run T -- sh -c 'echo $$; read line'`, SIGKILLed once its command runs: the command
+ * lives on, without flctl. Returns the command's PID; @runner is the dead flctl, whose PID was
+ * @flctl_pid. */
+static int
+start_orphaned_command (Fixture      *f,
+                        GSubprocess **runner,
+                        int          *flctl_pid)
+{
+  int command_pid = 0;
+
+  *runner = start_running_holder (f, &command_pid);
+  g_assert_cmpint (command_pid, >, 0);
+  if (flctl_pid != NULL)
+    *flctl_pid = flctl_test_pid (*runner);
+  g_subprocess_send_signal (*runner, SIGKILL);
+  g_assert_cmpint (flctl_test_wait (*runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGKILL);
+  g_assert_false (flctl_test_pid_gone (command_pid));
+  return command_pid;
+}
+
+/* flctl SIGKILLed (or killed by any signal it cannot pass on) while its command runs: the lock
+ * lives as long as the command, as with flock(1), then is free. */
+static void
+test_run_lock_outlives_flctl (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GSubprocess) runner = NULL;
+  g_autoptr(FlctlResult) refused = NULL;
+  g_autoptr(FlctlResult) again = NULL;
+  g_autoptr(FlctlResult) after = NULL;
+  int command_pid = start_orphaned_command (f, &runner, NULL);
+
+  refused = flctl_test_run (0, NULL, "run", "-n", f->target, "--", "true", NULL);
+  g_assert_cmpint (refused->status, ==, 75);
+  again = flctl_test_run (0, NULL, "run", "-n", f->target, "--", "true", NULL);
+  g_assert_cmpint (again->status, ==, 75);
+
+  /* The command still reads the test's pipe, through the dead flctl's stdin. */
+  flctl_test_write (runner, "done\n");
+  g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));
+
+  after = flctl_test_run (0, NULL, "run", "-n", f->target, "--", "true", NULL);
+  g_assert_cmpint (after->status, ==, 0);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
+}
+
+/* What status says of such a lock: held (the kernel lock is the command's), by flctl's PID. */
+static void
+test_run_status_after_flctl_killed (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(GSubprocess) runner = NULL;
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  JsonObject *record;
+  int flctl_pid = 0;
+  int command_pid = start_orphaned_command (f, &runner, &flctl_pid);
+
+  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  records = flctl_test_parse_array (status->out);
+  g_assert_cmpuint (json_array_get_length (records), ==, 1);
+  record = json_array_get_object_element (records, 0);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+  g_assert_false (json_object_get_boolean_member (record, "stale"));
+  g_assert_true (json_object_get_boolean_member (record, "kernel_lock"));
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_pid);
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (record, "reason"), "held"));
+
+  flctl_test_write (runner, "done\n");
+  g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));
+}
+
+/* While flctl lives, status names it and the command it runs. */
+static void
+test_run_status_names_command (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(GSubprocess) holder = start_running_holder (f, NULL);
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  JsonObject *record;
+  const char *cmdline;
+
+  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  records = flctl_test_parse_array (status->out);
+  record = json_array_get_object_element (records, 0);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+  g_assert_cmpstr (json_object_get_string_member (record, "process"), ==, "flctl");
+  cmdline = json_object_get_string_member (record, "cmdline");
+  g_assert_nonnull (cmdline);
+  g_assert_nonnull (strstr (cmdline, "run"));
+  g_assert_nonnull (strstr (cmdline, "echo $$; read line"));
+
+  finish_running_holder (holder);
+}
+
+/* A signal ignored when flctl started (trap '' HUP, nohup) stays ignored in the command, as
+ * flock(1) leaves it. */
+static void
+test_run_keeps_ignored_signals (Fixture       *f,
+                                gconstpointer  data)
+{
+  const char *argv[] = {
+    "sh", "-c", "trap '' HUP; exec \"$FLCTL\" run \"$0\" -- sh -c 'kill -HUP $$; echo alive'",
+    f->target, NULL
+  };
+  g_autoptr(GSubprocess) runner = flctl_test_spawnv (G_SUBPROCESS_FLAGS_STDOUT_PIPE, argv);
+  g_autofree char *line = flctl_test_read_line (g_subprocess_get_stdout_pipe (runner),
+                                                FLCTL_TEST_TIMEOUT_MS);
+
+  g_assert_cmpstr (line, ==, "alive");
+  g_assert_cmpint (flctl_test_wait (runner, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
+  assert_no_leftovers (f);
 }
 
 static void
@@ -350,7 +474,11 @@ main (int    argc,
   g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)
   ADD ("/flctl/run/serialises", test_run_serialises, NULL);
   ADD ("/flctl/run/exit-status", test_run_exit_status, NULL);
-  ADD ("/flctl/run/fd-not-inherited", test_run_fd_not_inherited, NULL);
+  ADD ("/flctl/run/fd-inherited", test_run_fd_inherited, NULL);
+  ADD ("/flctl/run/lock-outlives-flctl", test_run_lock_outlives_flctl, NULL);
+  ADD ("/flctl/run/status-after-flctl-killed", test_run_status_after_flctl_killed, NULL);
+  ADD ("/flctl/run/status-names-command", test_run_status_names_command, NULL);
+  ADD ("/flctl/run/keeps-ignored-signals", test_run_keeps_ignored_signals, NULL);
   ADD ("/flctl/run/busy", test_run_busy, NULL);
   ADD ("/flctl/run/waits", test_run_waits, NULL);
   ADD ("/flctl/run/sigint-while-waiting", test_run_signal_while_waiting,
