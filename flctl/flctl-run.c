@@ -7,10 +7,13 @@
  * the terminal sent it to COMMAND's process group already. Once COMMAND is gone the lock is
  * released and flctl exits with COMMAND's status, or dies of COMMAND's signal, as a shell
  * reports it (128+N). Signals that were ignored when flctl started stay ignored, for COMMAND
- * too (nohup, background jobs).
+ * too (nohup, background jobs): COMMAND is started with posix_spawn(), which, unlike GLib's
+ * spawn, leaves an ignored signal ignored, and gets the signal mask flctl started with.
  *
- * The lock's descriptor is O_CLOEXEC (libfl), so COMMAND does not inherit it; every other
- * descriptor is passed on, as a shell would, so `flctl run T -- cmd 3<file` works.
+ * As flock(1) does, COMMAND inherits a descriptor of the lock file (fl_lock_dup_fd()), which
+ * shares the kernel lock: if flctl is killed, the lock lives exactly as long as COMMAND, and
+ * libfl judges it held by a child of flctl's PID. Every other descriptor is passed on too, as
+ * a shell would, so `flctl run T -- cmd 3<file` works.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,6 +21,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -60,15 +64,6 @@ run_clear (Run *run)
   g_clear_object (&run->cancellable);
   g_clear_pointer (&run->loop, g_main_loop_unref);
   g_clear_error (&run->error);
-}
-
-/* Runs in the child between fork() and exec(): only async-signal-safe calls. */
-static void
-child_setup_cb (gpointer user_data)
-{
-  const sigset_t *mask = user_data;
-
-  sigprocmask (SIG_SETMASK, mask, NULL);
 }
 
 static void
@@ -140,15 +135,60 @@ child_exited_cb (GPid     pid,
   g_main_loop_quit (run->loop);
 }
 
+/* posix_spawnp() sets no signal to its default action (POSIX_SPAWN_SETSIGDEF is not asked for):
+ * flctl installs no handler, so what COMMAND inherits is what flctl started with. The lock's
+ * descriptor is dup2()ed onto itself, which clears close-on-exec in the child only. */
+static gboolean
+spawn_with_lock (Run     *run,
+                 int      lock_fd,
+                 GError **error)
+{
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  extern char **environ;
+  pid_t pid = -1;
+  int ret;
+
+  ret = posix_spawn_file_actions_init (&actions);
+  if (ret != 0)
+    goto failed;
+  ret = posix_spawnattr_init (&attr);
+  if (ret != 0)
+    {
+      posix_spawn_file_actions_destroy (&actions);
+      goto failed;
+    }
+  ret = posix_spawn_file_actions_adddup2 (&actions, lock_fd, lock_fd);
+  if (ret == 0)
+    ret = posix_spawnattr_setsigmask (&attr, &run->saved_mask);
+  if (ret == 0)
+    ret = posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK);
+  if (ret == 0)
+    ret = posix_spawnp (&pid, run->command[0], &actions, &attr, run->command, environ);
+  posix_spawnattr_destroy (&attr);
+  posix_spawn_file_actions_destroy (&actions);
+  if (ret == 0)
+    {
+      run->child = pid;
+      return TRUE;
+    }
+
+failed:
+  g_set_error (error, G_SPAWN_ERROR, ret == ENOENT ? G_SPAWN_ERROR_NOENT : G_SPAWN_ERROR_FAILED,
+               _("cannot run “%s”: %s"), run->command[0], g_strerror (ret));
+  return FALSE;
+}
+
 static void
 spawn_command (Run *run)
 {
   g_autoptr(GError) error = NULL;
-  GSpawnFlags flags = G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                      G_SPAWN_CHILD_INHERITS_STDIN | G_SPAWN_LEAVE_DESCRIPTORS_OPEN;
+  int lock_fd = fl_lock_dup_fd (run->lock, &error);
+  gboolean spawned = lock_fd >= 0 && spawn_with_lock (run, lock_fd, &error);
 
-  if (!g_spawn_async (NULL, run->command, NULL, flags, child_setup_cb, &run->saved_mask,
-                      &run->child, &error))
+  if (lock_fd >= 0)
+    close (lock_fd);
+  if (!spawned)
     {
       g_propagate_error (&run->error, g_steal_pointer (&error));
       g_main_loop_quit (run->loop);

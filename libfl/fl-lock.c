@@ -544,3 +544,42 @@ fl_lock_init (FlLock *self)
   self->dirfd = -1;
   self->fd = -1;
 }
+
+/**
+ * fl_lock_dup_fd:
+ * @self: a held #FlLock
+ * @error: return location for a #GError
+ *
+ * Returns a new descriptor of the lock file, close-on-exec, that shares the kernel lock of
+ * @self: the lock is held for as long as any copy of it is open. A process that gives it to a
+ * command (clearing close-on-exec in the child only, as flock(1) does) makes the lock live
+ * exactly as long as the command, even if the process itself is killed: libfl then judges the
+ * lock held by a child of the PID in the file (docs/protocol.md, "Handing the lock to a
+ * command"). The lock file still names this process, and fl_lock_release() still removes it;
+ * release only once the command has ended. The caller closes the descriptor.
+ *
+ * Returns: a descriptor (3 or above), or -1 with @error set if the lock is not held by this
+ *   process
+ */
+int
+fl_lock_dup_fd (FlLock  *self,
+                GError **error)
+{
+  int fd;
+
+  g_return_val_if_fail (FL_IS_LOCK (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (self->fd < 0 || _fl_process_self_pid () != self->owner)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                   "The lock “%s” is not held by this process: acquire it first",
+                   self->lp.lock_path);
+      return -1;
+    }
+  fd = fcntl (self->fd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    _fl_set_error_from_errno (error, errno, "duplicate the descriptor of the lock",
+                              self->lp.lock_path);
+  return fd;
+}

@@ -62,6 +62,9 @@ const char *fl_lock_get_path        (FlLock               *self);
 FL_AVAILABLE_IN_ALL
 gboolean    fl_lock_is_held         (FlLock               *self);
 FL_AVAILABLE_IN_ALL
+int         fl_lock_dup_fd          (FlLock               *self,
+                                     GError              **error);
+FL_AVAILABLE_IN_ALL
 gboolean    fl_with_lock            (const char           *target,
                                      FlLockFunc            func,
                                      gpointer              user_data,
