@@ -95,6 +95,19 @@ test_help (Fixture       *f,
   g_assert_cmpstr (list_help->err, ==, "");
 }
 
+/* Help on a command that does not exist is a usage error naming it, not flctl's help. */
+static void
+test_help_unknown_command (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(FlctlResult) bogus = flctl_test_run (0, NULL, "help", "bogus", NULL);
+
+  g_assert_cmpint (bogus->status, ==, 2);
+  g_assert_cmpstr (bogus->out, ==, "");
+  g_assert_nonnull (strstr (bogus->err, "'bogus'"));
+  g_assert_nonnull (strstr (bogus->err, "flctl --help"));
+}
+
 /* Values are bytes, as typed: one that is not text in the locale still gets flctl's own
  * message, naming the option. */
 static void
@@ -186,6 +199,25 @@ test_missing_dir (Fixture       *f,
       g_assert_nonnull (strstr (lower, "no such"));
       g_clear_pointer (&lower, g_free);
     }
+}
+
+/* A lock in a directory that does not exist: the operator reads what to do, not the name of
+ * a C function. */
+static void
+test_missing_lock_dir (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *missing = g_build_filename (f->dir, "no such dir", NULL);
+  g_autofree char *target = g_build_filename (missing, "job", NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "run", "-n", target, "--", "true",
+                                                  NULL);
+
+  g_assert_cmpint (result->status, ==, 74);
+  g_assert_nonnull (strstr (result->err, missing));
+  g_assert_nonnull (strstr (result->err, "does not exist"));
+  g_assert_null (strstr (result->err, "fl_"));
+  g_assert_null (strstr (result->err, "_set_"));
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -388,10 +420,12 @@ main (int    argc,
   g_test_add (path, Fixture, data, fixture_set_up, func, fixture_tear_down)
   ADD ("/flctl/bad-input/unknown-option", test_unknown_option, NULL);
   ADD ("/flctl/bad-input/help", test_help, NULL);
+  ADD ("/flctl/bad-input/help-unknown-command", test_help_unknown_command, NULL);
   ADD ("/flctl/bad-input/undecodable-value", test_undecodable_value, NULL);
   ADD ("/flctl/bad-input/escape-sequences", test_escape_sequences, NULL);
   ADD ("/flctl/bad-input/missing-separator", test_missing_separator, NULL);
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
+  ADD ("/flctl/bad-input/missing-lock-dir", test_missing_lock_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);
   ADD ("/flctl/bad-input/symlink-lock", test_foreign_lock, GINT_TO_POINTER (ODD_SYMLINK));
   ADD ("/flctl/bad-input/fifo-lock", test_foreign_lock, GINT_TO_POINTER (ODD_FIFO));

@@ -159,6 +159,11 @@ test_list_json (Fixture       *f,
   g_assert_true (json_object_get_null_member (record, "pid"));
   g_assert_cmpstr (json_object_get_string_member (record, "content"), ==, "");
 
+  /* list shows the command line of a live holder, as status does. */
+  record = flctl_test_find_record (all, db);
+  g_assert_false (json_object_get_null_member (record, "cmdline"));
+  g_assert_nonnull (strstr (json_object_get_string_member (record, "cmdline"), "database.sqlite"));
+
   expect_record (all, f->temp, "temp", "orphan", "dead", TRUE);
   expect_record (all, f->graveyard, "graveyard", "orphan", "dead", TRUE);
 
@@ -195,6 +200,7 @@ test_status_json (Fixture       *f,
   record = expect_record (array, db, "lock", "held", "alive", FALSE);
   expect_holder (record, "db-writer");
   g_assert_cmpstr (json_object_get_string_member (record, "target"), ==, db_target);
+  g_assert_nonnull (strstr (json_object_get_string_member (record, "cmdline"), "database.sqlite"));
   expect_record (array, dead, "lock", "stale", "dead", TRUE);
   expect_record (array, f->temp, "temp", "orphan", "dead", TRUE);
   record = expect_record (array, free_lock, "lock", "unlocked", "unknown", FALSE);
@@ -238,6 +244,33 @@ test_human (Fixture       *f,
     }
   g_assert_nonnull (strstr (list->out, "10 min"));
   g_assert_nonnull (strstr (list->out, "orphan"));
+}
+
+/* A lock whose content is no PID: its holder is unknown, in words an operator can read, from
+ * status and from a refused run alike. */
+static void
+test_no_pid_wording (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *empty = path_in (f, "upload.part.lock");
+  g_autofree char *empty_target = path_in (f, "upload.part");
+  g_autofree char *fresh_target = path_in (f, "fresh");
+  g_autofree char *fresh = path_in (f, "fresh.lock");
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(FlctlResult) refused = NULL;
+
+  status = flctl_test_run (0, NULL, "status", empty, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  g_assert_null (strstr (status->out, "no PID ("));
+  g_assert_nonnull (strstr (status->out, "an unknown process"));
+
+  /* Fresh, so not yet stale: run is refused, and says by whom. */
+  g_assert_true (g_file_set_contents (fresh, "not a pid", -1, NULL));
+  refused = flctl_test_run (0, NULL, "run", "-n", fresh_target, "--", "true", NULL);
+  g_assert_cmpint (refused->status, ==, 75);
+  g_assert_null (strstr (refused->err, "by no PID"));
+  g_assert_nonnull (strstr (refused->err, "locked by an unknown process"));
+  g_assert_false (g_file_test (empty_target, G_FILE_TEST_EXISTS));
 }
 
 /* The inspector ends demo with SIGTERM: the live holders must end with it and release. */
@@ -340,6 +373,7 @@ main (int    argc,
   ADD ("/flctl/status/list-json", test_list_json);
   ADD ("/flctl/status/status-json", test_status_json);
   ADD ("/flctl/status/human", test_human);
+  ADD ("/flctl/status/no-pid-wording", test_no_pid_wording);
   ADD ("/flctl/demo/sigterm-ends-holders", test_demo_sigterm);
 #undef ADD
   g_test_add_func ("/flctl/demo/detach", test_demo_detach);

@@ -130,6 +130,8 @@ test_watch_json (Fixture       *f,
   since = g_get_monotonic_time ();
   released = next_event (f, "released", first_lock, since);
   g_assert_cmpint (json_object_get_int_member (released, "pid"), ==, holder_pid);
+  /* The state is what the lock is now; the other members are what it was. */
+  g_assert_cmpstr (json_object_get_string_member (released, "state"), ==, "unlocked");
 
   /* A holder's death: SIGKILL leaves the lock, without its kernel lock. */
   doomed = flctl_test_hold (second);
