@@ -445,15 +445,19 @@ flctl_args_parse (FlctlArgs     *args,
 
   if (g_str_equal (work[1], "help"))
     {
-      info = argc > 2 ? lookup_command (work[2]) : NULL;
-      if (info != NULL)
-        {
-          char *help_argv[] = { work[2], (char *) "--help", NULL };
+      char *help_argv[] = { NULL, (char *) "--help", NULL };
 
-          return parse_command (args, info, 2, help_argv, error);
+      if (argc < 3)
+        {
+          args->help = help_text (context, "flctl");
+          return TRUE;
         }
-      args->help = help_text (context, "flctl");
-      return TRUE;
+      /* `flctl help bogus` is a mistake, as `flctl bogus` is: said so, with status 2. */
+      info = lookup_command (work[2]);
+      if (info == NULL)
+        return usage_error (error, _("unknown command '%s'"), work[2]);
+      help_argv[0] = work[2];
+      return parse_command (args, info, 2, help_argv, error);
     }
 
   info = lookup_command (work[1]);

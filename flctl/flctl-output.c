@@ -206,9 +206,12 @@ add_int_or_null (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
+/* @state: NULL for the snapshot's own, or what the entry is now (a released lock is
+ * "unlocked" while the snapshot is its last picture). */
 void
 flctl_add_snapshot_members (JsonBuilder *builder,
                             FlSnapshot  *snapshot,
+                            const char  *state,
                             gint64       now_us)
 {
   FlKernelLock kernel_lock = fl_snapshot_get_kernel_lock (snapshot);
@@ -221,7 +224,8 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   add_string_or_null (builder, "path", fl_snapshot_get_path (snapshot));
   add_string_or_null (builder, "target", fl_snapshot_get_target (snapshot));
   add_string_or_null (builder, "kind", flctl_kind_to_string (fl_snapshot_get_kind (snapshot)));
-  add_string_or_null (builder, "state", flctl_state_for_snapshot (snapshot));
+  add_string_or_null (builder, "state",
+                      state != NULL ? state : flctl_state_for_snapshot (snapshot));
   add_int_or_null (builder, "pid", pid > 0, pid);
   add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
   add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
@@ -250,7 +254,7 @@ flctl_snapshot_to_json (FlSnapshot *snapshot,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   json_builder_begin_object (builder);
-  flctl_add_snapshot_members (builder, snapshot, now_us);
+  flctl_add_snapshot_members (builder, snapshot, NULL, now_us);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -309,7 +313,7 @@ flctl_describe_holder (FlSnapshot *snapshot,
   g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
   if (pid <= 0)
-    return g_strdup_printf (_("no PID (content not a PID), for %s"), age);
+    return g_strdup_printf (_("an unknown process (the file names no PID), for %s"), age);
   if (process == NULL)
     return g_strdup_printf (_("PID %d, %s, for %s"), pid, liveness, age);
   return g_strdup_printf (_("PID %d (%s), %s, for %s"), pid, process, liveness, age);

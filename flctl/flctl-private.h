@@ -80,6 +80,7 @@ char           *flctl_styled               (const char          *text,
                                             gboolean             color);
 void            flctl_add_snapshot_members (JsonBuilder         *builder,
                                             FlSnapshot          *snapshot,
+                                            const char          *state,
                                             gint64               now_us);
 JsonNode       *flctl_snapshot_to_json     (FlSnapshot          *snapshot,
                                             gint64               now_us);

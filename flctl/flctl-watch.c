@@ -60,6 +60,16 @@ change_style (FlChange change)
     }
 }
 
+/* After a release the snapshot is the file's last picture; the state says what it is now. */
+static const char *
+state_now (FlSnapshot *snapshot,
+           FlChange    change)
+{
+  if (change != FL_CHANGE_RELEASED)
+    return NULL;
+  return fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK ? "unlocked" : "gone";
+}
+
 static void
 print_json_event (FlSnapshot *snapshot,
                   FlChange    change,
@@ -77,7 +87,7 @@ print_json_event (FlSnapshot *snapshot,
   json_builder_add_string_value (builder, change_to_string (change));
   json_builder_set_member_name (builder, "time");
   json_builder_add_string_value (builder, stamp_ms);
-  flctl_add_snapshot_members (builder, snapshot, now);
+  flctl_add_snapshot_members (builder, snapshot, state_now (snapshot, change), now);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   flctl_print_json (root, FALSE);

@@ -69,8 +69,7 @@ _fl_open_lock_directory (const char  *directory,
 
       if (saved_errno == ENOENT)
         g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
-                     "The lock directory “%s” does not exist: create it, or ask for it to be "
-                     "created (fl_lock_options_set_create_dirs)", directory);
+                     "The lock directory “%s” does not exist: create it first", directory);
       else if (saved_errno == ENOTDIR)
         g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
                      "The lock directory “%s” is not a directory: the target's parent must be "

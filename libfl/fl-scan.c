@@ -72,8 +72,10 @@ scan_one (int                  dirfd,
       if (_fl_classify_name (de->d_name, len, &info))
         {
           g_autoptr(GError) local_error = NULL;
-          FlSnapshot *snapshot = _fl_snapshot_new_at (dirfd, directory, de->d_name, options,
-                                                      now_us, &local_error);
+          /* With the holder's command line, as fl_snapshot_new() gives it: flctl's list and
+           * status must agree. The directory model, which judges far more often, does not. */
+          FlSnapshot *snapshot = _fl_snapshot_new_full (dirfd, directory, de->d_name, options,
+                                                        now_us, TRUE, &local_error);
           if (snapshot != NULL)
             g_ptr_array_add (out, snapshot);
           /* A file that went away meanwhile is simply not there. */
@@ -116,7 +118,8 @@ scan_one (int                  dirfd,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Judges every lock, temp, graveyard and foreign entry under @directory once.
+ * Judges every lock, temp, graveyard and foreign entry under @directory once. The holder's
+ * command line is included when it can be read, as with fl_snapshot_new().
  *
  * Returns: (transfer container) (element-type FlSnapshot): the snapshots sorted by path, or
  *   %NULL with @error set if @directory cannot be read
