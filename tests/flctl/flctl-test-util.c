@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <gio/gunixinputstream.h>
+#include <glib/gstdio.h>
 
 #include "flctl-test-util.h"
 
@@ -264,6 +265,7 @@ flctl_test_runv (FlctlRunFlags       flags,
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GBytes) stdin_bytes = NULL;
+  g_autofree char *input_path = NULL;
   Communicate c = { FALSE, NULL, NULL, NULL };
   FlctlResult *result;
 
@@ -272,9 +274,22 @@ flctl_test_runv (FlctlRunFlags       flags,
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+  /* Input comes from a file, not a pipe: flctl may exit without reading it (refusing without
+   * a terminal), and a write into a pipe it closed would fail the run, or not, depending on
+   * which of the two processes the scheduler ran first. */
+  launcher = g_subprocess_launcher_new ((input == NULL ? G_SUBPROCESS_FLAGS_STDIN_PIPE : 0) |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  if (input != NULL)
+    {
+      int fd = g_file_open_tmp ("flctl-test-input-XXXXXX", &input_path, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (g_file_set_contents (input_path, input, -1, &error));
+      g_assert_no_error (error);
+      close (fd);
+      g_subprocess_launcher_set_stdin_file_path (launcher, input_path);
+    }
   if (flags & FLCTL_RUN_UNPRIVILEGED)
     {
       g_assert_true (flctl_test_check_unprivileged ());
@@ -282,8 +297,11 @@ flctl_test_runv (FlctlRunFlags       flags,
     }
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
+  if (input_path != NULL)
+    g_unlink (input_path);
 
-  stdin_bytes = g_bytes_new (input != NULL ? input : "", input != NULL ? strlen (input) : 0);
+  /* No input: an empty pipe, closed at once, so nothing is written to it. */
+  stdin_bytes = input == NULL ? g_bytes_new ("", 0) : NULL;
   g_subprocess_communicate_async (process, stdin_bytes, NULL, communicated_cb, &c);
   if (!iterate_until (&c.done, FLCTL_TEST_TIMEOUT_MS))
     {
