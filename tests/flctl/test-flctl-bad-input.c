@@ -242,6 +242,82 @@ test_unreadable_dir (Fixture       *f,
   g_assert_nonnull (strstr (result->err, g_strerror (EACCES)));
 }
 
+/* Makes @levels nested directories "d" under @dir, with a lock (naming this live process) at
+ * the top and one at the bottom; returns the deepest directory. */
+static char *
+make_deep_tree (const char *dir,
+                guint       levels,
+                char      **top_lock,
+                char      **bottom_lock)
+{
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  GString *deepest = g_string_new (dir);
+
+  for (guint i = 0; i < levels; i++)
+    g_string_append (deepest, "/d");
+  g_assert_cmpint (g_mkdir_with_parents (deepest->str, 0755), ==, 0);
+  *top_lock = g_build_filename (dir, "top.lock", NULL);
+  *bottom_lock = g_build_filename (deepest->str, "bottom.lock", NULL);
+  g_assert_true (g_file_set_contents (*top_lock, pid, -1, NULL));
+  g_assert_true (g_file_set_contents (*bottom_lock, pid, -1, NULL));
+  return g_string_free (deepest, FALSE);
+}
+
+/* list -r below the 64 levels it descends: what it could read is listed, the directory it did
+ * not read is named, and the status says the listing is incomplete (74). */
+static void
+test_list_too_deep (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *top_lock = NULL;
+  g_autofree char *bottom_lock = NULL;
+  g_autofree char *deepest = make_deep_tree (f->dir, 65, &top_lock, &bottom_lock);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir,
+                                                  NULL);
+  g_autoptr(JsonArray) records = NULL;
+
+  g_assert_cmpint (result->status, ==, 74);
+  records = flctl_test_parse_array (result->out);
+  g_assert_nonnull (flctl_test_find_record (records, top_lock));
+  g_assert_null (flctl_test_find_record (records, bottom_lock));
+  g_assert_nonnull (strstr (result->err, deepest));
+}
+
+/* list -r with too few descriptors to open every subdirectory (RLIMIT_NOFILE lowered before
+ * exec): each directory it could not open is named with the system's reason, the rest is
+ * listed, and the status is 74. */
+static void
+test_list_emfile (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *top_lock = NULL;
+  g_autofree char *bottom_lock = NULL;
+  g_autofree char *deepest = make_deep_tree (f->dir, 40, &top_lock, &bottom_lock);
+  const char *argv[] = {
+    "sh", "-c", "ulimit -n 24 && exec \"$FLCTL\" list --json -r \"$0\"", f->dir, NULL
+  };
+  g_autoptr(GSubprocess) list = flctl_test_spawnv (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                   G_SUBPROCESS_FLAGS_STDERR_PIPE, argv);
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  g_autofree char *out_text = NULL;
+  g_autofree char *err_text = NULL;
+
+  g_subprocess_communicate (list, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  out_text = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
+  err_text = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
+  g_test_message ("stdout: %s\nstderr: %s", out_text, err_text);
+  g_assert_cmpint (flctl_test_wait (list, FLCTL_TEST_TIMEOUT_MS), ==, 74);
+  records = flctl_test_parse_array (out_text);
+  g_assert_nonnull (flctl_test_find_record (records, top_lock));
+  g_assert_null (flctl_test_find_record (records, bottom_lock));
+  g_assert_nonnull (strstr (err_text, g_strerror (EMFILE)));
+  g_assert_nonnull (strstr (err_text, f->dir));
+}
+
 typedef enum { ODD_SYMLINK, ODD_FIFO, ODD_DIRECTORY } OddKind;
 
 /* A lock path that is not a regular file: reported as foreign, never followed, opened (a FIFO
@@ -427,6 +503,8 @@ main (int    argc,
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
   ADD ("/flctl/bad-input/missing-lock-dir", test_missing_lock_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);
+  ADD ("/flctl/bad-input/list-too-deep", test_list_too_deep, NULL);
+  ADD ("/flctl/bad-input/list-emfile", test_list_emfile, NULL);
   ADD ("/flctl/bad-input/symlink-lock", test_foreign_lock, GINT_TO_POINTER (ODD_SYMLINK));
   ADD ("/flctl/bad-input/fifo-lock", test_foreign_lock, GINT_TO_POINTER (ODD_FIFO));
   ADD ("/flctl/bad-input/directory-lock", test_foreign_lock, GINT_TO_POINTER (ODD_DIRECTORY));
