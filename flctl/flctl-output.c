@@ -1,5 +1,6 @@
 /* flctl-output.c: what flctl prints: records for people, JSON for scripts, and the words
- * and numbers both are made of (ages, states, paths)
+ * and numbers both are made of (states, paths; ages are libfl's fl_format_age(), as in the
+ * Lock Inspector)
  *
  * The JSON members and the state words are flctl's stable interface; they are documented in
  * docs/flctl.1 (JSON OUTPUT), so change them only by adding.
@@ -16,20 +17,6 @@
 #include <glib/gi18n.h>
 
 #include "flctl-private.h"
-
-char *
-flctl_format_age (gint64 age_us)
-{
-  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
-
-  if (s < 60)
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " s"), s);
-  if (s < 60 * 60)
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " min"), s / 60);
-  if (s < 48 * 60 * 60)
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " h"), s / (60 * 60));
-  return g_strdup_printf (_("%" G_GINT64_FORMAT " days"), s / (24 * 60 * 60));
-}
 
 char *
 flctl_format_time (gint64 unix_us)
@@ -310,7 +297,7 @@ flctl_describe_holder (FlSnapshot *snapshot,
   const char *process = fl_snapshot_get_process_name (snapshot);
   int pid = fl_snapshot_get_pid (snapshot);
   const char *liveness = flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
-  g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+  g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
   if (pid <= 0)
     return g_strdup_printf (_("an unknown process (the file names no PID), for %s"), age);
@@ -342,7 +329,7 @@ flctl_print_record (FlSnapshot *snapshot,
   g_autofree char *path = flctl_printable (fl_snapshot_get_path (snapshot));
   g_autofree char *styled = flctl_styled (state, flctl_style_for_state (state), color);
   g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
-  g_autofree char *age = flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+  g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
   g_autofree char *since = flctl_format_time (fl_snapshot_get_mtime (snapshot));
   g_autofree char *age_line = g_strdup_printf (_("%s (written %s)"), age, since);
 

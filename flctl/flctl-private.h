@@ -66,7 +66,6 @@ typedef enum
   FLCTL_STYLE_DIM,
 } FlctlStyle;
 
-char           *flctl_format_age           (gint64               age_us);
 char           *flctl_format_time          (gint64               unix_us);
 const char     *flctl_state_for_snapshot   (FlSnapshot          *snapshot);
 FlctlStyle      flctl_style_for_state      (const char          *state);

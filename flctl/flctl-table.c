@@ -67,7 +67,7 @@ flctl_print_table (GPtrArray *snapshots,
           cells[COL_LIVENESS] = g_strdup (foreign ? "-" : flctl_liveness_to_string (
                                             fl_snapshot_get_liveness (snapshot)));
           cells[COL_AGE] = foreign ? g_strdup ("-")
-                                   : flctl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
+                                   : fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
           cells[COL_PATH] = flctl_printable (fl_snapshot_get_path (snapshot));
         }
       for (int c = 0; c < N_COLS - 1; c++)

@@ -199,7 +199,7 @@ update_age (GtkListItem *item,
             gpointer     user_data)
 {
   InspectorWindow *self = user_data;
-  g_autofree char *age = inspector_format_age (
+  g_autofree char *age = fl_format_age (
     fl_snapshot_get_age_at (snap, fl_directory_model_get_now (self->model)));
 
   set_text (item, age);

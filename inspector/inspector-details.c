@@ -74,7 +74,7 @@ format_age_of (InspectorDetails *self,
 {
   gint64 now = fl_directory_model_get_now (self->model);
   g_autofree char *when = inspector_format_time (fl_snapshot_get_mtime (snap));
-  g_autofree char *age = inspector_format_age (fl_snapshot_get_age_at (snap, now));
+  g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snap, now));
 
   /* TRANSLATORS: "<date and time> (<age> ago)" */
   return g_strdup_printf (_("%s (%s ago)"), when, age);

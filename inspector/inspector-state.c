@@ -143,21 +143,6 @@ inspector_format_holder (FlSnapshot *snapshot)
 }
 
 char *
-inspector_format_age (gint64 age_us)
-{
-  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
-
-  if (s < 60)
-    return g_strdup_printf (_("%d s"), (int) s);
-  if (s < 3600)
-    return g_strdup_printf (_("%d min"), (int) (s / 60));
-  if (s < 86400)
-    return g_strdup_printf (_("%d h"), (int) (s / 3600));
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d day", "%d days", s / 86400),
-                          (int) (s / 86400));
-}
-
-char *
 inspector_format_time (gint64 real_us)
 {
   g_autoptr(GDateTime) time = NULL;

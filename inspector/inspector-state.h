@@ -26,7 +26,6 @@ char           *inspector_state_label       (FlSnapshot   *snapshot);
 char           *inspector_kind_label        (FlEntryKind   kind);
 const char     *inspector_kernel_lock_label (FlKernelLock  kernel_lock);
 char           *inspector_format_holder     (FlSnapshot   *snapshot);
-char           *inspector_format_age        (gint64        age_us);
 char           *inspector_format_time       (gint64        real_us);
 char           *inspector_format_user       (gint64        uid);
 char           *inspector_explain           (FlSnapshot   *snapshot,

@@ -89,7 +89,7 @@ char    *_fl_lock_state_describe_holder (FlLockState    *self);
 char    *_fl_describe_foreign      (const char          *path,
                                     const struct stat   *st);
 
-/* "3 s", "4 min", "2 h", "5 days". */
+/* fl_format_age() (fl-format.c), for libfl's own messages. */
 char    *_fl_format_age            (gint64               age_us);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlLockState, _fl_lock_state_clear)

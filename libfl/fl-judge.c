@@ -23,22 +23,6 @@ timespec_to_us (const struct timespec *ts)
   return (gint64) ts->tv_sec * G_USEC_PER_SEC + ts->tv_nsec / 1000;
 }
 
-char *
-_fl_format_age (gint64 age_us)
-{
-  gint64 s = MAX (age_us, 0) / G_USEC_PER_SEC;
-
-  if (s < 10)
-    return g_strdup_printf ("%.1f s", MAX (age_us, 0) / (double) G_USEC_PER_SEC);
-  if (s < 60)
-    return g_strdup_printf ("%" G_GINT64_FORMAT " s", s);
-  if (s < 3600)
-    return g_strdup_printf ("%" G_GINT64_FORMAT " min", s / 60);
-  if (s < 2 * 86400)
-    return g_strdup_printf ("%" G_GINT64_FORMAT " h", s / 3600);
-  return g_strdup_printf ("%" G_GINT64_FORMAT " days", s / 86400);
-}
-
 /* Step J2: at most FL_CONTENT_MAX bytes. */
 static void
 read_content (FlLockState *self)

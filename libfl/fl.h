@@ -9,6 +9,7 @@
 # include "fl-error.h"
 # include "fl-enums.h"
 # include <libfl/fl-enum-types.h>
+# include "fl-format.h"
 # include "fl-options.h"
 # include "fl-lock.h"
 # include "fl-snapshot.h"

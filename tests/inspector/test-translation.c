@@ -21,10 +21,13 @@ test_loaded (void)
 static void
 test_formatting (void)
 {
-  g_autofree char *age = inspector_format_age (3 * G_TIME_SPAN_DAY);
+  /* libfl's formatter, which flctl shares, in the inspector's language. */
+  g_autofree char *age = fl_format_age (3 * G_TIME_SPAN_DAY);
+  g_autofree char *hours = fl_format_age (47 * G_TIME_SPAN_HOUR);
   g_autofree char *kind = inspector_kind_label (FL_ENTRY_GRAVEYARD);
 
   g_assert_cmpstr (age, ==, "3 Tage");
+  g_assert_cmpstr (hours, ==, "47 h");
   g_assert_cmpstr (kind, ==, "Friedhofsdatei");
   g_assert_cmpstr (inspector_kernel_lock_label (FL_KERNEL_LOCK_HELD), ==, "Gehalten");
 }
