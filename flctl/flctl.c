@@ -146,7 +146,9 @@ compare_snapshots_by_path (gconstpointer a,
   return strcmp (fl_snapshot_get_path (sa), fl_snapshot_get_path (sb));
 }
 
-/* Scans every directory, reports those that cannot be read and goes on with the others. */
+/* Scans every directory, reports each directory (or subdirectory, with -r) that cannot be
+ * read, and goes on with the others: what was found is listed, and the exit status says the
+ * listing is incomplete, so that "nothing found" with status 0 means nothing is there. */
 GPtrArray *
 flctl_scan_directories (const char * const *directories,
                         gboolean            recursive,
@@ -159,14 +161,18 @@ flctl_scan_directories (const char * const *directories,
     {
       g_autoptr(GError) error = NULL;
       g_autoptr(GPtrArray) found = NULL;
+      g_autoptr(GPtrArray) unreadable = NULL;
 
-      found = fl_scan_directory (directories[i], recursive ? FL_SCAN_RECURSIVE : FL_SCAN_NONE,
-                                 NULL, NULL, &error);
+      found = fl_scan_directory_full (directories[i],
+                                      recursive ? FL_SCAN_RECURSIVE : FL_SCAN_NONE,
+                                      NULL, NULL, &unreadable, &error);
       if (found == NULL)
         {
           *exit_status = flctl_report_error (command, error);
           continue;
         }
+      for (guint j = 0; j < unreadable->len; j++)
+        *exit_status = flctl_report_error (command, g_ptr_array_index (unreadable, j));
       for (guint j = 0; j < found->len; j++)
         g_ptr_array_add (all, g_object_ref (g_ptr_array_index (found, j)));
     }

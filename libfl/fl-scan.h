@@ -33,5 +33,12 @@ GPtrArray *fl_scan_directory (const char          *directory,
                               const FlLockOptions *options,
                               GCancellable        *cancellable,
                               GError             **error);
+FL_AVAILABLE_IN_ALL
+GPtrArray *fl_scan_directory_full (const char          *directory,
+                                   FlScanFlags          flags,
+                                   const FlLockOptions *options,
+                                   GCancellable        *cancellable,
+                                   GPtrArray          **errors,
+                                   GError             **error);
 
 G_END_DECLS
