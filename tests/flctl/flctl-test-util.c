@@ -50,6 +50,19 @@ add_flctl_command (GPtrArray *argv)
   g_ptr_array_add (argv, (gpointer) flctl_test_exe ());
 }
 
+/* The suite's one multiplier, FL_TEST_TIME_SCALE (tests/helpers/fl-test-util.c reads it the
+ * same way; this library does not link that one). */
+gint64
+flctl_test_scaled_ms (gint64 ms)
+{
+  const char *from_env = g_getenv ("FL_TEST_TIME_SCALE");
+  double scale = from_env != NULL ? g_ascii_strtod (from_env, NULL) : 1.0;
+
+  if (scale < 1.0 || scale > 1000.0)
+    scale = 1.0;
+  return (gint64) (ms * scale);
+}
+
 const char *
 flctl_test_exe (void)
 {

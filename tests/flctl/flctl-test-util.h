@@ -9,8 +9,11 @@
 
 G_BEGIN_DECLS
 
-/* Generous: they only bound a test that would otherwise hang; nothing waits for them. */
-#define FLCTL_TEST_TIMEOUT_MS 60000
+/* Generous: they only bound a test that would otherwise hang; nothing waits for them. Scaled
+ * by FL_TEST_TIME_SCALE, as the libfl tests' deadlines are (tests/helpers/fl-test-util.h). */
+#define FLCTL_TEST_TIMEOUT_MS flctl_test_scaled_ms (60000)
+
+gint64       flctl_test_scaled_ms    (gint64               ms);
 
 typedef struct
 {

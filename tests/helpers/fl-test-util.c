@@ -75,10 +75,26 @@ fl_test_seed (void)
   return seed;
 }
 
+double
+fl_test_time_scale (void)
+{
+  const char *from_env = g_getenv ("FL_TEST_TIME_SCALE");
+  double scale = from_env != NULL ? g_ascii_strtod (from_env, NULL) : 1.0;
+
+  /* Never shorter than written, and never absurd. */
+  return scale >= 1.0 && scale <= 1000.0 ? scale : 1.0;
+}
+
+gint64
+fl_test_scaled_ms (gint64 ms)
+{
+  return (gint64) (ms * fl_test_time_scale ());
+}
+
 gint64
 fl_test_deadline_ms (gint64 ms_from_now)
 {
-  return g_get_monotonic_time () + ms_from_now * G_TIME_SPAN_MILLISECOND;
+  return g_get_monotonic_time () + fl_test_scaled_ms (ms_from_now) * G_TIME_SPAN_MILLISECOND;
 }
 
 static int
@@ -272,7 +288,8 @@ fl_test_wait_until (gboolean (*cond) (gpointer),
                     guint      timeout_ms)
 {
   gboolean expired = FALSE;
-  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
+  guint id = g_timeout_add ((guint) MIN (fl_test_scaled_ms (timeout_ms), G_MAXUINT),
+                            deadline_cb, &expired);
 
   while (!cond (data) && !expired)
     g_main_context_iteration (NULL, TRUE);

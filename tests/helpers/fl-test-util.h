@@ -28,6 +28,12 @@ void      fl_test_dir_teardown          (FlTestDir     *fx,
 char     *fl_test_helper_path           (const char    *env_var,
                                          const char    *name);
 guint32   fl_test_seed                  (void);
+/* Every deadline is scaled by FL_TEST_TIME_SCALE (a number, 1 by default), the one multiplier
+ * of the suite: build-aux/test sets it beside meson's --timeout-multiplier for the sanitizer
+ * and valgrind stages, and a developer on a loaded machine may set it too. A deadline only
+ * bounds a wait for a condition; scaling it never changes what a test asserts. */
+double    fl_test_time_scale            (void);
+gint64    fl_test_scaled_ms             (gint64         ms);
 gint64    fl_test_deadline_ms           (gint64         ms_from_now);
 
 void      fl_test_rm_rf                 (const char    *path);
