@@ -463,11 +463,28 @@ fl_lock_get_path (FlLock *self)
   return self->lp.lock_path;
 }
 
+/* A forked child has the object and a copy of the descriptor, but is not the holder. */
+static gboolean
+held_here (FlLock *self)
+{
+  return self->fd >= 0 && self->owner == _fl_process_self_pid ();
+}
+
+/**
+ * fl_lock_is_held:
+ * @self: a #FlLock
+ *
+ * Whether this process holds the lock. In a forked child (however it was forked, `_Fork()`
+ * included) this is %FALSE: the child shares the descriptor, and so keeps the kernel lock
+ * alive, but it is not the holder, and its release removes nothing.
+ *
+ * Returns: %TRUE while the lock is held by this process
+ */
 gboolean
 fl_lock_is_held (FlLock *self)
 {
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
-  return self->fd >= 0;
+  return held_here (self);
 }
 
 gboolean
@@ -477,7 +494,7 @@ _fl_lock_get_inode (FlLock  *self,
 {
   *dev = self->dev;
   *ino = self->ino;
-  return self->fd >= 0;
+  return held_here (self);
 }
 
 static void
@@ -510,7 +527,7 @@ fl_lock_get_property (GObject    *object,
       g_value_set_string (value, self->lp.lock_path);
       break;
     case PROP_HELD:
-      g_value_set_boolean (value, self->fd >= 0);
+      g_value_set_boolean (value, held_here (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
