@@ -173,7 +173,7 @@ acquire (const char          *target,
       deadline = start;
     }
   else
-    deadline = options->timeout_ms < 0 ? -1 : start + options->timeout_ms * 1000;
+    deadline = _fl_lock_options_deadline_us (options, start);
 
   if (!_fl_lock_path_init (&lp, target, error))
     return NULL;
@@ -221,9 +221,10 @@ acquire (const char          *target,
       /* Arm the watch before the link() that may fail again, so no release is missed. */
       if (wait && waiter == NULL)
         {
-          waiter = _fl_waiter_new (dirfd, lp.lock_name,
-                                   options->backoff_min_ms * 1000,
-                                   options->backoff_max_ms * 1000);
+          gint64 backoff_min_us, backoff_max_us;
+
+          _fl_lock_options_backoff_us (options, &backoff_min_us, &backoff_max_us);
+          waiter = _fl_waiter_new (dirfd, lp.lock_name, backoff_min_us, backoff_max_us);
           continue;
         }
 
@@ -268,8 +269,13 @@ acquire (const char          *target,
       until = deadline;
       if (state.only_probers || state.stale)
         until = g_get_monotonic_time () + 1000;  /* an inspector's probe lasts microseconds */
-      else if (state.stale_at_us > 0)
-        until = g_get_monotonic_time () + (state.stale_at_us - g_get_real_time ()) + 1000;
+      else if (state.stale_at_us > 0 && state.stale_at_us < G_MAXINT64)
+        {
+          /* Saturated: a file time far in the future must not wrap the wait into the past. */
+          gint64 left = state.stale_at_us - MIN (g_get_real_time (), state.stale_at_us);
+
+          until = left < G_MAXINT64 / 4 ? g_get_monotonic_time () + left + 1000 : -1;
+        }
       if (deadline >= 0)
         until = until < 0 ? deadline : MIN (until, deadline);
 

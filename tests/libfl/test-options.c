@@ -69,7 +69,8 @@ static void
 test_timeout_forever (FlTestDir     *fx,
                       gconstpointer  data)
 {
-  const gint64 values[] = { G_MAXINT64, G_MAXINT64 / 1000 + 1, G_MININT64, -1, -1000 };
+  const gint64 values[] = { G_MAXINT64, G_MAXINT64 / 1000 + 1, G_MININT64, FL_TIMEOUT_INFINITE,
+                            -1000 };
 
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
@@ -127,6 +128,7 @@ test_stale_after (FlTestDir     *fx,
           fl_test_write (fx->lock, "not a pid", -1);
           fl_test_set_mtime_ago (fx->lock, ages_s[a]);
           fl_lock_options_set_stale_after_ms (options, never[i]);
+          g_assert_cmpint (fl_lock_options_get_stale_after_ms (options), ==, FL_STALE_NEVER);
           lock = fl_lock_try_acquire (fx->target, options, &error);
           fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
           g_assert_null (lock);
@@ -179,6 +181,40 @@ test_refused_values (void)
   fl_lock_options_get_backoff_ms (options, &min_ms, &max_ms);
   g_assert_cmpint (min_ms, ==, FL_DEFAULT_BACKOFF_MIN_MS);
   g_assert_cmpint (max_ms, ==, FL_DEFAULT_BACKOFF_MAX_MS);
+}
+
+/* What the rest of the library reads: saturated, in microseconds. */
+static void
+test_saturated_values (void)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  gint64 min_us, max_us;
+
+  fl_lock_options_set_stale_after_ms (options, FL_STALE_NEVER);
+  g_assert_cmpint (_fl_lock_options_stale_after_us (options), ==, G_MAXINT64);
+  g_assert_cmpint (_fl_lock_options_stale_at_us (options, G_MAXINT64 / 2), ==, G_MAXINT64);
+  fl_lock_options_set_stale_after_ms (options, FL_STALE_AFTER_NEVER_FROM_MS - 1);
+  g_assert_cmpint (fl_lock_options_get_stale_after_ms (options), ==,
+                   FL_STALE_AFTER_NEVER_FROM_MS - 1);
+  g_assert_cmpint (_fl_lock_options_stale_at_us (options, G_MAXINT64 - 5), ==, G_MAXINT64);
+  fl_lock_options_set_stale_after_ms (options, 0);
+  g_assert_cmpint (_fl_lock_options_stale_at_us (options, 1234), ==, 1234);
+
+  fl_lock_options_set_timeout_ms (options, G_MAXINT64);
+  g_assert_cmpint (_fl_lock_options_deadline_us (options, g_get_monotonic_time ()), ==, -1);
+  fl_lock_options_set_timeout_ms (options, G_MININT64);
+  g_assert_cmpint (_fl_lock_options_deadline_us (options, g_get_monotonic_time ()), ==, -1);
+  fl_lock_options_set_timeout_ms (options, 5);
+  g_assert_cmpint (_fl_lock_options_deadline_us (options, 1000), ==, 6000);
+
+  fl_lock_options_set_backoff_ms (options, G_MAXINT64, G_MAXINT64);
+  _fl_lock_options_backoff_us (options, &min_us, &max_us);
+  g_assert_cmpint (min_us, ==, FL_BACKOFF_LIMIT_MS * 1000);
+  g_assert_cmpint (max_us, ==, FL_BACKOFF_LIMIT_MS * 1000);
+  fl_lock_options_set_backoff_ms (options, 1, G_MAXINT64);
+  _fl_lock_options_backoff_us (options, &min_us, &max_us);
+  g_assert_cmpint (min_us, ==, 1000);
+  g_assert_cmpint (max_us, ==, FL_BACKOFF_LIMIT_MS * 1000);
 }
 
 static guint64
@@ -244,6 +280,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/options/timeout/zero", NULL, test_timeout_zero);
   FL_TEST_ADD ("/libfl/options/stale-after/extremes", NULL, test_stale_after);
   g_test_add_func ("/libfl/options/refused-values", test_refused_values);
+  g_test_add_func ("/libfl/options/saturated-values", test_saturated_values);
   FL_TEST_ADD ("/libfl/options/backoff/huge", NULL, test_backoff_huge);
 
   return g_test_run ();
