@@ -1,0 +1,148 @@
+/* test-dir-swap.c: a lock is on the directory at the path when it is granted (issue 19, part 4)
+ *
+ * `mv d d.old; mkdir d` while a waiter waits: the waiter's directory descriptor still names
+ * d.old. Before the fix it acquired there when d.old's holder released, while another process
+ * held the lock in the new d: two holders of d/target, neither told.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fl-test-util.h"
+
+/* Whether @pid has an inotify watch on the directory with inode @ino: the waiter watches the
+ * directory it is about to link in (docs/protocol.md, section 5). */
+static gboolean
+watches_inode (pid_t   pid,
+               guint64 ino)
+{
+  g_autofree char *fd_dir = g_strdup_printf ("/proc/%d/fd", (int) pid);
+  g_autofree char *wanted = g_strdup_printf (" ino:%" G_GINT64_MODIFIER "x ", ino);
+  g_autoptr(GDir) dir = g_dir_open (fd_dir, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return FALSE;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (fd_dir, name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+      g_autofree char *info_path = NULL;
+      g_autofree char *info = NULL;
+
+      if (target == NULL || strstr (target, "inotify") == NULL)
+        continue;
+      info_path = g_strdup_printf ("/proc/%d/fdinfo/%s", (int) pid, name);
+      if (g_file_get_contents (info_path, &info, NULL, NULL) && strstr (info, wanted) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static guint64
+inode_of (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  return st.st_ino;
+}
+
+static FlTestProc *
+spawn_hold (const char *target)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "hold", target, NULL };
+
+  return fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+}
+
+/* Waits until @proc watches the directory @ino, or prints a line (returned). */
+static char *
+wait_watch_or_line (FlTestProc *proc,
+                    guint64     ino,
+                    gboolean   *watching)
+{
+  gint64 deadline = fl_test_deadline_ms (60000);
+
+  *watching = FALSE;
+  while (g_get_monotonic_time () < deadline)
+    {
+      char *line = fl_test_proc_read_line (proc, g_get_monotonic_time () + 1000);
+
+      if (line != NULL)
+        return line;
+      if (watches_inode (proc->pid, ino))
+        {
+          *watching = TRUE;
+          return NULL;
+        }
+    }
+  return NULL;
+}
+
+static void
+test_swap_while_waiting (FlTestDir     *fx,
+                         gconstpointer  data)
+{
+  g_autofree char *d = g_build_filename (fx->dir, "d", NULL);
+  g_autofree char *d_old = g_build_filename (fx->dir, "d.old", NULL);
+  g_autofree char *target = g_build_filename (d, "target", NULL);
+  g_autofree char *lock = g_build_filename (d, "target.lock", NULL);
+  g_autofree char *old_lock = g_build_filename (d_old, "target.lock", NULL);
+  g_autoptr(FlTestProc) a = NULL;
+  g_autoptr(FlTestProc) b = NULL;
+  g_autoptr(FlTestProc) c = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *b_held = NULL;
+  g_autofree char *content = NULL;
+  gboolean watching;
+
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  a = fl_test_spawn_holder (target);
+  b = spawn_hold (target);
+  line = wait_watch_or_line (b, inode_of (d), &watching);
+  g_assert_null (line);
+  g_assert_true (watching);  /* B waits in d, which is about to become d.old */
+
+  g_assert_cmpint (rename (d, d_old), ==, 0);
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  c = fl_test_spawn_holder (target);  /* the new d is empty: C holds d/target */
+
+  /* A releases in d.old. B must not hold d/target while C does: it leaves d.old and waits in
+   * the directory now at the path. */
+  fl_test_holder_release (a);
+  line = wait_watch_or_line (b, inode_of (d), &watching);
+  if (line != NULL)
+    g_error ("two holders of %s: C, and B, which said “%s” in the directory moved away",
+             target, line);
+  g_assert_true (watching);
+  g_assert_false (fl_test_exists (old_lock));
+
+  fl_test_holder_release (c);
+  line = fl_test_proc_read_line (b, fl_test_deadline_ms (30000));
+  b_held = g_strdup_printf ("held %d", (int) b->pid);
+  g_assert_cmpstr (line, ==, b_held);
+  content = fl_test_read (lock, NULL);
+  g_assert_cmpint (atoi (content), ==, b->pid);
+  g_assert_false (fl_test_exists (old_lock));
+  fl_test_holder_release (b);
+  g_assert_false (fl_test_exists (lock));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  FL_TEST_ADD ("/libfl/dir-swap/while-waiting", NULL, test_swap_while_waiting);
+
+  return g_test_run ();
+}
