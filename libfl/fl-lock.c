@@ -149,6 +149,68 @@ last_holder_describe (LastHolder *last)
   return last->holder;
 }
 
+/* Section 3a: a lock is on the directory that is at the path when the lock is granted. After
+ * this many replacements in one acquire, someone keeps replacing it. */
+#define FL_DIRECTORY_MOVES_MAX 8
+
+/* Whether the directory at lp->directory is still the one @dirfd has open. stat() follows
+ * symlinks as the open() of step A1 did; the comparison is of inodes, never of names. */
+static gboolean
+directory_at_path (int               dirfd,
+                   const FlLockPath *lp)
+{
+  struct stat at_path, held;
+
+  return stat (lp->directory, &at_path) == 0 && fstat (dirfd, &held) == 0 &&
+         at_path.st_dev == held.st_dev && at_path.st_ino == held.st_ino;
+}
+
+/* R1-R3 on a lock just linked in a directory that is no longer at the path: it is ours (our
+ * kernel lock, our inode), so nobody else can have replaced it, but check as release does. */
+static void
+unlink_own (int               dirfd,
+            const FlLockPath *lp,
+            int               fd)
+{
+  struct stat ours, named;
+
+  if (fstat (fd, &ours) == 0 &&
+      fstatat (dirfd, lp->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      named.st_dev == ours.st_dev && named.st_ino == ours.st_ino)
+    unlinkat (dirfd, lp->lock_name, 0);
+  close (fd);
+}
+
+/* Leaves the directory @dirfd for the one now at the path: a new temp there, a new watch. */
+static gboolean
+move_to_directory_at_path (int                 *dirfd,
+                           FlTemp              *temp,
+                           FlWaiter           **waiter,
+                           const FlLockPath    *lp,
+                           const FlLockOptions *options,
+                           gboolean             named,
+                           guint               *moves,
+                           GError             **error)
+{
+  _fl_temp_discard (temp, *dirfd);
+  g_clear_pointer (waiter, _fl_waiter_free);
+  close (*dirfd);
+  *dirfd = -1;
+
+  if (++*moves > FL_DIRECTORY_MOVES_MAX)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                   "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
+                   "process was acquiring it. A lock is on the directory that is at the path "
+                   "when it is granted: stop whatever keeps moving the directory",
+                   lp->lock_path, lp->directory, FL_DIRECTORY_MOVES_MAX);
+      return FALSE;
+    }
+
+  *dirfd = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
+  return *dirfd >= 0 && _fl_temp_create (temp, *dirfd, lp, named, error);
+}
+
 static FlLock *
 acquire (const char          *target,
          const FlLockOptions *options,
@@ -163,6 +225,7 @@ acquire (const char          *target,
   gboolean named = _fl_temp_use_named ();
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
+  guint moves = 0;
   int dirfd = -1;
   FlLock *ret = NULL;
 
@@ -198,6 +261,16 @@ acquire (const char          *target,
       switch (_fl_temp_link (&temp, dirfd, &lp, error))
         {
         case FL_LINK_HELD:
+          if (!directory_at_path (dirfd, &lp))
+            {
+              /* Section 3a: granted in a directory moved away from the path. */
+              unlink_own (dirfd, &lp, temp.fd);
+              temp.fd = -1;
+              if (!move_to_directory_at_path (&dirfd, &temp, &waiter, &lp, options, named,
+                                              &moves, error))
+                goto out;
+              continue;
+            }
           ret = fl_lock_new_held (&lp, dirfd, temp.fd);
           dirfd = -1;
           temp.fd = -1;

@@ -87,6 +87,36 @@ wait_watch_or_line (FlTestProc *proc,
   return NULL;
 }
 
+/* The first of @p and @q to say it holds; the other is returned in @other. */
+static FlTestProc *
+first_holder (FlTestProc  *p,
+              FlTestProc  *q,
+              FlTestProc **other)
+{
+  gint64 deadline = fl_test_deadline_ms (60000);
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      FlTestProc *procs[2] = { p, q };
+
+      for (guint i = 0; i < 2; i++)
+        {
+          g_autofree char *line = fl_test_proc_read_line (procs[i],
+                                                          g_get_monotonic_time () + 1000);
+          g_autofree char *expected = g_strdup_printf ("held %d", (int) procs[i]->pid);
+
+          if (line != NULL)
+            {
+              g_assert_cmpstr (line, ==, expected);
+              *other = procs[1 - i];
+              return procs[i];
+            }
+        }
+    }
+  g_error ("neither process acquired the lock in the new directory");
+  return NULL;
+}
+
 static void
 test_swap_while_waiting (FlTestDir     *fx,
                          gconstpointer  data)
@@ -100,8 +130,9 @@ test_swap_while_waiting (FlTestDir     *fx,
   g_autoptr(FlTestProc) b = NULL;
   g_autoptr(FlTestProc) c = NULL;
   g_autofree char *line = NULL;
-  g_autofree char *b_held = NULL;
+  g_autofree char *y_held = NULL;
   g_autofree char *content = NULL;
+  FlTestProc *x, *y;
   gboolean watching;
 
   g_assert_cmpint (mkdir (d, 0755), ==, 0);
@@ -113,26 +144,31 @@ test_swap_while_waiting (FlTestDir     *fx,
 
   g_assert_cmpint (rename (d, d_old), ==, 0);
   g_assert_cmpint (mkdir (d, 0755), ==, 0);
-  c = fl_test_spawn_holder (target);  /* the new d is empty: C holds d/target */
 
-  /* A releases in d.old. B must not hold d/target while C does: it leaves d.old and waits in
+  /* The new d is free: C holds d/target (X). B (Y) waits in d.old until A releases there;
+   * should a later libfl move B to the new d on the move's own event, B is X and C waits. */
+  c = spawn_hold (target);
+  x = first_holder (b, c, &y);
+  g_test_message ("%s holds in the new directory", x == b ? "B" : "C");
+
+  /* A releases in d.old. Y must not hold d/target while X does: B leaves d.old and waits in
    * the directory now at the path. */
   fl_test_holder_release (a);
-  line = wait_watch_or_line (b, inode_of (d), &watching);
+  line = wait_watch_or_line (y, inode_of (d), &watching);
   if (line != NULL)
-    g_error ("two holders of %s: C, and B, which said “%s” in the directory moved away",
-             target, line);
+    g_error ("two holders of %s: %s, and %s, which said “%s”", target, x == b ? "B" : "C",
+             y == b ? "B" : "C", line);
   g_assert_true (watching);
   g_assert_false (fl_test_exists (old_lock));
 
-  fl_test_holder_release (c);
-  line = fl_test_proc_read_line (b, fl_test_deadline_ms (30000));
-  b_held = g_strdup_printf ("held %d", (int) b->pid);
-  g_assert_cmpstr (line, ==, b_held);
+  fl_test_holder_release (x);
+  line = fl_test_proc_read_line (y, fl_test_deadline_ms (30000));
+  y_held = g_strdup_printf ("held %d", (int) y->pid);
+  g_assert_cmpstr (line, ==, y_held);
   content = fl_test_read (lock, NULL);
-  g_assert_cmpint (atoi (content), ==, b->pid);
+  g_assert_cmpint (atoi (content), ==, y->pid);
   g_assert_false (fl_test_exists (old_lock));
-  fl_test_holder_release (b);
+  fl_test_holder_release (y);
   g_assert_false (fl_test_exists (lock));
 }
 
