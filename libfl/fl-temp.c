@@ -75,9 +75,11 @@ write_all (int         fd,
   return TRUE;
 }
 
-/* A temp whose kernel lock someone else got first is thrown away; after this many in a row,
- * someone is doing it on purpose (docs/protocol.md, step A2). */
-#define FL_TEMP_TRIES 8
+/* A temp whose kernel lock someone else got first is asked again a few times, briefly (a
+ * prober's LOCK_SH lasts microseconds), then thrown away for a new one; after this many temps
+ * in a row, someone is doing it on purpose (docs/protocol.md, step A2). */
+#define FL_TEMP_TRIES      8
+#define FL_TEMP_LOCK_ASKS  5   /* about 3 ms in all on one temp: 100 us, doubling, jittered */
 
 static gboolean
 open_temp (FlTemp           *temp,
@@ -116,13 +118,28 @@ open_temp (FlTemp           *temp,
   return TRUE;
 }
 
+/* Whether LOCK_EX could be had on @fd within a few short waits; errno says why not. */
+static gboolean
+lock_temp (int fd)
+{
+  for (guint asks = 1;; asks++)
+    {
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+        return TRUE;
+      if ((errno != EWOULDBLOCK && errno != EINTR) || asks == FL_TEMP_LOCK_ASKS)
+        return FALSE;
+      /* Randomised, so that a prober in step with us cannot stay in step. */
+      g_usleep ((gulong) g_random_int_range (75, 125) << (asks - 1));
+    }
+}
+
 /* Step A2's kernel lock. Between openat() and flock() any process that can read the directory
  * can open a named temp and take LOCK_SH on it (root can reach an O_TMPFILE too, through
  * /proc/<pid>/fd). Such a temp is never linked: a holder without its kernel lock is judged by
  * its PID alone, and a holder whose PID exits while a forked child holds on (daemon()) would
- * lose its lock. So it is discarded and a new one, with a new random name, is made. Only a
- * filesystem without kernel locks at all may link without one (identity flag 0): that holder
- * has exactly the original module's guarantees, no fewer. */
+ * lose its lock. So it is asked again briefly, then discarded and a new one, with a new random
+ * name, is made. Only a filesystem without kernel locks at all may link without one (identity
+ * flag 0): that holder has exactly the original module's guarantees, no fewer. */
 gboolean
 _fl_temp_create (FlTemp           *temp,
                  int               dirfd,
@@ -142,7 +159,7 @@ _fl_temp_create (FlTemp           *temp,
 
       if (!open_temp (temp, dirfd, lp, named, error))
         return FALSE;
-      if (flock (temp->fd, LOCK_EX | LOCK_NB) == 0)
+      if (lock_temp (temp->fd))
         {
           kernel_lock = TRUE;
           break;
@@ -170,8 +187,6 @@ _fl_temp_create (FlTemp           *temp,
                        lp->lock_path, lp->directory, tries);
           return FALSE;
         }
-      /* Randomised and short (at most a few ms in all): outlast a prober's brief hold. */
-      g_usleep (g_random_int_range (20, 60) << tries);
     }
 
   _fl_process_self_identity (&identity);

@@ -252,9 +252,14 @@ test_fork_and_exit (FlTestDir     *fx,
 
           close (ready[0]);
           close (stay[1]);
-          lock = fl_lock_acquire (fx->target, NULL, NULL, NULL);
+          g_autoptr(GError) error = NULL;
+
+          lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
           if (lock == NULL)
-            _exit (1);
+            {
+              g_printerr ("# holder %d: %s\n", (int) getpid (), error->message);
+              _exit (1);
+            }
           grandchild = fork ();
           if (grandchild < 0)
             _exit (1);
@@ -275,7 +280,8 @@ test_fork_and_exit (FlTestDir     *fx,
       close (stay[0]);
 
       g_assert_cmpint (waitpid (parent, &status, 0), ==, parent);
-      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 0);
       g_assert_cmpint (read (ready[0], &child, sizeof child), ==, sizeof child);
       close (ready[0]);
 
