@@ -392,6 +392,9 @@ out:
  *
  * Takes the lock of @target, waiting while a live process holds it. A stale lock (its holder
  * died, or its PID was reused) is taken over safely. Waiting wakes on events, not by polling.
+ * The lock is on the directory that is at @target's directory path when it is granted: if that
+ * directory is replaced meanwhile (`mv d d.old; mkdir d`), the acquire starts over in the new
+ * one (docs/protocol.md, section 3a).
  *
  * Thread safety: any thread may call this; two threads of one process contending for one
  * target exclude each other exactly as two processes do.
