@@ -399,6 +399,40 @@ test_fork_child (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+/* What a raw-forked child checks; returns its exit status. Frees what it made, so that valgrind
+ * finds nothing lost at its _exit(). */
+static int
+raw_fork_child_checks (FlTestDir  *fx,
+                       FlLock     *lock,
+                       const char *other,
+                       const char *other_lock)
+{
+  g_autofree char *expected = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = NULL;
+  g_autoptr(FlLock) mine = NULL;
+
+  if (fl_lock_is_held (lock))
+    return 1;
+  if (!fl_lock_release (lock, NULL))
+    return 2;
+  g_object_unref (lock);
+  if (access (fx->lock, F_OK) != 0)
+    return 3;
+
+  /* The child's own lock, through a named temp: content and temp name carry its PID. */
+  _fl_lock_set_force_named_temp (TRUE);
+  mine = fl_lock_acquire (other, NULL, NULL, NULL);
+  if (mine == NULL)
+    return 4;
+  if (!g_file_get_contents (other_lock, &content, NULL, NULL) ||
+      g_strcmp0 (content, expected) != 0)
+    return 5;
+  if (!fl_lock_is_held (mine) || !fl_lock_release (mine, NULL) ||
+      access (other_lock, F_OK) == 0)
+    return 6;
+  return 0;
+}
+
 /* glibc's _Fork() (2.34) runs no atfork handlers, so nothing a library registered there tells it
  * that it is now a child. Ownership must still follow the real PID: the child's copy of the
  * FlLock is not held, its release removes nothing, and what it creates names its own PID. */
@@ -427,30 +461,7 @@ test_raw_fork_child (FlTestDir     *fx,
   if (child == 0)
     {
       /* No assertions here: each failed check is its own exit status. */
-      g_autofree char *expected = NULL;
-      g_autofree char *content = NULL;
-      FlLock *mine;
-
-      if (fl_lock_is_held (lock))
-        _exit (1);
-      if (!fl_lock_release (lock, NULL))
-        _exit (2);
-      if (access (fx->lock, F_OK) != 0)
-        _exit (3);
-
-      /* The child's own lock, through a named temp: content and temp name carry its PID. */
-      _fl_lock_set_force_named_temp (TRUE);
-      mine = fl_lock_acquire (other, NULL, NULL, NULL);
-      if (mine == NULL)
-        _exit (4);
-      expected = g_strdup_printf ("%d", (int) getpid ());
-      if (!g_file_get_contents (other_lock, &content, NULL, NULL) ||
-          g_strcmp0 (content, expected) != 0)
-        _exit (5);
-      if (!fl_lock_is_held (mine) || !fl_lock_release (mine, NULL) ||
-          access (other_lock, F_OK) == 0)
-        _exit (6);
-      _exit (0);
+      _exit (raw_fork_child_checks (fx, lock, other, other_lock));
     }
   g_assert_cmpint (waitpid (child, &status, 0), ==, child);
   g_assert_true (WIFEXITED (status));
