@@ -203,7 +203,7 @@ move_to_directory_at_path (int                 *dirfd,
                    "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
                    "process was acquiring it. A lock is on the directory that is at the path "
                    "when it is granted: stop whatever keeps moving the directory",
-                   lp->lock_path, lp->directory, FL_DIRECTORY_MOVES_MAX);
+                   lp->lock_path, lp->directory, *moves);
       return FALSE;
     }
 

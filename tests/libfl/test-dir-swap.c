@@ -4,6 +4,9 @@
  * d.old. Before the fix it acquired there when d.old's holder released, while another process
  * held the lock in the new d: two holders of d/target, neither told.
  *
+ * Linked with `-Wl,--wrap=linkat`: the in-process tests swap the directory right after
+ * libfl's link() succeeds, the exact instant the re-check of docs/protocol.md 3a is for.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <libfl/fl.h>
@@ -15,6 +18,36 @@
 #include <unistd.h>
 
 #include "fl-test-util.h"
+
+int __real_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                   int flags);
+int __wrap_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                   int flags);
+
+static const char *swap_dir;  /* the directory to replace after each link to a lock */
+static guint swaps_left;
+static guint swaps;
+
+int
+__wrap_linkat (int         olddirfd,
+               const char *oldpath,
+               int         newdirfd,
+               const char *newpath,
+               int         flags)
+{
+  int r = __real_linkat (olddirfd, oldpath, newdirfd, newpath, flags);
+
+  if (r == 0 && swaps_left > 0 && g_str_has_suffix (newpath, ".lock"))
+    {
+      g_autofree char *aside = g_strdup_printf ("%s.old%u", swap_dir, swaps);
+
+      g_assert_cmpint (rename (swap_dir, aside), ==, 0);
+      g_assert_cmpint (mkdir (swap_dir, 0755), ==, 0);
+      swaps_left--;
+      swaps++;
+    }
+  return r;
+}
 
 /* Whether @pid has an inotify watch on the directory with inode @ino: the waiter watches the
  * directory it is about to link in (docs/protocol.md, section 5). */
@@ -172,6 +205,70 @@ test_swap_while_waiting (FlTestDir     *fx,
   g_assert_false (fl_test_exists (lock));
 }
 
+/* Replaced once, right after the link: the lock is taken again in the new directory, and the
+ * one linked in the old directory is gone. */
+static void
+test_swap_after_link (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *d = g_build_filename (fx->dir, "d", NULL);
+  g_autofree char *target = g_build_filename (d, "target", NULL);
+  g_autofree char *lock_path = g_build_filename (d, "target.lock", NULL);
+  g_autofree char *old_lock = g_build_filename (fx->dir, "d.old0", "target.lock", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  swap_dir = d;
+  swaps = 0;
+  swaps_left = 1;
+  lock = fl_lock_acquire (target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (swaps, ==, 1);
+  g_assert_true (fl_lock_is_held (lock));
+  content = fl_test_read (lock_path, NULL);
+  g_assert_cmpstr (content, ==, pid);
+  g_assert_true (fl_test_kernel_lock_held (lock_path));
+  g_assert_false (fl_test_exists (old_lock));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (lock_path));
+}
+
+/* Replaced after every link: a bounded number of tries, then an error naming the path; no
+ * lock is left in any of the directories. */
+static void
+test_swap_forever (FlTestDir     *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *d = g_build_filename (fx->dir, "d", NULL);
+  g_autofree char *target = g_build_filename (d, "target", NULL);
+  g_autofree char *lock_path = g_build_filename (d, "target.lock", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  swap_dir = d;
+  swaps = 0;
+  swaps_left = G_MAXUINT;
+  lock = fl_lock_try_acquire (target, NULL, &error);
+  swaps_left = 0;
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_FAILED, lock_path);
+  g_test_message ("after %u replacements: %s", swaps, error->message);
+  g_assert_cmpuint (swaps, ==, 9);
+  for (guint i = 0; i < swaps; i++)
+    {
+      g_autofree char *old_dir = g_strdup_printf ("%s.old%u", d, i);
+      g_auto(GStrv) names = fl_test_list_dir (old_dir);
+
+      g_assert_cmpuint (g_strv_length (names), ==, 0);
+    }
+  g_assert_false (fl_test_exists (lock_path));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -179,6 +276,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   FL_TEST_ADD ("/libfl/dir-swap/while-waiting", NULL, test_swap_while_waiting);
+  FL_TEST_ADD ("/libfl/dir-swap/after-link", NULL, test_swap_after_link);
+  FL_TEST_ADD ("/libfl/dir-swap/forever", NULL, test_swap_forever);
 
   return g_test_run ();
 }
