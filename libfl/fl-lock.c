@@ -84,23 +84,20 @@ _fl_open_lock_directory (const char  *directory,
 
 
 static FlLock *
-fl_lock_new_held (FlLockPath *lp,
-                  int         dirfd,
-                  int         fd)
+fl_lock_new_held (FlLockPath        *lp,
+                  int                dirfd,
+                  int                fd,
+                  const struct stat *st)
 {
   FlLock *self = g_object_new (FL_TYPE_LOCK, NULL);
-  struct stat st;
 
   self->lp = *lp;
   memset (lp, 0, sizeof *lp);
   self->dirfd = dirfd;
   self->fd = fd;
   self->owner = _fl_process_self_pid ();
-  if (fstat (fd, &st) == 0)
-    {
-      self->dev = st.st_dev;
-      self->ino = st.st_ino;
-    }
+  self->dev = st->st_dev;
+  self->ino = st->st_ino;
   return self;
 }
 
@@ -153,16 +150,18 @@ last_holder_describe (LastHolder *last)
  * this many replacements in one acquire, someone keeps replacing it. */
 #define FL_DIRECTORY_MOVES_MAX 8
 
-/* Whether the directory at lp->directory is still the one @dirfd has open. stat() follows
- * symlinks as the open() of step A1 did; the comparison is of inodes, never of names. */
+/* Whether the lock at the path is the inode @ours just linked: false once the directory at
+ * lp->directory is no longer the one the link went into. stat() follows the directory's
+ * symlinks as the open() of step A1 did, never the lock's name; inodes are compared, never
+ * names. One system call: the inode's own fstat() is needed anyway. */
 static gboolean
-directory_at_path (int               dirfd,
-                   const FlLockPath *lp)
+lock_at_path (const FlLockPath  *lp,
+              const struct stat *ours)
 {
-  struct stat at_path, held;
+  struct stat at_path;
 
-  return stat (lp->directory, &at_path) == 0 && fstat (dirfd, &held) == 0 &&
-         at_path.st_dev == held.st_dev && at_path.st_ino == held.st_ino;
+  return fstatat (AT_FDCWD, lp->lock_path, &at_path, AT_SYMLINK_NOFOLLOW) == 0 &&
+         at_path.st_dev == ours->st_dev && at_path.st_ino == ours->st_ino;
 }
 
 /* R1-R3 on a lock just linked in a directory that is no longer at the path: it is ours (our
@@ -226,6 +225,7 @@ acquire (const char          *target,
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   guint moves = 0;
+  struct stat st;
   int dirfd = -1;
   FlLock *ret = NULL;
 
@@ -261,7 +261,9 @@ acquire (const char          *target,
       switch (_fl_temp_link (&temp, dirfd, &lp, error))
         {
         case FL_LINK_HELD:
-          if (!directory_at_path (dirfd, &lp))
+          if (fstat (temp.fd, &st) < 0)
+            memset (&st, 0, sizeof st);
+          else if (!lock_at_path (&lp, &st))
             {
               /* Section 3a: granted in a directory moved away from the path. */
               unlink_own (dirfd, &lp, temp.fd);
@@ -271,7 +273,7 @@ acquire (const char          *target,
                 goto out;
               continue;
             }
-          ret = fl_lock_new_held (&lp, dirfd, temp.fd);
+          ret = fl_lock_new_held (&lp, dirfd, temp.fd, &st);
           dirfd = -1;
           temp.fd = -1;
           goto out;
