@@ -21,6 +21,7 @@
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-names-private.h"
+#include "fl-options-private.h"
 #include "fl-snapshot-private.h"
 #include "fl-tsan-private.h"
 
@@ -350,7 +351,6 @@ deadline_cb (gpointer user_data)
 {
   FlDirectoryModel *self = user_data;
   gint64 now = _fl_model_model_now (self);
-  gint64 stale_after = fl_lock_options_get_stale_after_ms (self->options) * 1000;
   GHashTableIter iter;
   gpointer key;
 
@@ -361,7 +361,7 @@ deadline_cb (gpointer user_data)
     {
       FlSnapshot *snap = fl_entry_get_snapshot (key);
 
-      if (fl_snapshot_get_mtime (snap) + stale_after <= now)
+      if (_fl_lock_options_stale_at_us (self->options, fl_snapshot_get_mtime (snap)) <= now)
         _fl_model_queue_path (self, fl_snapshot_get_path (snap), 0);
     }
   _fl_directory_model_flush (self);
@@ -372,7 +372,6 @@ deadline_cb (gpointer user_data)
 void
 _fl_model_schedule_deadline (FlDirectoryModel *self)
 {
-  gint64 stale_after = fl_lock_options_get_stale_after_ms (self->options) * 1000;
   gint64 first = G_MAXINT64;
   gint64 delay_ms;
   GHashTableIter iter;
@@ -384,7 +383,12 @@ _fl_model_schedule_deadline (FlDirectoryModel *self)
 
   g_hash_table_iter_init (&iter, self->deadlines);
   while (g_hash_table_iter_next (&iter, &key, NULL))
-    first = MIN (first, fl_snapshot_get_mtime (fl_entry_get_snapshot (key)) + stale_after);
+    {
+      FlSnapshot *snap = fl_entry_get_snapshot (key);
+
+      first = MIN (first, _fl_lock_options_stale_at_us (self->options,
+                                                        fl_snapshot_get_mtime (snap)));
+    }
 
   /* +1 ms so the re-judged snapshot is past the deadline, not on it */
   delay_ms = CLAMP ((first - _fl_model_model_now (self)) / 1000 + 1, 0, G_MAXUINT / 2);

@@ -83,23 +83,20 @@ _fl_open_lock_directory (const char  *directory,
 
 
 static FlLock *
-fl_lock_new_held (FlLockPath *lp,
-                  int         dirfd,
-                  int         fd)
+fl_lock_new_held (FlLockPath        *lp,
+                  int                dirfd,
+                  int                fd,
+                  const struct stat *st)
 {
   FlLock *self = g_object_new (FL_TYPE_LOCK, NULL);
-  struct stat st;
 
   self->lp = *lp;
   memset (lp, 0, sizeof *lp);
   self->dirfd = dirfd;
   self->fd = fd;
   self->owner = _fl_process_self_pid ();
-  if (fstat (fd, &st) == 0)
-    {
-      self->dev = st.st_dev;
-      self->ino = st.st_ino;
-    }
+  self->dev = st->st_dev;
+  self->ino = st->st_ino;
   return self;
 }
 
@@ -148,6 +145,70 @@ last_holder_describe (LastHolder *last)
   return last->holder;
 }
 
+/* Section 3a: a lock is on the directory that is at the path when the lock is granted. After
+ * this many replacements in one acquire, someone keeps replacing it. */
+#define FL_DIRECTORY_MOVES_MAX 8
+
+/* Whether the lock at the path is the inode @ours just linked: false once the directory at
+ * lp->directory is no longer the one the link went into. stat() follows the directory's
+ * symlinks as the open() of step A1 did, never the lock's name; inodes are compared, never
+ * names. One system call: the inode's own fstat() is needed anyway. */
+static gboolean
+lock_at_path (const FlLockPath  *lp,
+              const struct stat *ours)
+{
+  struct stat at_path;
+
+  return fstatat (AT_FDCWD, lp->lock_path, &at_path, AT_SYMLINK_NOFOLLOW) == 0 &&
+         at_path.st_dev == ours->st_dev && at_path.st_ino == ours->st_ino;
+}
+
+/* R1-R3 on a lock just linked in a directory that is no longer at the path: it is ours (our
+ * kernel lock, our inode), so nobody else can have replaced it, but check as release does. */
+static void
+unlink_own (int               dirfd,
+            const FlLockPath *lp,
+            int               fd)
+{
+  struct stat ours, named;
+
+  if (fstat (fd, &ours) == 0 &&
+      fstatat (dirfd, lp->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      named.st_dev == ours.st_dev && named.st_ino == ours.st_ino)
+    unlinkat (dirfd, lp->lock_name, 0);
+  close (fd);
+}
+
+/* Leaves the directory @dirfd for the one now at the path: a new temp there, a new watch. */
+static gboolean
+move_to_directory_at_path (int                 *dirfd,
+                           FlTemp              *temp,
+                           FlWaiter           **waiter,
+                           const FlLockPath    *lp,
+                           const FlLockOptions *options,
+                           gboolean             named,
+                           guint               *moves,
+                           GError             **error)
+{
+  _fl_temp_discard (temp, *dirfd);
+  g_clear_pointer (waiter, _fl_waiter_free);
+  close (*dirfd);
+  *dirfd = -1;
+
+  if (++*moves > FL_DIRECTORY_MOVES_MAX)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                   "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
+                   "process was acquiring it. A lock is on the directory that is at the path "
+                   "when it is granted: stop whatever keeps moving the directory",
+                   lp->lock_path, lp->directory, *moves);
+      return FALSE;
+    }
+
+  *dirfd = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
+  return *dirfd >= 0 && _fl_temp_create (temp, *dirfd, lp, named, error);
+}
+
 static FlLock *
 acquire (const char          *target,
          const FlLockOptions *options,
@@ -162,6 +223,8 @@ acquire (const char          *target,
   gboolean named = _fl_temp_use_named ();
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
+  guint moves = 0;
+  struct stat st;
   int dirfd = -1;
   FlLock *ret = NULL;
 
@@ -172,7 +235,7 @@ acquire (const char          *target,
       deadline = start;
     }
   else
-    deadline = options->timeout_ms < 0 ? -1 : start + options->timeout_ms * 1000;
+    deadline = _fl_lock_options_deadline_us (options, start);
 
   if (!_fl_lock_path_init (&lp, target, error))
     return NULL;
@@ -197,7 +260,19 @@ acquire (const char          *target,
       switch (_fl_temp_link (&temp, dirfd, &lp, error))
         {
         case FL_LINK_HELD:
-          ret = fl_lock_new_held (&lp, dirfd, temp.fd);
+          if (fstat (temp.fd, &st) < 0)
+            memset (&st, 0, sizeof st);
+          else if (!lock_at_path (&lp, &st))
+            {
+              /* Section 3a: granted in a directory moved away from the path. */
+              unlink_own (dirfd, &lp, temp.fd);
+              temp.fd = -1;
+              if (!move_to_directory_at_path (&dirfd, &temp, &waiter, &lp, options, named,
+                                              &moves, error))
+                goto out;
+              continue;
+            }
+          ret = fl_lock_new_held (&lp, dirfd, temp.fd, &st);
           dirfd = -1;
           temp.fd = -1;
           goto out;
@@ -220,9 +295,10 @@ acquire (const char          *target,
       /* Arm the watch before the link() that may fail again, so no release is missed. */
       if (wait && waiter == NULL)
         {
-          waiter = _fl_waiter_new (dirfd, lp.lock_name,
-                                   options->backoff_min_ms * 1000,
-                                   options->backoff_max_ms * 1000);
+          gint64 backoff_min_us, backoff_max_us;
+
+          _fl_lock_options_backoff_us (options, &backoff_min_us, &backoff_max_us);
+          waiter = _fl_waiter_new (dirfd, lp.lock_name, backoff_min_us, backoff_max_us);
           continue;
         }
 
@@ -267,8 +343,13 @@ acquire (const char          *target,
       until = deadline;
       if (state.only_probers || state.stale)
         until = g_get_monotonic_time () + 1000;  /* an inspector's probe lasts microseconds */
-      else if (state.stale_at_us > 0)
-        until = g_get_monotonic_time () + (state.stale_at_us - g_get_real_time ()) + 1000;
+      else if (state.stale_at_us > 0 && state.stale_at_us < G_MAXINT64)
+        {
+          /* Saturated: a file time far in the future must not wrap the wait into the past. */
+          gint64 left = state.stale_at_us - MIN (g_get_real_time (), state.stale_at_us);
+
+          until = left < G_MAXINT64 / 4 ? g_get_monotonic_time () + left + 1000 : -1;
+        }
       if (deadline >= 0)
         until = until < 0 ? deadline : MIN (until, deadline);
 
@@ -312,6 +393,9 @@ out:
  *
  * Takes the lock of @target, waiting while a live process holds it. A stale lock (its holder
  * died, or its PID was reused) is taken over safely. Waiting wakes on events, not by polling.
+ * The lock is on the directory that is at @target's directory path when it is granted: if that
+ * directory is replaced meanwhile (`mv d d.old; mkdir d`), the acquire starts over in the new
+ * one (docs/protocol.md, section 3a).
  *
  * Thread safety: any thread may call this; two threads of one process contending for one
  * target exclude each other exactly as two processes do.
@@ -462,11 +546,28 @@ fl_lock_get_path (FlLock *self)
   return self->lp.lock_path;
 }
 
+/* A forked child has the object and a copy of the descriptor, but is not the holder. */
+static gboolean
+held_here (FlLock *self)
+{
+  return self->fd >= 0 && self->owner == _fl_process_self_pid ();
+}
+
+/**
+ * fl_lock_is_held:
+ * @self: a #FlLock
+ *
+ * Whether this process holds the lock. In a forked child (however it was forked, `_Fork()`
+ * included) this is %FALSE: the child shares the descriptor, and so keeps the kernel lock
+ * alive, but it is not the holder, and its release removes nothing.
+ *
+ * Returns: %TRUE while the lock is held by this process
+ */
 gboolean
 fl_lock_is_held (FlLock *self)
 {
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
-  return self->fd >= 0;
+  return held_here (self);
 }
 
 gboolean
@@ -476,7 +577,7 @@ _fl_lock_get_inode (FlLock  *self,
 {
   *dev = self->dev;
   *ino = self->ino;
-  return self->fd >= 0;
+  return held_here (self);
 }
 
 static void
@@ -509,7 +610,7 @@ fl_lock_get_property (GObject    *object,
       g_value_set_string (value, self->lp.lock_path);
       break;
     case PROP_HELD:
-      g_value_set_boolean (value, self->fd >= 0);
+      g_value_set_boolean (value, held_here (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -20,4 +20,19 @@ struct _FlLockOptions
 /* @options may be NULL: the defaults. Never returns NULL. */
 const FlLockOptions *_fl_lock_options_or_default (const FlLockOptions *options);
 
+/* The values in microseconds, saturated: none of them overflows, whatever was set. */
+
+/* The monotonic deadline of a wait started at @start_us, or -1 for forever. */
+gint64 _fl_lock_options_deadline_us    (const FlLockOptions *options,
+                                        gint64               start_us);
+/* stale_after in us, G_MAXINT64 for FL_STALE_NEVER. */
+gint64 _fl_lock_options_stale_after_us (const FlLockOptions *options);
+/* When a non-PID lock written at @mtime_us turns stale, G_MAXINT64 for never. */
+gint64 _fl_lock_options_stale_at_us    (const FlLockOptions *options,
+                                        gint64               mtime_us);
+/* The backoff bounds, clamped to FL_BACKOFF_LIMIT_MS. */
+void   _fl_lock_options_backoff_us     (const FlLockOptions *options,
+                                        gint64              *min_us,
+                                        gint64              *max_us);
+
 G_END_DECLS

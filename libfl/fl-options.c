@@ -50,8 +50,10 @@ fl_lock_options_free (FlLockOptions *self)
 
 /**
  * fl_lock_options_set_timeout_ms:
- * @timeout_ms: how long fl_lock_acquire() waits; 0 means one try, as fl_lock_try_acquire();
- *   a negative value means forever
+ * @timeout_ms: how long fl_lock_acquire() waits, in milliseconds: 0 means one try, as
+ *   fl_lock_try_acquire(); %FL_TIMEOUT_INFINITE (or any negative value) means forever; so
+ *   does a timeout too long for the clock to count to (%G_MAXINT64 included): every value of
+ *   the type is valid and none overflows
  */
 void
 fl_lock_options_set_timeout_ms (FlLockOptions *self,
@@ -68,10 +70,24 @@ fl_lock_options_get_timeout_ms (const FlLockOptions *self)
   return _fl_lock_options_or_default (self)->timeout_ms;
 }
 
+gint64
+_fl_lock_options_deadline_us (const FlLockOptions *options,
+                              gint64               start_us)
+{
+  gint64 timeout_ms = _fl_lock_options_or_default (options)->timeout_ms;
+
+  if (timeout_ms < 0 || timeout_ms > (G_MAXINT64 - MAX (start_us, 0)) / 1000)
+    return -1;
+  return start_us + timeout_ms * 1000;
+}
+
 /**
  * fl_lock_options_set_stale_after_ms:
  * @stale_after_ms: how old a lock whose content is not a valid PID must be before it counts
- *   as stale. Locks with a PID are judged by their holder, never by age.
+ *   as stale, in milliseconds, from 0 (stale at once) on; %FL_STALE_NEVER, or any value from
+ *   %FL_STALE_AFTER_NEVER_FROM_MS (100 years) on, means never. A negative value is a
+ *   programmer's error and is ignored. Locks with a PID are judged by their holder, never by
+ *   age.
  */
 void
 fl_lock_options_set_stale_after_ms (FlLockOptions *self,
@@ -80,13 +96,40 @@ fl_lock_options_set_stale_after_ms (FlLockOptions *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (stale_after_ms >= 0);
 
-  self->stale_after_ms = stale_after_ms;
+  /* Stored bounded, so that `stale_after_ms * 1000` added to a file time cannot overflow. */
+  self->stale_after_ms = MIN (stale_after_ms, FL_STALE_AFTER_NEVER_FROM_MS);
 }
 
+/**
+ * fl_lock_options_get_stale_after_ms:
+ *
+ * Returns: stale_after in milliseconds, or %FL_STALE_NEVER
+ */
 gint64
 fl_lock_options_get_stale_after_ms (const FlLockOptions *self)
 {
-  return _fl_lock_options_or_default (self)->stale_after_ms;
+  gint64 ms = _fl_lock_options_or_default (self)->stale_after_ms;
+
+  return ms >= FL_STALE_AFTER_NEVER_FROM_MS ? FL_STALE_NEVER : ms;
+}
+
+gint64
+_fl_lock_options_stale_after_us (const FlLockOptions *options)
+{
+  gint64 ms = _fl_lock_options_or_default (options)->stale_after_ms;
+
+  return ms >= FL_STALE_AFTER_NEVER_FROM_MS ? G_MAXINT64 : ms * 1000;
+}
+
+gint64
+_fl_lock_options_stale_at_us (const FlLockOptions *options,
+                              gint64               mtime_us)
+{
+  gint64 after_us = _fl_lock_options_stale_after_us (options);
+
+  if (after_us == G_MAXINT64 || mtime_us > G_MAXINT64 - after_us)
+    return G_MAXINT64;
+  return mtime_us + after_us;
 }
 
 /**
@@ -112,12 +155,13 @@ fl_lock_options_get_create_dirs (const FlLockOptions *self)
 /**
  * fl_lock_options_set_backoff_ms:
  * @min_ms: the first retry interval where no events can be watched, or where the process
- *   keeping a lock's kernel lock cannot be watched (it is not the PID in the file)
+ *   keeping a lock's kernel lock cannot be watched (it is not the PID in the file); at least 1
  * @max_ms: the longest retry interval, and the period of the safety re-check while waiting
- *   on events
+ *   on events; at least @min_ms
  *
  * Waiting is driven by events (see docs/protocol.md, section 5); these bounds matter only
- * where events are unavailable, and as a safety net.
+ * where events are unavailable, and as a safety net. Values above %FL_BACKOFF_LIMIT_MS
+ * (24 hours) wait that long; %G_MAXINT64 is fine.
  */
 void
 fl_lock_options_set_backoff_ms (FlLockOptions *self,
@@ -143,4 +187,16 @@ fl_lock_options_get_backoff_ms (const FlLockOptions *self,
     *min_ms = self->backoff_min_ms;
   if (max_ms != NULL)
     *max_ms = self->backoff_max_ms;
+}
+
+void
+_fl_lock_options_backoff_us (const FlLockOptions *options,
+                             gint64              *min_us,
+                             gint64              *max_us)
+{
+  options = _fl_lock_options_or_default (options);
+
+  /* Clamped before the multiplication: an overflow made waiters poll every millisecond. */
+  *min_us = MIN (options->backoff_min_ms, FL_BACKOFF_LIMIT_MS) * 1000;
+  *max_us = MIN (options->backoff_max_ms, FL_BACKOFF_LIMIT_MS) * 1000;
 }

@@ -20,6 +20,38 @@ G_BEGIN_DECLS
 #define FL_DEFAULT_BACKOFF_MIN_MS 1
 #define FL_DEFAULT_BACKOFF_MAX_MS 1000
 
+/**
+ * FL_TIMEOUT_INFINITE:
+ *
+ * A timeout that means "wait forever" (fl_lock_options_set_timeout_ms()). Every negative value
+ * means the same, and so does any timeout too long for the monotonic clock to count to (about
+ * 290,000 years, %G_MAXINT64 included).
+ */
+#define FL_TIMEOUT_INFINITE ((gint64) -1)
+
+/**
+ * FL_STALE_NEVER:
+ *
+ * A stale_after that means "never" (fl_lock_options_set_stale_after_ms()): a lock whose
+ * content is not a PID is then never taken over automatically, however old (an operator can
+ * still reclaim it). Every value from %FL_STALE_AFTER_NEVER_FROM_MS on means the same.
+ */
+#define FL_STALE_NEVER G_MAXINT64
+
+/**
+ * FL_STALE_AFTER_NEVER_FROM_MS:
+ *
+ * 100 years, in milliseconds: a stale_after at least this long is %FL_STALE_NEVER.
+ */
+#define FL_STALE_AFTER_NEVER_FROM_MS ((gint64) 100 * 36525 * 24 * 3600 * 10)
+
+/**
+ * FL_BACKOFF_LIMIT_MS:
+ *
+ * 24 hours, in milliseconds: the longest backoff honoured; longer ones are this long.
+ */
+#define FL_BACKOFF_LIMIT_MS ((gint64) 24 * 3600 * 1000)
+
 #define FL_TYPE_LOCK_OPTIONS (fl_lock_options_get_type ())
 
 /**

@@ -284,37 +284,13 @@ _fl_process_info_clear (FlProcessInfo *info)
   g_clear_pointer (&info->cmdline, g_free);
 }
 
-static int self_pid;  /* 0 until known; reset in a forked child */
-
-static void
-forked_child_cb (void)
-{
-  g_atomic_int_set (&self_pid, 0);
-}
-
-static void
-register_atfork (void)
-{
-  pthread_atfork (NULL, NULL, forked_child_cb);
-}
-
-/* getpid() is a system call, and every acquire and release asks; fork() is rare, so the
- * answer is cached and forgotten in the child. */
+/* Not cached: a child made without atfork handlers (glibc's _Fork(), a raw clone()) would keep
+ * its parent's answer, and ownership at release would follow it (issue 19). getpid() costs
+ * about 0.1 us against an acquire+release cycle of about 30 us. */
 int
 _fl_process_self_pid (void)
 {
-  static pthread_once_t registered = PTHREAD_ONCE_INIT;
-  int pid;
-
-  pthread_once (&registered, register_atfork);
-  pid = g_atomic_int_get (&self_pid);
-
-  if (G_UNLIKELY (pid == 0))
-    {
-      pid = getpid ();
-      g_atomic_int_set (&self_pid, pid);
-    }
-  return pid;
+  return (int) getpid ();
 }
 
 /* A pthread mutex rather than a GMutex: GLib's is built on futexes, which ThreadSanitizer

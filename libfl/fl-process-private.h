@@ -45,7 +45,7 @@ void               _fl_process_probe_cached (int            pid,
 /* Forget every thread's memory, e.g. when a pidfd says some process exited. */
 void               _fl_process_cache_invalidate (void);
 
-/* getpid(), cached; a forked child gets its own. */
+/* getpid(), never cached: right in any child, however it was made. */
 int                _fl_process_self_pid     (void);
 
 /* This process's identity; recomputed after fork(). The caller sets kernel_lock. */

@@ -75,19 +75,19 @@ write_all (int         fd,
   return TRUE;
 }
 
-/* Step A2: the file that becomes T.lock, with its kernel lock taken before anyone can see it. */
-gboolean
-_fl_temp_create (FlTemp           *temp,
-                 int               dirfd,
-                 const FlLockPath *lp,
-                 gboolean          named,
-                 GError          **error)
-{
-  FlIdentity identity;
-  char pid_text[16];
-  char xattr[FL_IDENTITY_MAX];
-  gsize len;
+/* A temp whose kernel lock someone else got first is asked again a few times, briefly (a
+ * prober's LOCK_SH lasts microseconds), then thrown away for a new one; after this many temps
+ * in a row, someone is doing it on purpose (docs/protocol.md, step A2). */
+#define FL_TEMP_TRIES      8
+#define FL_TEMP_LOCK_ASKS  5   /* about 3 ms in all on one temp: 100 us, doubling, jittered */
 
+static gboolean
+open_temp (FlTemp           *temp,
+           int               dirfd,
+           const FlLockPath *lp,
+           gboolean          named,
+           GError          **error)
+{
   temp->fd = -1;
   temp->name = NULL;
 
@@ -115,9 +115,82 @@ _fl_temp_create (FlTemp           *temp,
           return FALSE;
         }
     }
+  return TRUE;
+}
+
+/* Whether LOCK_EX could be had on @fd within a few short waits; errno says why not. */
+static gboolean
+lock_temp (int fd)
+{
+  for (guint asks = 1;; asks++)
+    {
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+        return TRUE;
+      if ((errno != EWOULDBLOCK && errno != EINTR) || asks == FL_TEMP_LOCK_ASKS)
+        return FALSE;
+      /* Randomised, so that a prober in step with us cannot stay in step. */
+      g_usleep ((gulong) g_random_int_range (75, 125) << (asks - 1));
+    }
+}
+
+/* Step A2's kernel lock. Between openat() and flock() any process that can read the directory
+ * can open a named temp and take LOCK_SH on it (root can reach an O_TMPFILE too, through
+ * /proc/<pid>/fd). Such a temp is never linked: a holder without its kernel lock is judged by
+ * its PID alone, and a holder whose PID exits while a forked child holds on (daemon()) would
+ * lose its lock. So it is asked again briefly, then discarded and a new one, with a new random
+ * name, is made. Only a filesystem without kernel locks at all may link without one (identity
+ * flag 0): that holder has exactly the original module's guarantees, no fewer. */
+gboolean
+_fl_temp_create (FlTemp           *temp,
+                 int               dirfd,
+                 const FlLockPath *lp,
+                 gboolean          named,
+                 GError          **error)
+{
+  FlIdentity identity;
+  gboolean kernel_lock;
+  char pid_text[16];
+  char xattr[FL_IDENTITY_MAX];
+  gsize len;
+
+  for (guint tries = 1;; tries++)
+    {
+      int saved_errno;
+
+      if (!open_temp (temp, dirfd, lp, named, error))
+        return FALSE;
+      if (lock_temp (temp->fd))
+        {
+          kernel_lock = TRUE;
+          break;
+        }
+      saved_errno = errno;
+      if (saved_errno == ENOLCK || saved_errno == EOPNOTSUPP || saved_errno == EINVAL)
+        {
+          kernel_lock = FALSE;
+          break;
+        }
+
+      _fl_temp_discard (temp, dirfd);
+      if (saved_errno != EWOULDBLOCK && saved_errno != EINTR)
+        {
+          _fl_set_error_from_errno (error, saved_errno, "lock the new lock file in",
+                                    lp->directory);
+          return FALSE;
+        }
+      if (tries == FL_TEMP_TRIES)
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                       "Cannot create the lock “%s”: another process keeps taking shared locks "
+                       "on new files in “%s” (%u new lock files in a row). Find it (fuser or "
+                       "lsof on the directory's files) and stop it",
+                       lp->lock_path, lp->directory, tries);
+          return FALSE;
+        }
+    }
 
   _fl_process_self_identity (&identity);
-  identity.kernel_lock = flock (temp->fd, LOCK_EX | LOCK_NB) == 0;
+  identity.kernel_lock = kernel_lock;
 
   len = (gsize) g_snprintf (pid_text, sizeof pid_text, "%d", identity.pid);
   if (!write_all (temp->fd, pid_text, len))

@@ -4,6 +4,7 @@
  */
 #include <libfl/fl.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -398,6 +399,92 @@ test_fork_child (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+/* What a raw-forked child checks; returns its exit status. Frees what it made, so that valgrind
+ * finds nothing lost at its _exit(). */
+static int
+raw_fork_child_checks (FlTestDir  *fx,
+                       FlLock     *lock,
+                       const char *other,
+                       const char *other_lock)
+{
+  g_autofree char *expected = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = NULL;
+  g_autoptr(FlLock) mine = NULL;
+
+  if (fl_lock_is_held (lock))
+    return 1;
+  if (!fl_lock_release (lock, NULL))
+    return 2;
+  g_object_unref (lock);
+  if (access (fx->lock, F_OK) != 0)
+    return 3;
+
+  /* The child's own lock, through a named temp: content and temp name carry its PID. */
+  _fl_lock_set_force_named_temp (TRUE);
+  mine = fl_lock_acquire (other, NULL, NULL, NULL);
+  if (mine == NULL)
+    return 4;
+  if (!g_file_get_contents (other_lock, &content, NULL, NULL) ||
+      g_strcmp0 (content, expected) != 0)
+    return 5;
+  if (!fl_lock_is_held (mine) || !fl_lock_release (mine, NULL) ||
+      access (other_lock, F_OK) == 0)
+    return 6;
+  return 0;
+}
+
+/* glibc's _Fork() (2.34) runs no atfork handlers, so nothing a library registered there tells it
+ * that it is now a child. Ownership must still follow the real PID: the child's copy of the
+ * FlLock is not held, its release removes nothing, and what it creates names its own PID. */
+static void
+test_raw_fork_child (FlTestDir     *fx,
+                     gconstpointer  data)
+{
+  pid_t (*raw_fork) (void) = (pid_t (*) (void)) dlsym (RTLD_DEFAULT, "_Fork");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *other = g_build_filename (fx->dir, "other", NULL);
+  g_autofree char *other_lock = g_build_filename (fx->dir, "other.lock", NULL);
+  int status;
+  pid_t child;
+
+  if (raw_fork == NULL)
+    {
+      g_test_skip ("this C library has no _Fork() (glibc >= 2.34)");
+      return;
+    }
+
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  child = raw_fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      /* No assertions here: each failed check is its own exit status. */
+      _exit (raw_fork_child_checks (fx, lock, other, other_lock));
+    }
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  /* The parent's lock is still there, still its own, and another process cannot have it. */
+  check_held (fx, lock);
+  {
+    g_autoptr(FlTestProc) proc = NULL;
+    g_autofree char *line = NULL;
+    g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+    const char *argv[] = { worker, "try", fx->target, NULL };
+
+    proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+    line = fl_test_proc_read_line (proc, fl_test_deadline_ms (30000));
+    g_assert_nonnull (line);
+    g_assert_true (g_str_has_prefix (line, "error "));
+  }
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
 /* Every descriptor libfl keeps is close-on-exec: a program the holder runs inherits neither the
  * lock file nor its directory (and cannot keep the kernel lock alive after the holder died). */
 static void
@@ -471,6 +558,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/acquire/reacquire-many", NULL, test_reacquire_many);
   FL_TEST_ADD ("/libfl/acquire/unref-releases", NULL, test_unref_releases);
   FL_TEST_ADD ("/libfl/acquire/fork-child", NULL, test_fork_child);
+  FL_TEST_ADD ("/libfl/acquire/raw-fork-child", NULL, test_raw_fork_child);
   FL_TEST_ADD ("/libfl/acquire/cloexec", GINT_TO_POINTER (FALSE), test_cloexec);
   FL_TEST_ADD ("/libfl/acquire/cloexec-named-temp", GINT_TO_POINTER (TRUE), test_cloexec);
   FL_TEST_ADD ("/libfl/is-locked", NULL, test_is_locked);

@@ -53,6 +53,15 @@ typedef struct
   guint        finished;
   guint        failed_workers;
   guint        orphans;
+
+  /* soak-hostile.c */
+  pid_t        attacker_pid;
+  int          attacker_control_fd;
+  int          attacker_report_fd;
+  guint        attacker_wins;  /* LOCK_SH taken on a new temp before its creator's LOCK_EX */
+  guint        daemons;        /* fork-and-exit holders started */
+  guint        readers;        /* processes started to hold LOCK_SH on a lock file */
+  guint        mtimes_moved;
 } Soak;
 
 typedef struct
@@ -61,6 +70,7 @@ typedef struct
   gint64 counter[SOAK_TARGETS];
   guint  timeouts;
   guint  foreign;
+  guint  shared_holds;
   guint  overlaps;
   guint  lost;
   guint  errors;
@@ -78,6 +88,12 @@ void       soak_chaos_release_occupied (Soak      *soak,
                                         gint64     now,
                                         gboolean   always);
 void       soak_chaos_scan             (Soak      *soak);
+void       soak_attacker_start         (Soak      *soak);
+void       soak_attacker_stop          (Soak      *soak);
+void       soak_chaos_daemon           (Soak      *soak);
+void       soak_chaos_shared_hold      (Soak      *soak,
+                                        int        k);
+void       soak_chaos_mtime_back       (Soak      *soak);
 SoakTally *soak_tally                  (Soak      *soak);
 void       soak_report                 (Soak      *soak,
                                         SoakTally *tally);

@@ -4,10 +4,12 @@
  * targets while the chaos, this process, SIGKILLs holders and waiters (and starts
  * replacements), SIGSTOPs and SIGCONTs others, fills the directory with junk temp and graveyard
  * files and hostile entries (symlinks, FIFOs, directories named like locks), now and then puts
- * one where a lock goes, and scans the directory as an inspector would. At the end: no two
- * holders ever met in a critical section, no completed critical section lost its update, a
- * last acquire of every target succeeds (no lock is stuck), nothing is left but the junk and
- * the orphans of killed processes, and every process finished or was killed.
+ * one where a lock goes, and scans the directory as an inspector would. Its hostile neighbours
+ * (soak-hostile.c) race every new temp for LOCK_SH, hold locks through forked children whose
+ * parents exited, hold LOCK_SH on stale locks for seconds, and move lock times an hour back.
+ * At the end: no two holders ever met in a critical section, no completed critical section
+ * lost its update, a last acquire of every target succeeds (no lock is stuck), nothing is left
+ * but the junk and the orphans of killed processes, and every process finished or was killed.
  *
  * FL_SOAK_SECONDS sets the duration (default 3600; CI uses 120); FL_TEST_SEED replays one.
  *
@@ -48,8 +50,12 @@ spawn_worker (Soak  *soak,
   g_autofree char *n_targets = g_strdup_printf ("%d", SOAK_TARGETS);
   g_autofree char *seed = g_strdup_printf ("%u", soak->seed + soak->spawned);
   const char *argv[7];
+  g_auto(GStrv) envp = g_get_environ ();
   GPid pid;
 
+  /* Every other worker uses named temps, which the attacker races (step A2). */
+  if (soak->spawned % 2 == 1)
+    envp = g_environ_setenv (envp, "FL_NAMED_TEMP", "1", TRUE);
   log = g_strdup_printf ("%s/w%05u.log", soak->results_dir, soak->spawned);
   argv[0] = soak->worker;
   argv[1] = soak->lock_dir;
@@ -59,7 +65,7 @@ spawn_worker (Soak  *soak,
   argv[5] = seed;
   argv[6] = NULL;
 
-  if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+  if (!g_spawn_async (NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
                       die_with_parent_cb, NULL, &pid, &error))
     g_error ("cannot start %s: %s", soak->worker, error->message);
 
@@ -164,6 +170,23 @@ chaos_kill (Soak *soak)
     kill_worker (soak, (guint) slot);
 }
 
+/* A reader queues LOCK_SH on a target's lock; half the time its holder is then SIGKILLed, so
+ * that the reader's grant comes the instant the lock turns stale (issue 18, part 2). */
+static void
+chaos_reader (Soak *soak)
+{
+  int k = g_rand_int_range (soak->rand, 0, SOAK_TARGETS);
+  pid_t holder = g_rand_boolean (soak->rand) ? holder_of (soak, k) : 0;
+  int slot = holder > 0 ? slot_of (soak, holder) : -1;
+
+  soak_chaos_shared_hold (soak, k);
+  if (slot >= 0 && soak->workers[slot].stopped_until == 0)
+    {
+      kill_worker (soak, (guint) slot);
+      soak->holder_kills++;
+    }
+}
+
 static void
 chaos_stop (Soak   *soak,
             gint64  now)
@@ -203,6 +226,7 @@ run (Soak *soak)
   gint64 next_scan = start;
   gint64 next_report = start + 60 * G_USEC_PER_SEC;
 
+  soak_attacker_start (soak);
   for (guint i = 0; i < SOAK_WORKERS; i++)
     spawn_worker (soak, i);
 
@@ -231,6 +255,12 @@ run (Soak *soak)
         soak_chaos_hostile (soak);
       else if (r < 55)
         soak_chaos_occupy (soak, now);
+      else if (r < 60)
+        soak_chaos_daemon (soak);
+      else if (r < 65)
+        chaos_reader (soak);
+      else if (r < 75)
+        soak_chaos_mtime_back (soak);
 
       if (now >= next_scan)
         {
@@ -275,6 +305,7 @@ stop (Soak *soak)
         g_usleep (10000);
     }
   while (running > 0 && g_get_monotonic_time () < deadline);
+  soak_attacker_stop (soak);
 
   for (guint i = 0; i < SOAK_WORKERS; i++)
     if (soak->workers[i].pid > 0)
