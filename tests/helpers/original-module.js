@@ -9,7 +9,8 @@
 //   node original-module.js acquire TARGET MS        "acquired" (exit 0) or "timeout" (exit 2)
 //   node original-module.js count TARGET COUNTER N   N critical sections on COUNTER, the
 //                                                    protocol of tests/helpers/fl-test-counter.c
-//   node original-module.js judge CONTENT-FILE       "alive" or "dead", by the module's isAlive
+//   node original-module.js judge CONTENT-FILE...    "alive" or "dead" for each, by the module's
+//                                                    isAlive
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 'use strict';
@@ -176,12 +177,13 @@ function main(argv) {
     }
     return 0;
   }
-  if (argv.length === 2 && argv[0] === 'judge') {
-    process.stdout.write(isAlive(readPid(argv[1])) ? 'alive\n' : 'dead\n');
+  if (argv.length >= 2 && argv[0] === 'judge') {
+    for (const file of argv.slice(1))
+      process.stdout.write(isAlive(readPid(file)) ? 'alive\n' : 'dead\n');
     return 0;
   }
   process.stderr.write('usage: original-module.js hold TARGET | acquire TARGET MS | ' +
-                       'count TARGET COUNTER N | judge CONTENT-FILE\n');
+                       'count TARGET COUNTER N | judge CONTENT-FILE...\n');
   return 64;
 }
 

@@ -9,7 +9,8 @@
  *   original-peer acquire TARGET MS        try for MS milliseconds: print "acquired" (and
  *                                          release, exit 0) or "timeout" (exit 2)
  *   original-peer judge CONTENT            "alive" or "dead": the module's isAlive() of that
- *   original-peer judge-file FILE          content (the second for bytes argv cannot carry)
+ *   original-peer judge-file FILE...       content (the second for bytes argv cannot carry,
+ *                                          one line per FILE)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -373,8 +374,14 @@ main (int   argc,
     return cmd_hold (argv[2]);
   if (argc == 4 && strcmp (argv[1], "acquire") == 0)
     return cmd_acquire (argv[2], strtol (argv[3], NULL, 10));
-  if (argc == 3 && strcmp (argv[1], "judge-file") == 0)
-    return cmd_judge (argv[2]);
+  if (argc >= 3 && strcmp (argv[1], "judge-file") == 0)
+    {
+      for (int i = 2; i < argc; i++)
+        if (cmd_judge (argv[i]) != 0)
+          return FL_TEST_EXIT_FAILED;
+      fflush (stdout);
+      return 0;
+    }
   if (argc == 3 && strcmp (argv[1], "judge") == 0)
     {
       char path[] = "/tmp/original-peer-judge-XXXXXX";
@@ -389,6 +396,6 @@ main (int   argc,
       return ret;
     }
   fprintf (stderr, "usage: original-peer count TARGET COUNTER N | hold TARGET"
-           " | acquire TARGET MS | judge CONTENT | judge-file FILE\n");
+           " | acquire TARGET MS | judge CONTENT | judge-file FILE...\n");
   return 64;
 }
