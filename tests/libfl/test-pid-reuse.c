@@ -194,6 +194,9 @@ test_other_namespace (FlTestDir     *fx,
   g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_HELD);
   g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
   g_assert_false (fl_snapshot_get_stale (snapshot));
+  /* Its PID is the namespace's: whatever runs under it here is not named (issue 19). */
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "another PID namespace"));
+  g_assert_null (fl_snapshot_get_process_name (snapshot));
 
   lock = fl_lock_try_acquire (fx->target, NULL, &error);
   g_assert_null (lock);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,76 @@ test_too_many_open_files (FlTestDir     *fx,
   g_assert_nonnull (strstr (reason, "too many open files"));
 }
 
+static void *
+linger_cb (void *data)
+{
+  int fd = GPOINTER_TO_INT (data);
+  char byte;
+
+  while (read (fd, &byte, 1) < 0 && errno == EINTR)
+    ;
+  _exit (0);
+  return NULL;
+}
+
+/* A thread-group leader that called pthread_exit() shows state Z while its other threads run:
+ * alive, as the original module would say. */
+static void
+test_zombie_leader_alive (FlTestDir     *fx,
+                          gconstpointer  data)
+{
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  int hold[2];
+  pid_t child;
+  char state = 0;
+  unsigned long flags;
+  unsigned long long start;
+  gint64 deadline = fl_test_deadline_ms (10000);
+  int status;
+
+  g_assert_cmpint (pipe2 (hold, O_CLOEXEC), ==, 0);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      pthread_t thread;
+
+      close (hold[1]);
+      if (pthread_create (&thread, NULL, linger_cb, GINT_TO_POINTER (hold[0])) != 0)
+        _exit (1);
+      pthread_exit (NULL);
+    }
+  close (hold[0]);
+
+  /* Wait until the leader shows as a zombie. */
+  while (fl_test_read_proc_stat (child, &state, &flags, &start) && state != 'Z')
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (1000);
+    }
+  g_assert_cmpint (state, ==, 'Z');
+
+  text = g_strdup_printf ("%d", (int) child);
+  fl_test_write (fx->lock, text, -1);
+  snapshot = fl_snapshot_new (fx->lock, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+
+  /* The last thread ends: now it has exited, and an acquirer (which judges afresh, without
+   * an inspector's cache of a moment) takes the lock. */
+  close (hold[1]);
+  g_assert_cmpint (waitid (P_PID, child, &(siginfo_t) { 0 }, WEXITED | WNOWAIT), ==, 0);
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -286,6 +357,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/verdict/graveyard-creator-alive", NULL, test_graveyard_creator_alive);
   FL_TEST_ADD ("/libfl/verdict/held-by-child", NULL, test_held_by_child);
   FL_TEST_ADD ("/libfl/verdict/too-many-open-files", NULL, test_too_many_open_files);
+  FL_TEST_ADD ("/libfl/verdict/zombie-leader-alive", NULL, test_zombie_leader_alive);
 
   return g_test_run ();
 }
