@@ -527,15 +527,23 @@ judge_not_a_pid (FlLockState         *self,
       return;
 
     case FL_CONTENT_GROUP:
-      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("the content “%s” is the number %" G_GINT64_FORMAT ", not a "
-                                "PID: the original module's kill(%" G_GINT64_FORMAT ", 0) probes "
-                                "a process group %s and calls the holder alive. libfl never "
-                                "takes it over by itself; if no process holds it, an operator "
-                                "can reclaim it with flctl reclaim --force",
-                                shown, self->content_value, self->content_value,
-                                self->content_value == 0 ? "(its own)" : "or every process"));
-      return;
+      {
+        g_autofree char *probed = self->content_value == 0
+                                  ? g_strdup ("its own process group")
+                                  : self->content_value == -1
+                                  ? g_strdup ("every process it may signal")
+                                  : g_strdup_printf ("process group %" G_GINT64_FORMAT,
+                                                     -self->content_value);
+
+        verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+                 g_strdup_printf ("the content “%s” is the number %" G_GINT64_FORMAT ", not a "
+                                  "PID: the original module's kill(%" G_GINT64_FORMAT ", 0) "
+                                  "probes %s and calls the holder alive while that exists. "
+                                  "libfl never takes it over by itself; if no process holds it, "
+                                  "an operator can reclaim it with flctl reclaim --force",
+                                  shown, self->content_value, self->content_value, probed));
+        return;
+      }
 
     case FL_CONTENT_UNTOLD:
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
