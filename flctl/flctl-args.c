@@ -54,6 +54,8 @@ static const CommandInfo command_infos[] = {
     N_("Reclaim stale locks through libfl, after showing the evidence (holder, liveness,\n"
        "kernel lock, age, reason) and asking. A LOCKFILE may also be given as its target."),
     N_("A lock that is not stale is refused and left untouched; the reason is printed.\n"
+       "--force also reclaims one libfl never calls stale by itself (its holder may be\n"
+       "alive), never one whose kernel lock is held.\n"
        "Exit status: 0 all reclaimed, 1 one was refused (not stale, changed meanwhile,\n"
        "not confirmed), 2 usage, 74 an I/O or permission error.") },
   { FLCTL_COMMAND_CLEAN, "clean", N_("DIR…"),
@@ -300,6 +302,9 @@ parse_command (FlctlArgs         *args,
       N_("Show the evidence and the decision, change nothing"), NULL },
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &args->yes,
       N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &args->force,
+      N_("Also reclaim a lock that is not proven stale (its holder may be alive); never one "
+         "whose kernel lock is held"), NULL },
     { NULL }
   };
   const GOptionEntry clean_entries[] = {

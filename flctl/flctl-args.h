@@ -50,6 +50,7 @@ typedef struct
   gboolean       recursive;         /* list, clean, watch */
   gboolean       dry_run;           /* reclaim, clean */
   gboolean       yes;               /* reclaim, clean */
+  gboolean       force;             /* reclaim: also a lock not proven stale */
   gboolean       no_wait;           /* run */
   gboolean       verbose;           /* run */
   double         wait_s;            /* run: how long to wait for the lock */

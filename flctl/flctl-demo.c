@@ -7,8 +7,8 @@
  * demo exits after "ready" and the holders keep running.
  *
  * Real locks are made by real libfl holders (`flctl hold`, this binary re-executed); only the
- * states libfl itself never writes (a PID that was reused, an empty lock, orphans) are written
- * here, in the exact on-disk format of docs/protocol.md.
+ * states libfl itself never writes (a PID that was reused, proven by its identity xattr; an
+ * empty lock; orphans) are written here, in the exact on-disk format of docs/protocol.md.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
@@ -208,6 +209,34 @@ live_holder (Demo       *demo,
   return TRUE;
 }
 
+/* Copies the identity of the live holder's lock @model_name to @path, with start ticks that
+ * are not that process's: what an earlier libfl holder under the same PID would have left. */
+static gboolean
+write_reused_identity (Demo       *demo,
+                       const char *model_name,
+                       const char *path)
+{
+  g_autofree char *model = demo_path (demo, model_name);
+  g_auto(GStrv) fields = NULL;
+  g_autofree char *value = NULL;
+  char buf[256];
+  gssize n;
+  guint64 ticks;
+
+  n = getxattr (model, "user.libfl.holder", buf, sizeof buf - 1);
+  if (n <= 0)
+    return FALSE;
+  buf[n] = '\0';
+  /* "1 <pid> <start ticks, hex> <boot id> <pidns> <kernel lock> <host>" */
+  fields = g_strsplit (buf, " ", 8);
+  if (g_strv_length (fields) != 7)
+    return FALSE;
+  ticks = g_ascii_strtoull (fields[2], NULL, 16);
+  value = g_strdup_printf ("1 %s %" G_GINT64_MODIFIER "x %s %s 0 %s", fields[1],
+                           ticks > 0 ? ticks - 1 : ticks + 1, fields[3], fields[4], fields[6]);
+  return setxattr (path, "user.libfl.holder", value, strlen (value), 0) == 0;
+}
+
 static gboolean
 populate (Demo *demo)
 {
@@ -247,19 +276,32 @@ populate (Demo *demo)
   report (demo, "stale", dead_lock, text);
   g_clear_pointer (&text, g_free);
 
-  /* A lock in the original format (no kernel lock, no identity) naming a PID that runs now but
-   * started a day after the lock was written: that PID was reused. */
+  /* A lock naming a PID that runs now, with the identity (docs/protocol.md, section 1) of an
+   * earlier process under that PID: start ticks that differ, so the reuse is proven. A file
+   * time proves nothing (issue 18): without the identity this lock would be alive. */
   pid_text = g_strdup_printf ("%d", (int) reusable);
   if (!write_file (reused_lock, pid_text, 24 * 60 * 60))
     return FALSE;
-  text = g_strdup_printf (_("PID %d, alive but started after the lock was written: reused"),
-                          (int) reusable);
-  report (demo, "stale", reused_lock, text);
+  if (write_reused_identity (demo, "database.sqlite.lock", reused_lock))
+    {
+      text = g_strdup_printf (_("PID %d, alive, but its identity names an earlier process: "
+                                "reused"), (int) reusable);
+      report (demo, "stale", reused_lock, text);
+    }
+  else
+    {
+      text = g_strdup_printf (_("PID %d, alive; no identity could be written here, so "
+                                "nothing proves a reuse"), (int) reusable);
+      report (demo, "held", reused_lock, text);
+    }
   g_clear_pointer (&text, g_free);
 
+  /* Number("") is 0, and the original module's kill(0, 0) always succeeds: never stale by
+   * itself, only an operator's `flctl reclaim --force` removes it. */
   if (!write_file (empty_lock, "", 10 * 60))
     return FALSE;
-  report (demo, "stale", empty_lock, _("empty, written 10 min ago"));
+  report (demo, "unknown", empty_lock,
+          _("empty, written 10 min ago: never stale by itself (reclaim --force)"));
 
   g_clear_pointer (&pid_text, g_free);
   pid_text = g_strdup_printf ("%d", (int) dead);

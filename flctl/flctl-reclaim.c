@@ -35,12 +35,14 @@ check_can_ask (const char *command,
 static int
 reclaim_one (const char *path,
              gboolean    dry_run,
-             gboolean    yes)
+             gboolean    yes,
+             gboolean    force)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autofree char *shown = flctl_printable (path);
   g_autofree char *question = NULL;
+  gboolean forced;
 
   snapshot = flctl_snapshot_for_path (path, NULL, &error);
   if (snapshot == NULL && flctl_error_is_not_found (error))
@@ -65,25 +67,37 @@ reclaim_one (const char *path,
                   shown, fl_snapshot_get_reason (snapshot));
       return FLCTL_EXIT_REFUSED;
     }
-  if (!fl_snapshot_get_stale (snapshot))
+  forced = !fl_snapshot_get_stale (snapshot);
+  if (forced && (!force || fl_snapshot_get_reclaimable (snapshot) != FL_RECLAIMABLE_UNPROVEN))
     {
       g_printerr (_("flctl reclaim: refusing %s, which is not stale (%s); it was left "
                     "untouched\n"),
                   shown, fl_snapshot_get_reason (snapshot));
+      if (!force && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
+        g_printerr (_("flctl reclaim: libfl never calls it stale by itself; if you know its "
+                      "holder is gone, reclaim it with --force\n"));
       return FLCTL_EXIT_REFUSED;
     }
   if (dry_run)
     {
-      g_print (_("Would reclaim %s\n"), shown);
+      g_print (forced ? _("Would reclaim %s, forced: its holder may be alive\n")
+                      : _("Would reclaim %s\n"), shown);
       return FLCTL_EXIT_OK;
     }
-  question = g_strdup_printf (_("Reclaim %s?"), shown);
+  /* Forced, the question names the evidence: the operator answers for the holder. */
+  if (forced)
+    question = g_strdup_printf (_("%s is not proven stale: its holder may be alive (%s). "
+                                  "Reclaim it anyway?"),
+                                shown, fl_snapshot_get_reason (snapshot));
+  else
+    question = g_strdup_printf (_("Reclaim %s?"), shown);
   if (!yes && !flctl_confirm (question))
     {
       g_printerr (_("flctl reclaim: %s left as it is\n"), shown);
       return FLCTL_EXIT_REFUSED;
     }
-  if (!fl_snapshot_reclaim (snapshot, NULL, &error))
+  if (forced ? !fl_snapshot_reclaim_unproven (snapshot, NULL, &error)
+             : !fl_snapshot_reclaim (snapshot, NULL, &error))
     return flctl_report_error ("reclaim", error);
   g_print (_("Reclaimed %s\n"), shown);
   return FLCTL_EXIT_OK;
@@ -101,7 +115,8 @@ flctl_reclaim_main (const FlctlArgs *args)
     {
       if (i > 0)
         g_print ("\n");
-      status = combine_status (status, reclaim_one (args->operands[i], args->dry_run, args->yes));
+      status = combine_status (status, reclaim_one (args->operands[i], args->dry_run, args->yes,
+                                                    args->force));
     }
   return status;
 }

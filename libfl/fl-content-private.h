@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+
 G_BEGIN_DECLS
 
 /* Set on the temp file before link(); readers of the original format never see it. */
@@ -28,5 +29,27 @@ gsize    _fl_identity_format (const FlIdentity *identity,
 gboolean _fl_identity_parse  (const char       *buf,
                               gsize             len,
                               FlIdentity       *identity);
+
+/* What a lock file's content means to the original module, which reads it with
+ * readFileSync(path, 'utf8').trim(), Number() and process.kill(v, 0) (docs/protocol.md, J4). */
+typedef enum
+{
+  FL_CONTENT_PID,         /* an int32 integer 1..FL_PID_MAX: that process */
+  FL_CONTENT_NO_SUCH_PID, /* an int32 integer above FL_PID_MAX: kill() says ESRCH */
+  FL_CONTENT_GROUP,       /* an int32 integer <= 0: the module's kill() probes a group */
+  FL_CONTENT_NOT_PID,     /* NaN, a fraction, beyond int32, Infinity: the module's kill throws */
+  FL_CONTENT_UNTOLD,      /* longer than what was read, and the rest could still make a PID */
+} FlContentKind;
+
+/* The most bytes of content that are ever parsed; FL_CONTENT_MAX (fl-judge-private.h) is what
+ * is read. */
+#define FL_CONTENT_PARSE_MAX 64
+
+/* @complete: whether @buf is the whole file. *@value is the number for PID, NO_SUCH_PID and
+ * GROUP, else 0. */
+FlContentKind _fl_parse_content (const char *buf,
+                                 gsize       len,
+                                 gboolean    complete,
+                                 gint64     *value);
 
 G_END_DECLS

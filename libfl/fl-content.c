@@ -1,4 +1,5 @@
-/* fl-content.c: the identity xattr, written and read back (docs/protocol.md, section 1)
+/* fl-content.c: what a lock file says: its content as the original module reads it
+ * (docs/protocol.md, J4), and the identity xattr, written and read back (section 1)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -124,4 +125,186 @@ _fl_identity_parse (const char *buf,
     g_strlcpy (identity->host, fields[6], sizeof identity->host);
 
   return TRUE;
+}
+
+/* The characters JavaScript's String.prototype.trim() removes (WhiteSpace and LineTerminator). */
+static gboolean
+is_js_space (gunichar c)
+{
+  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+         c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+/* What may still turn into a number once more bytes follow: digits, signs, the point, the
+ * exponent, the radix prefixes and hex digits. */
+static gboolean
+is_number_char (gunichar c)
+{
+  return c != 0 && c < 0x80 &&
+         (g_ascii_isxdigit ((char) c) || strchr ("+-.eExXoObB", (char) c) != NULL);
+}
+
+static FlContentKind
+classify_integer (gint64  v,
+                  gint64 *value)
+{
+  *value = v;
+  if (v <= 0)
+    return FL_CONTENT_GROUP;
+  if (v > FL_PID_MAX)
+    return FL_CONTENT_NO_SUCH_PID;
+  return FL_CONTENT_PID;
+}
+
+/* 0x, 0o, 0b: no sign, at least one digit, nothing else (Number() has no separators). */
+static FlContentKind
+parse_radix (const char *s,
+             gsize       n,
+             guint       base,
+             gint64     *value)
+{
+  gint64 v = 0;
+
+  if (n == 0)
+    return FL_CONTENT_NOT_PID;
+  for (gsize i = 0; i < n; i++)
+    {
+      int digit = g_ascii_xdigit_value (s[i]);
+
+      if (digit < 0 || (guint) digit >= base)
+        return FL_CONTENT_NOT_PID;
+      /* Anything past int32 is no PID to process.kill(); stop counting there. */
+      if (v <= G_MAXINT32)
+        v = v * base + digit;
+    }
+  if (v > G_MAXINT32)
+    return FL_CONTENT_NOT_PID;
+  return classify_integer (v, value);
+}
+
+/* StrDecimalLiteral: [+-] ( Infinity | digits [. [digits]] [exp] | . digits [exp] ). */
+static FlContentKind
+parse_decimal (const char *s,
+               gsize       n,
+               gint64     *value)
+{
+  char copy[FL_CONTENT_PARSE_MAX + 1];
+  gsize i = 0, digits = 0;
+  double v;
+
+  if (i < n && (s[i] == '+' || s[i] == '-'))
+    i++;
+  if (n - i == 8 && memcmp (s + i, "Infinity", 8) == 0)
+    return FL_CONTENT_NOT_PID;
+  for (; i < n && g_ascii_isdigit (s[i]); i++)
+    digits++;
+  if (i < n && s[i] == '.')
+    for (i++; i < n && g_ascii_isdigit (s[i]); i++)
+      digits++;
+  if (digits == 0)
+    return FL_CONTENT_NOT_PID;
+  if (i < n && (s[i] == 'e' || s[i] == 'E'))
+    {
+      gsize exp_digits = 0;
+
+      i++;
+      if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+      for (; i < n && g_ascii_isdigit (s[i]); i++)
+        exp_digits++;
+      if (exp_digits == 0)
+        return FL_CONTENT_NOT_PID;
+    }
+  if (i != n || n > FL_CONTENT_PARSE_MAX)
+    return FL_CONTENT_NOT_PID;
+
+  /* Number() rounds to the nearest double, as strtod() does; only then does process.kill()
+   * ask whether it is an int32 (v == (v | 0)). */
+  memcpy (copy, s, n);
+  copy[n] = '\0';
+  v = g_ascii_strtod (copy, NULL);
+  if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != (double) (gint64) v)
+    return FL_CONTENT_NOT_PID;
+  return classify_integer ((gint64) v, value);
+}
+
+/* The module's readFileSync(path, 'utf8').trim(), then Number(), then what process.kill(v, 0)
+ * makes of it: docs/protocol.md, step J4. Invalid UTF-8 decodes to U+FFFD, which is neither
+ * space nor digit. */
+FlContentKind
+_fl_parse_content (const char *buf,
+                   gsize       len,
+                   gboolean    complete,
+                   gint64     *value)
+{
+  gunichar cps[FL_CONTENT_PARSE_MAX + 1];
+  char ascii[FL_CONTENT_PARSE_MAX + 1];
+  gsize n = 0, start, end, a = 0;
+  const char *p = buf, *stop = buf + MIN (len, (gsize) FL_CONTENT_PARSE_MAX);
+
+  *value = 0;
+
+  while (p < stop)
+    {
+      gunichar c;
+
+      if (*p == '\0')
+        {
+          cps[n++] = 0;  /* g_utf8_get_char_validated() would call it incomplete */
+          p++;
+          continue;
+        }
+      c = g_utf8_get_char_validated (p, stop - p);
+      if (c == (gunichar) -2 && !complete)
+        {
+          /* A character cut by the end of the read: it may be a space; leave it out. */
+          break;
+        }
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          cps[n++] = 0xfffd;
+          p++;
+          continue;
+        }
+      cps[n++] = c;
+      p = g_utf8_next_char (p);
+    }
+  if (len > FL_CONTENT_PARSE_MAX)
+    complete = FALSE;
+
+  for (start = 0; start < n && is_js_space (cps[start]); start++)
+    ;
+
+  if (!complete)
+    {
+      /* The rest of the file is unread: a number so far, then only spaces, could still be
+       * one PID or another ("4" then "2", "1" then "e3"), so nothing can be told. */
+      gsize i = start;
+
+      for (; i < n && is_number_char (cps[i]); i++)
+        ;
+      for (; i < n && is_js_space (cps[i]); i++)
+        ;
+      return i == n ? FL_CONTENT_UNTOLD : FL_CONTENT_NOT_PID;
+    }
+
+  for (end = n; end > start && is_js_space (cps[end - 1]); end--)
+    ;
+  for (gsize i = start; i < end; i++)
+    {
+      if (cps[i] >= 0x80 || cps[i] == 0)
+        return FL_CONTENT_NOT_PID;
+      ascii[a++] = (char) cps[i];
+    }
+
+  if (a == 0)
+    return classify_integer (0, value);  /* Number("") is 0 */
+  if (a >= 2 && ascii[0] == '0' && (ascii[1] == 'x' || ascii[1] == 'X'))
+    return parse_radix (ascii + 2, a - 2, 16, value);
+  if (a >= 2 && ascii[0] == '0' && (ascii[1] == 'o' || ascii[1] == 'O'))
+    return parse_radix (ascii + 2, a - 2, 8, value);
+  if (a >= 2 && ascii[0] == '0' && (ascii[1] == 'b' || ascii[1] == 'B'))
+    return parse_radix (ascii + 2, a - 2, 2, value);
+  return parse_decimal (ascii, a, value);
 }

@@ -59,4 +59,23 @@ typedef enum
   FL_KERNEL_LOCK_FREE,
 } FlKernelLock;
 
+/**
+ * FlReclaimable:
+ * @FL_RECLAIMABLE_NONE: nobody may remove it: a process holds its kernel lock (a live libfl
+ *   holder), or it is not a regular file.
+ * @FL_RECLAIMABLE_STALE: stale: fl_snapshot_reclaim() removes it.
+ * @FL_RECLAIMABLE_UNPROVEN: not proven stale, and never stale by itself (content that names no
+ *   single process, a PID that exists without an identity, a holder /proc cannot show, another
+ *   PID namespace or host): only an operator who takes responsibility removes it, with
+ *   fl_snapshot_reclaim_unproven().
+ *
+ * What an operator may do with a snapshot's file (docs/protocol.md, section 7).
+ */
+typedef enum
+{
+  FL_RECLAIMABLE_NONE,
+  FL_RECLAIMABLE_STALE,
+  FL_RECLAIMABLE_UNPROVEN,
+} FlReclaimable;
+
 G_END_DECLS

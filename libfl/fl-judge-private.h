@@ -41,7 +41,9 @@ typedef struct
   char           content[FL_CONTENT_MAX + 1];
   gsize          content_len;
   gboolean       content_complete;  /* the whole file was read */
-  int            content_pid;       /* 0 when the content is not a valid PID */
+  int            content_pid;       /* 0 unless content_kind is FL_CONTENT_PID */
+  FlContentKind  content_kind;      /* what the original module makes of the content */
+  gint64         content_value;     /* the number, for FL_CONTENT_NO_SUCH_PID and _GROUP */
 
   FlIdentity     identity;
   gboolean       has_identity;
@@ -57,6 +59,7 @@ typedef struct
   gboolean       stale;
   char          *reason;
   gint64         mtime_us;        /* wall clock */
+  gint64         changed_us;      /* max (mtime, ctime): what touch and restores cannot move back */
   gint64         stale_at_us;     /* when an unparsable lock turns stale, else 0 */
 } FlLockState;
 

@@ -14,8 +14,9 @@
 #include "fl-judge-private.h"
 #include "fl-options-private.h"
 
-/* See docs/protocol.md: the reuse rule's tolerance for coarse start times and clock steps. */
-#define REUSE_TOLERANCE_US G_USEC_PER_SEC
+/* Only for the wording of a verdict, never for the verdict: a process that started this much
+ * after the file was written is said to have "started after it" (docs/protocol.md, J4). */
+#define STARTED_AFTER_US G_USEC_PER_SEC
 
 static gint64
 timespec_to_us (const struct timespec *ts)
@@ -37,9 +38,18 @@ read_content (FlLockState *self)
   self->content[self->content_len] = '\0';
   self->content_complete = n >= 0 && (gsize) n < FL_CONTENT_MAX && self->st.st_size <= n;
 
-  if (!self->content_complete ||
-      !_fl_parse_pid (self->content, self->content_len, &self->content_pid))
-    self->content_pid = 0;
+  self->content_kind = _fl_parse_content (self->content, self->content_len,
+                                          self->content_complete, &self->content_value);
+  self->content_pid = self->content_kind == FL_CONTENT_PID ? (int) self->content_value : 0;
+}
+
+/* Step J4's clock for unparsable content (docs/protocol.md, "evidence"): touch, cp -p, tar and
+ * rsync -t can set the mtime into the past, but not the ctime. */
+static void
+note_times (FlLockState *self)
+{
+  self->mtime_us = timespec_to_us (&self->st.st_mtim);
+  self->changed_us = MAX (self->mtime_us, timespec_to_us (&self->st.st_ctim));
 }
 
 /* Also step J2, but only once the kernel lock is known to be free: a held lock needs no
@@ -90,7 +100,7 @@ _fl_lock_state_open (FlLockState  *self,
       return FALSE;
     }
 
-  self->mtime_us = timespec_to_us (&self->st.st_mtim);
+  note_times (self);
 
   if (!S_ISREG (self->st.st_mode))
     {
@@ -128,7 +138,7 @@ _fl_lock_state_open (FlLockState  *self,
       return TRUE;
     }
   self->st = again;
-  self->mtime_us = timespec_to_us (&self->st.st_mtim);
+  note_times (self);
 
   read_content (self);
 
@@ -294,13 +304,37 @@ same_machine_and_namespace (FlLockState *self,
   return TRUE;
 }
 
-/* Step J4 for a PID without a kernel lock to go by. */
+/* Whether the identity's boot differs from ours: only when both are known, since a missing
+ * /proc leaves ours empty. */
+static gboolean
+other_boot (FlLockState *self)
+{
+  FlIdentity me;
+
+  _fl_process_self_identity (&me);
+  return me.boot_id[0] && self->identity.boot_id[0] &&
+         strcmp (me.boot_id, self->identity.boot_id) != 0;
+}
+
+/* "PID 18583 is now another process (db-writer)", never the PID twice. */
+static char *
+describe_reused (FlLockState *self)
+{
+  if (self->process.name != NULL)
+    return g_strdup_printf ("PID %d is now another process (%s)", self->pid, self->process.name);
+  return g_strdup_printf ("PID %d is now another process", self->pid);
+}
+
+/* Step J4 for a PID without a kernel lock to go by. PID reuse is decided by the identity
+ * alone (docs/protocol.md, "evidence"): file times can be set by anyone who can write the
+ * file, and a clock step moves them too. */
 static void
 judge_pid (FlLockState *self,
            gint64       now_us,
            const char  *what)
 {
   g_autofree char *holder = NULL;
+  g_autofree char *reused = NULL;
 
   switch (self->process.state)
     {
@@ -327,38 +361,210 @@ judge_pid (FlLockState *self,
 
   holder = _fl_lock_state_describe_holder (self);
 
-  if (self->has_identity && self->identity.pid == self->pid && self->process.start_ticks != 0)
+  if (self->has_identity && self->identity.pid == self->pid)
     {
-      FlIdentity me;
-
-      _fl_process_self_identity (&me);
       /* After a reboot no process from before it can be running: the PID was reused. */
-      if (strcmp (me.boot_id, self->identity.boot_id) != 0 ||
+      if (other_boot (self))
+        {
+          reused = describe_reused (self);
+          verdict (self, FL_LIVENESS_REUSED, TRUE,
+                   g_strdup_printf ("%s; the file was written before the last reboot: "
+                                    "the PID was reused", reused));
+          return;
+        }
+      if (self->process.start_ticks != 0 &&
           self->process.start_ticks != self->identity.start_ticks)
         {
+          reused = describe_reused (self);
           verdict (self, FL_LIVENESS_REUSED, TRUE,
-                   g_strdup_printf ("PID %d now belongs to %s, a process started after "
-                                    "the file was written: the PID was reused",
-                                    self->pid, holder));
+                   g_strdup_printf ("%s, started after the file was written: the PID was "
+                                    "reused", reused));
           return;
         }
     }
-  else if (self->process.start_boot_us != 0)
-    {
-      gint64 written_boot_us = _fl_process_boottime_now () - (now_us - self->mtime_us);
 
-      if (self->process.start_boot_us > written_boot_us + REUSE_TOLERANCE_US)
-        {
-          verdict (self, FL_LIVENESS_REUSED, TRUE,
-                   g_strdup_printf ("PID %d now belongs to %s, a process started after "
-                                    "the file was written: the PID was reused",
-                                    self->pid, holder));
-          return;
-        }
+  if (self->process.start_ticks == 0)
+    {
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               g_strdup_printf ("%s PID %d exists, but /proc cannot show it (hidden, missing "
+                                "or another PID namespace's): libfl calls it alive, as the "
+                                "original module does", what, self->pid));
+      return;
+    }
+
+  if (!self->has_identity && self->process.start_real_us > self->mtime_us + STARTED_AFTER_US)
+    {
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               g_strdup_printf ("%s %s exists (started after the file was written: its PID "
+                                "may have been reused; libfl does not take over without proof, "
+                                "as the original module would call it alive)", what, holder));
+      return;
     }
 
   verdict (self, FL_LIVENESS_ALIVE, FALSE,
            g_strdup_printf ("%s %s is running", what, holder));
+}
+
+/* Content bytes for a message: escaped by length, so a NUL shows as \x00 and cuts nothing. */
+static char *
+escape_shown (const char *bytes,
+              gsize       len,
+              gsize       max)
+{
+  GString *out = g_string_new (NULL);
+
+  for (gsize i = 0; i < MIN (len, max); i++)
+    {
+      guchar c = (guchar) bytes[i];
+
+      if (c == '\\' || c == '"')
+        g_string_append_printf (out, "\\%c", c);
+      else if (c >= 0x20 && c < 0x7f)
+        g_string_append_c (out, (char) c);
+      else
+        g_string_append_printf (out, "\\x%02x", c);
+    }
+  if (len > max)
+    g_string_append (out, "…");
+  return g_string_free (out, FALSE);
+}
+
+/* Why the file could not be opened, and who can do something about it. */
+static char *
+describe_open_error (FlLockState *self)
+{
+  switch (self->open_errno)
+    {
+    case EACCES:
+    case EPERM:
+      return g_strdup_printf ("cannot read the lock file (%s): ask its owner (uid %u) or an "
+                              "administrator", g_strerror (self->open_errno),
+                              (guint) self->st.st_uid);
+    case EMFILE:
+    case ENFILE:
+      return g_strdup_printf ("cannot open the lock file: this process has too many open "
+                              "files (%s): raise the limit (ulimit -n) or retry",
+                              g_strerror (self->open_errno));
+    default:
+      return g_strdup_printf ("cannot open the lock file “%s”: %s", self->path,
+                              g_strerror (self->open_errno));
+    }
+}
+
+/* The held branch for an inspector: who really keeps the kernel lock? An acquirer skips
+ * this, so a contended acquire stays one flock() (docs/protocol.md, J4). */
+static void
+judge_held_for_inspector (FlLockState *self)
+{
+  g_autofree char *elsewhere = NULL;
+  g_autofree char *holder = NULL;
+  gboolean gone;
+
+  read_identity (self);
+  if (self->has_identity && !same_machine_and_namespace (self, &elsewhere))
+    {
+      /* Its PID is another namespace's: probing it here would name an unrelated process. */
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               g_strdup_printf ("held by a process in %s (PID %d there), which keeps its "
+                                "kernel lock on the file", elsewhere, self->pid));
+      return;
+    }
+
+  _fl_process_probe (self->pid, FALSE, &self->process);
+  gone = self->process.state == FL_PROCESS_GONE || self->process.state == FL_PROCESS_ZOMBIE ||
+         (self->has_identity && self->process.start_ticks != 0 &&
+          self->process.start_ticks != self->identity.start_ticks) ||
+         (self->has_identity && other_boot (self));
+  if (gone)
+    {
+      /* Whatever runs under that PID now is not the holder: do not show its name. */
+      _fl_process_info_clear (&self->process);
+      memset (&self->process, 0, sizeof self->process);
+      self->process.uid = -1;
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               g_strdup_printf ("held: PID %d has exited, but its kernel lock is kept by a "
+                                "process that inherited the descriptor (a child of PID %d)",
+                                self->pid, self->pid));
+      return;
+    }
+
+  holder = _fl_lock_state_describe_holder (self);
+  verdict (self, FL_LIVENESS_ALIVE, FALSE,
+           g_strdup_printf ("held: %s keeps its kernel lock on the file", holder));
+}
+
+/* Step J4 for content that names no single process (docs/protocol.md, the J4 table). */
+static void
+judge_not_a_pid (FlLockState         *self,
+                 const FlLockOptions *options,
+                 gint64               now_us)
+{
+  g_autofree char *shown = escape_shown (self->content, self->content_len, 24);
+
+  switch (self->content_kind)
+    {
+    case FL_CONTENT_NO_SUCH_PID:
+      verdict (self, FL_LIVENESS_DEAD, TRUE,
+               g_strdup_printf ("the holder PID %" G_GINT64_FORMAT " (“%s”) is beyond the "
+                                "kernel's PID range (%d): no such process", self->content_value,
+                                shown, FL_PID_MAX));
+      return;
+
+    case FL_CONTENT_GROUP:
+      {
+        g_autofree char *probed = self->content_value == 0
+                                  ? g_strdup ("its own process group")
+                                  : self->content_value == -1
+                                  ? g_strdup ("every process it may signal")
+                                  : g_strdup_printf ("process group %" G_GINT64_FORMAT,
+                                                     -self->content_value);
+
+        verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+                 g_strdup_printf ("the content “%s” is the number %" G_GINT64_FORMAT ", not a "
+                                  "PID: the original module's kill(%" G_GINT64_FORMAT ", 0) "
+                                  "probes %s and calls the holder alive while that exists. "
+                                  "libfl never takes it over by itself; if no process holds it, "
+                                  "an operator can reclaim it with flctl reclaim --force",
+                                  shown, self->content_value, self->content_value, probed));
+        return;
+      }
+
+    case FL_CONTENT_UNTOLD:
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf ("the content (“%s”) is longer than %d bytes and could still "
+                                "name a PID to the original module: libfl never takes it over "
+                                "by itself; if no process holds it, an operator can reclaim it "
+                                "with flctl reclaim --force", shown, FL_CONTENT_MAX));
+      return;
+
+    case FL_CONTENT_NOT_PID:
+    case FL_CONTENT_PID:
+    default:
+      {
+        gint64 stale_after_us = _fl_lock_options_stale_after_us (options);
+        g_autofree char *limit = NULL;
+
+        if (stale_after_us == G_MAXINT64)
+          {
+            /* FL_STALE_NEVER: such a lock is left to an operator. */
+            self->stale_at_us = 0;
+            verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+                     g_strdup_printf ("the content is not a PID (“%s”), and this lock's options "
+                                      "say such a lock is never stale by age; if no process "
+                                      "holds it, an operator can reclaim it with flctl reclaim "
+                                      "--force", shown));
+            return;
+          }
+
+        limit = _fl_format_age (stale_after_us);
+        self->stale_at_us = _fl_lock_options_stale_at_us (options, self->changed_us);
+        verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
+                 g_strdup_printf ("the content is not a PID (“%s”): such a lock is stale once "
+                                  "older than %s (counted from its last change, which touch "
+                                  "cannot move back)", shown, limit));
+        return;
+      }
+    }
 }
 
 static void
@@ -367,7 +573,6 @@ judge_lock (FlLockState         *self,
             const FlLockOptions *options,
             gint64               now_us)
 {
-  g_autofree char *holder = NULL;
   g_autofree char *elsewhere = NULL;
   const char *dropped;
 
@@ -378,12 +583,12 @@ judge_lock (FlLockState         *self,
   if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
     {
       if (mode == FL_PROBE_SHARED && self->pid > 0)
-        _fl_process_probe (self->pid, FALSE, &self->process);
-      holder = _fl_lock_state_describe_holder (self);
-      verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               self->pid > 0
-               ? g_strdup_printf ("held: %s keeps its kernel lock on the file", holder)
-               : g_strdup ("held: a process keeps its kernel lock on the file"));
+        judge_held_for_inspector (self);
+      else
+        verdict (self, FL_LIVENESS_ALIVE, FALSE,
+                 self->pid > 0
+                 ? g_strdup_printf ("held: PID %d keeps its kernel lock on the file", self->pid)
+                 : g_strdup ("held: a process keeps its kernel lock on the file"));
       return;
     }
 
@@ -438,24 +643,13 @@ judge_lock (FlLockState         *self,
 
   if (self->fd < 0)
     {
-      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("cannot read the lock file (%s): ask its owner (uid %u) or an "
-                                "administrator", g_strerror (self->open_errno),
-                                (guint) self->st.st_uid));
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_open_error (self));
       return;
     }
 
-  if (self->content_pid == 0)
+  if (self->content_kind != FL_CONTENT_PID)
     {
-      gint64 stale_after_us = _fl_lock_options_or_default (options)->stale_after_ms * 1000;
-      g_autofree char *shown = g_strescape (self->content, NULL);
-      g_autofree char *limit = _fl_format_age (stale_after_us);
-
-      self->stale_at_us = self->mtime_us + stale_after_us;
-      verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
-               g_strdup_printf ("the content is not a PID (“%.32s%s”): such a lock is stale "
-                                "once older than %s",
-                                shown, self->content_complete ? "" : "…", limit));
+      judge_not_a_pid (self, options, now_us);
       return;
     }
 

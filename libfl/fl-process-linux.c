@@ -153,6 +153,42 @@ ticks_to_us (guint64 ticks)
   return (gint64) (ticks * (G_USEC_PER_SEC / (guint64) clock_ticks_per_second));
 }
 
+/* Whether /proc shows this process's own PID namespace. After `unshare --pid --fork` without a
+ * new /proc mount it shows the parent's, where /proc/<pid> is another process than our <pid>. */
+gboolean
+_fl_process_proc_is_ours (void)
+{
+  char link[32];
+  gssize n;
+  gint64 pid;
+  char *end;
+
+  n = readlink ("/proc/self", link, sizeof link - 1);
+  if (n <= 0)
+    return FALSE;
+  link[n] = '\0';
+  pid = g_ascii_strtoll (link, &end, 10);
+  return *end == '\0' && pid == (gint64) getpid ();
+}
+
+/* A thread group whose leader called pthread_exit() shows the leader as a zombie while its
+ * other threads run: only a group with no other thread left has exited. */
+static gboolean
+zombie_group_has_threads (int pid)
+{
+  char path[64];
+  char buf[2048];
+  const char *line;
+
+  g_snprintf (path, sizeof path, "/proc/%d/status", pid);
+  if (read_bounded (path, buf, sizeof buf) <= 0)
+    return TRUE;  /* cannot tell: a live holder must not be called dead */
+  line = strstr (buf, "\nThreads:");
+  if (line == NULL)
+    return TRUE;
+  return g_ascii_strtoll (line + strlen ("\nThreads:"), NULL, 10) > 1;
+}
+
 void
 _fl_process_probe (int            pid,
                    gboolean       details,
@@ -180,15 +216,21 @@ _fl_process_probe (int            pid,
       return;
     }
 
+  /* From here the process exists: only ESRCH is gone (docs/protocol.md, "evidence"). What
+   * /proc cannot show (hidepid, no /proc, another namespace's) leaves it running with its
+   * start time unknown. */
   info->state = FL_PROCESS_RUNNING;
+
+  if (!_fl_process_proc_is_ours ())
+    return;
 
   g_snprintf (path, sizeof path, "/proc/%d/stat", pid);
   len = read_bounded (path, buf, sizeof buf);
   if (len < 0)
     {
-      /* Exited between kill() and open(), or /proc is hidden from us (hidepid): only the
-       * former is certain. */
-      if (errno == ENOENT || errno == ESRCH)
+      /* Exited between kill() and open(), or hidden from us (hidepid=invisible says ENOENT
+       * too): ask kill() again, which tells the two apart. */
+      if ((errno == ENOENT || errno == ESRCH) && kill (pid, 0) < 0 && errno == ESRCH)
         info->state = FL_PROCESS_GONE;
       return;
     }
@@ -197,7 +239,7 @@ _fl_process_probe (int            pid,
     {
       gint64 now_boot = _fl_process_boottime_now ();
 
-      if (state == 'Z' || state == 'X')
+      if ((state == 'Z' || state == 'X') && !zombie_group_has_threads (pid))
         info->state = FL_PROCESS_ZOMBIE;
       info->start_boot_us = ticks_to_us (info->start_ticks);
       info->start_real_us = g_get_real_time () - (now_boot - info->start_boot_us);
@@ -310,16 +352,23 @@ _fl_process_self_identity (FlIdentity *identity)
   /* Cached per PID: a forked child computes its own. */
   if (self_identity.pid != pid)
     {
-      FlProcessInfo info;
+      char stat_buf[1024];
       char buf[64];
       struct stat st;
 
       memset (&self_identity, 0, sizeof self_identity);
       self_identity.pid = pid;
 
-      _fl_process_probe (pid, FALSE, &info);
-      self_identity.start_ticks = info.start_ticks;
-      _fl_process_info_clear (&info);
+      /* /proc/self, not /proc/<pid>: in a PID namespace without its own /proc mount, the
+       * latter is another process. */
+      if (read_bounded ("/proc/self/stat", stat_buf, sizeof stat_buf) > 0)
+        {
+          char state;
+
+          if (!_fl_parse_proc_stat (stat_buf, strlen (stat_buf), NULL, &state,
+                                    &self_identity.start_ticks))
+            self_identity.start_ticks = 0;
+        }
 
       if (read_bounded ("/proc/sys/kernel/random/boot_id", buf, sizeof buf) > 0)
         {

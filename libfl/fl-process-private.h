@@ -18,7 +18,8 @@ typedef enum
   FL_PROCESS_UNKNOWN,  /* not probed: PID out of range */
   FL_PROCESS_GONE,     /* kill(pid, 0) says ESRCH */
   FL_PROCESS_ZOMBIE,   /* exited, not yet reaped */
-  FL_PROCESS_RUNNING,  /* exists; start time known when /proc could be read */
+  FL_PROCESS_RUNNING,  /* exists; start time known when /proc could be read (0: hidden, no
+                        * /proc, or /proc of another PID namespace) */
 } FlProcessState;
 
 typedef struct
@@ -44,6 +45,9 @@ void               _fl_process_probe_cached (int            pid,
                                              FlProcessInfo *info);
 /* Forget every thread's memory, e.g. when a pidfd says some process exited. */
 void               _fl_process_cache_invalidate (void);
+
+/* Whether /proc shows this process's PID namespace (readlink /proc/self is getpid()). */
+gboolean           _fl_process_proc_is_ours (void);
 
 /* getpid(), never cached: right in any child, however it was made. */
 int                _fl_process_self_pid     (void);

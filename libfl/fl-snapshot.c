@@ -35,6 +35,7 @@ struct _FlSnapshot
   FlLiveness    liveness;
   FlKernelLock  kernel_lock;
   gboolean      stale;
+  FlReclaimable reclaimable;
   char         *reason;
   char         *content;      /* printable: other bytes as \xNN */
   char         *content_raw;  /* byte for byte, for the reclaim's comparison */
@@ -71,6 +72,7 @@ enum {
   PROP_MTIME,
   PROP_CAPTURED_AT,
   PROP_AGE,
+  PROP_RECLAIMABLE,
   N_PROPS
 };
 
@@ -124,6 +126,10 @@ snapshot_from_state (FlLockState *state,
   self->liveness = state->liveness;
   self->kernel_lock = state->kernel_lock;
   self->stale = state->stale;
+  if (state->kind == FL_ENTRY_FOREIGN || state->kernel_lock == FL_KERNEL_LOCK_HELD)
+    self->reclaimable = FL_RECLAIMABLE_NONE;
+  else
+    self->reclaimable = state->stale ? FL_RECLAIMABLE_STALE : FL_RECLAIMABLE_UNPROVEN;
   self->reason = g_strdup (state->reason);
   /* Byte for byte, NULs included: a reclaim compares all of it. */
   self->content_raw = g_malloc (state->content_len + 1);
@@ -271,6 +277,8 @@ static gboolean
 reclaim_at (FlSnapshot          *self,
             int                  dirfd,
             const FlLockOptions *options,
+            gboolean             unproven,
+            GCancellable        *cancellable,
             GError             **error)
 {
   g_autoptr(GError) local_error = NULL;
@@ -279,6 +287,9 @@ reclaim_at (FlSnapshot          *self,
   for (guint attempt = 0; attempt < 50; attempt++)
     {
       g_auto(FlLockState) now = { .fd = -1 };
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
 
       if (!_fl_lock_state_open (&now, dirfd, self->directory, self->name, &local_error))
         {
@@ -306,6 +317,16 @@ reclaim_at (FlSnapshot          *self,
           continue;
         }
 
+      if (unproven && !(now.holds_exclusive || now.no_kernel_locks))
+        {
+          /* A held kernel lock is a live libfl holder: no operator overrules that. */
+          g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
+                       "“%s” is held, so it was left alone even though forced: %s",
+                       self->path, now.reason);
+          return FALSE;
+        }
+      if (!now.stale && unproven)
+        now.stale = TRUE;  /* the operator's decision: docs/protocol.md, section 7 */
       if (!now.stale || !(now.holds_exclusive || now.no_kernel_locks))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
@@ -393,11 +414,61 @@ fl_snapshot_reclaim (FlSnapshot          *self,
   if (dirfd < 0)
     return FALSE;
 
-  ret = reclaim_at (self, dirfd, options, error);
+  ret = reclaim_at (self, dirfd, options, FALSE, NULL, error);
   close (dirfd);
 
   return ret;
 }
+
+/**
+ * fl_snapshot_reclaim_unproven:
+ * @self: a snapshot of a lock, temp or graveyard file that is not proven stale
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The operator's override, for a file libfl never calls stale by itself (see
+ * %FL_RECLAIMABLE_UNPROVEN): content that names no single process (empty, `0`, a negative
+ * number, more than 64 bytes), a PID that exists without an identity to tell reuse, a holder
+ * /proc cannot show, another PID namespace or host. Recovery is never blocked by missing
+ * evidence; the caller takes responsibility for the holder really being gone.
+ *
+ * The same guarded path as fl_snapshot_reclaim(): the file must still be the one @self saw
+ * (same inode, content and mtime), and its kernel lock must be free: a held kernel lock is a
+ * live libfl holder, and is always refused (%FL_ERROR_NOT_STALE). A stale file is reclaimed
+ * as by fl_snapshot_reclaim().
+ *
+ * Returns: %TRUE if the file was removed
+ */
+gboolean
+fl_snapshot_reclaim_unproven (FlSnapshot    *self,
+                              GCancellable  *cancellable,
+                              GError       **error)
+{
+  gboolean ret;
+  int dirfd;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
+                   "does not belong there", self->path);
+      return FALSE;
+    }
+
+  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
+  if (dirfd < 0)
+    return FALSE;
+
+  ret = reclaim_at (self, dirfd, NULL, TRUE, cancellable, error);
+  close (dirfd);
+
+  return ret;
+}
+
 
 gboolean
 fl_snapshot_same_file (FlSnapshot *self,
@@ -474,6 +545,16 @@ GETTER (const char *, reason, reason)
 GETTER (const char *, content, content)
 GETTER (gint64, mtime, mtime)
 GETTER (gint64, captured_at, captured_at)
+
+/**
+ * fl_snapshot_get_reclaimable:
+ * @self: a snapshot
+ *
+ * Returns: whether fl_snapshot_reclaim() (%FL_RECLAIMABLE_STALE), only
+ *   fl_snapshot_reclaim_unproven() (%FL_RECLAIMABLE_UNPROVEN), or nothing
+ *   (%FL_RECLAIMABLE_NONE) would remove the file, as judged when the snapshot was taken
+ */
+GETTER (FlReclaimable, reclaimable, reclaimable)
 
 #undef GETTER
 
@@ -578,6 +659,7 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_MTIME: g_value_set_int64 (value, self->mtime); break;
     case PROP_CAPTURED_AT: g_value_set_int64 (value, self->captured_at); break;
     case PROP_AGE: g_value_set_int64 (value, fl_snapshot_get_age (self)); break;
+    case PROP_RECLAIMABLE: g_value_set_enum (value, self->reclaimable); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -619,6 +701,9 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
   properties[PROP_CAPTURED_AT] = g_param_spec_int64 ("captured-at", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
   properties[PROP_AGE] = g_param_spec_int64 ("age", NULL, NULL, 0, G_MAXINT64, 0, flags);
+  properties[PROP_RECLAIMABLE] = g_param_spec_enum ("reclaimable", NULL, NULL,
+                                                    FL_TYPE_RECLAIMABLE, FL_RECLAIMABLE_NONE,
+                                                    flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

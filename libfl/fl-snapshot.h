@@ -79,6 +79,13 @@ gboolean      fl_snapshot_reclaim              (FlSnapshot          *self,
                                                 GError             **error);
 
 FL_AVAILABLE_IN_ALL
+FlReclaimable fl_snapshot_get_reclaimable      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_reclaim_unproven     (FlSnapshot          *self,
+                                                GCancellable        *cancellable,
+                                                GError             **error);
+
+FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_kind_for_name           (const char          *name,
                                                 FlEntryKind         *kind);
 FL_AVAILABLE_IN_ALL

@@ -89,7 +89,7 @@ static void
 test_reclaim_stale (Fixture       *f,
                     gconstpointer  data)
 {
-  const char *names[] = { "report.csv.lock", "session.db.lock", "upload.part.lock" };
+  const char *names[] = { "report.csv.lock", "session.db.lock" };
 
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -109,6 +109,40 @@ test_reclaim_stale (Fixture       *f,
       g_assert_nonnull (strstr (done->out, "Reclaimed"));
       g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
     }
+}
+
+/* An empty lock is never stale by itself (the original module calls its holder alive): plain
+ * reclaim refuses it and says how to force it; --force reclaims it. A held kernel lock is
+ * refused even forced. */
+static void
+test_reclaim_force (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *empty = path_in (f, "upload.part.lock");
+  g_autofree char *held = path_in (f, "database.sqlite.lock");
+  g_autoptr(FlctlResult) plain = NULL;
+  g_autoptr(FlctlResult) dry = NULL;
+  g_autoptr(FlctlResult) forced = NULL;
+  g_autoptr(FlctlResult) live = NULL;
+
+  plain = flctl_test_run (0, NULL, "reclaim", "-y", empty, NULL);
+  g_assert_cmpint (plain->status, ==, 1);
+  g_assert_nonnull (strstr (plain->err, "--force"));
+  g_assert_true (g_file_test (empty, G_FILE_TEST_EXISTS));
+
+  dry = flctl_test_run (0, NULL, "reclaim", "--force", "--dry-run", empty, NULL);
+  g_assert_cmpint (dry->status, ==, 0);
+  g_assert_nonnull (strstr (dry->out, "may be alive"));
+  g_assert_true (g_file_test (empty, G_FILE_TEST_EXISTS));
+
+  forced = flctl_test_run (0, NULL, "reclaim", "--force", "-y", empty, NULL);
+  g_assert_cmpint (forced->status, ==, 0);
+  g_assert_nonnull (strstr (forced->out, "Reclaimed"));
+  g_assert_false (g_file_test (empty, G_FILE_TEST_EXISTS));
+
+  live = flctl_test_run (0, NULL, "reclaim", "--force", "-y", held, NULL);
+  g_assert_cmpint (live->status, ==, 1);
+  g_assert_true (g_file_test (held, G_FILE_TEST_EXISTS));
 }
 
 /* Without a terminal to ask on, nothing happens unless -y says so. */
@@ -217,6 +251,7 @@ main (int    argc,
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/flctl/reclaim/refuses-live", test_reclaim_refuses_live);
   ADD ("/flctl/reclaim/stale", test_reclaim_stale);
+  ADD ("/flctl/reclaim/force", test_reclaim_force);
   ADD ("/flctl/reclaim/needs-yes", test_reclaim_needs_yes);
   ADD ("/flctl/reclaim/nothing", test_reclaim_nothing);
   ADD ("/flctl/reclaim/mixed", test_reclaim_mixed);

@@ -1,9 +1,12 @@
 /* fuzz-content.c: the bytes of a lock file and of its identity xattr
  *
  * A lock's content is the holder's PID in decimal ASCII and nothing else
- * (docs/protocol.md, section 1): whatever _fl_parse_pid() accepts must print back to exactly
- * the bytes it read. The identity xattr is parsed strictly; what it accepts must survive a
- * format and a second parse unchanged.
+ * (docs/protocol.md, section 1): whatever _fl_parse_pid() accepts (names keep this canonical
+ * form) must print back to exactly the bytes it read. A reader judges the content as the
+ * original module reads it (trim, Number, J4): whatever _fl_parse_content() calls a PID lies
+ * in 1..FL_PID_MAX, the other kinds keep their ranges, and a canonical PID is the same PID
+ * to both. The identity xattr is parsed strictly; what it accepts must survive a format and a
+ * second parse unchanged.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -33,6 +36,47 @@ check_pid (const char *buf,
   g_snprintf (canonical, sizeof canonical, "%d", pid);
   g_assert_cmpuint (strlen (canonical), ==, len);
   g_assert_true (memcmp (canonical, buf, len) == 0);
+}
+
+static void
+check_content (const char *buf,
+               gsize       len,
+               gboolean    complete)
+{
+  gint64 value = -1;
+  int pid = -1;
+  FlContentKind kind = _fl_parse_content (buf, len, complete, &value);
+
+  switch (kind)
+    {
+    case FL_CONTENT_PID:
+      g_assert_cmpint (value, >=, 1);
+      g_assert_cmpint (value, <=, FL_PID_MAX);
+      break;
+    case FL_CONTENT_NO_SUCH_PID:
+      g_assert_cmpint (value, >, FL_PID_MAX);
+      g_assert_cmpint (value, <=, G_MAXINT32);
+      break;
+    case FL_CONTENT_GROUP:
+      g_assert_cmpint (value, <=, 0);
+      g_assert_cmpint (value, >=, G_MININT32);
+      break;
+    case FL_CONTENT_NOT_PID:
+    case FL_CONTENT_UNTOLD:
+      g_assert_cmpint (value, ==, 0);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  /* Content cut short, or longer than is ever parsed, is never taken for a given PID. */
+  if (!complete || len > FL_CONTENT_PARSE_MAX)
+    g_assert_true (kind == FL_CONTENT_UNTOLD || kind == FL_CONTENT_NOT_PID);
+  else if (_fl_parse_pid (buf, len, &pid))
+    {
+      g_assert_cmpint (kind, ==, FL_CONTENT_PID);
+      g_assert_cmpint (value, ==, pid);
+    }
 }
 
 static void
@@ -71,11 +115,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   const char *buf = (const char *) data;
 
   check_pid (buf, size);
+  check_content (buf, size, TRUE);
+  check_content (buf, size, FALSE);
   check_identity (buf, size);
 
   /* A reader sees at most 64 bytes of content: every prefix is a content someone may read. */
   for (gsize len = 0; len <= MIN (size, 16); len++)
-    check_pid (buf, len);
+    {
+      check_pid (buf, len);
+      check_content (buf, len, TRUE);
+    }
 
   return 0;
 }

@@ -8,12 +8,17 @@
  *                                          release
  *   original-peer acquire TARGET MS        try for MS milliseconds: print "acquired" (and
  *                                          release, exit 0) or "timeout" (exit 2)
+ *   original-peer judge CONTENT            "alive" or "dead": the module's isAlive() of that
+ *   original-peer judge-file FILE...       content (the second for bytes argv cannot carry,
+ *                                          one line per FILE)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +51,118 @@ random_u32 (void)
   return value;
 }
 
-/* The module's readFile + parseInt: digits at the start, anything after them ignored; returns 0
- * when there is no number (the module then treats the lock as held and polls). */
-static long
+/* The module reads the whole file; a bound keeps a hostile one from costing more. */
+#define READ_MAX (1024 * 1024)
+
+/* What String.prototype.trim() removes. */
+static int
+is_js_space (unsigned int c)
+{
+  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+         c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+/* One UTF-8 character at p (n bytes left): its code point, U+FFFD for an invalid sequence
+ * (one byte consumed), as Buffer.toString('utf8') decodes. */
+static unsigned int
+decode_utf8 (const unsigned char *p,
+             size_t               n,
+             size_t              *used)
+{
+  unsigned int c, min;
+  size_t len;
+
+  *used = 1;
+  if (p[0] < 0x80)
+    return p[0];
+  if ((p[0] & 0xe0) == 0xc0)
+    len = 2, c = p[0] & 0x1f, min = 0x80;
+  else if ((p[0] & 0xf0) == 0xe0)
+    len = 3, c = p[0] & 0x0f, min = 0x800;
+  else if ((p[0] & 0xf8) == 0xf0)
+    len = 4, c = p[0] & 0x07, min = 0x10000;
+  else
+    return 0xfffd;
+  if (len > n)
+    return 0xfffd;
+  for (size_t i = 1; i < len; i++)
+    {
+      if ((p[i] & 0xc0) != 0x80)
+        return 0xfffd;
+      c = (c << 6) | (p[i] & 0x3f);
+    }
+  if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+    return 0xfffd;
+  *used = len;
+  return c;
+}
+
+/* Number() of an ASCII string already trimmed: decimal with fraction and exponent, Infinity,
+ * or 0x/0o/0b; "" is 0; anything else NaN. */
+static double
+js_number (const char *s)
+{
+  size_t n = strlen (s), i = 0, digits = 0;
+  char *end;
+
+  if (n == 0)
+    return 0;
+  if (n > 2 && s[0] == '0' && strchr ("xXoObB", s[1]) != NULL)
+    {
+      int base = strchr ("xX", s[1]) ? 16 : strchr ("oO", s[1]) ? 8 : 2;
+      double v = 0;
+
+      for (i = 2; i < n; i++)
+        {
+          int d = isdigit ((unsigned char) s[i]) ? s[i] - '0'
+                  : isxdigit ((unsigned char) s[i]) ? tolower ((unsigned char) s[i]) - 'a' + 10
+                  : 99;
+          if (d >= base)
+            return NAN;
+          v = v * base + d;
+        }
+      return v;
+    }
+  if (s[i] == '+' || s[i] == '-')
+    i++;
+  if (strcmp (s + i, "Infinity") == 0)
+    return s[0] == '-' ? -INFINITY : INFINITY;
+  for (; isdigit ((unsigned char) s[i]); i++)
+    digits++;
+  if (s[i] == '.')
+    for (i++; isdigit ((unsigned char) s[i]); i++)
+      digits++;
+  if (digits == 0)
+    return NAN;
+  if (s[i] == 'e' || s[i] == 'E')
+    {
+      size_t exp_digits = 0;
+
+      i++;
+      if (s[i] == '+' || s[i] == '-')
+        i++;
+      for (; isdigit ((unsigned char) s[i]); i++)
+        exp_digits++;
+      if (exp_digits == 0)
+        return NAN;
+    }
+  if (i != n)
+    return NAN;
+  return strtod (s, &end);
+}
+
+/* The module's readFileSync(path, 'utf8').trim() and Number(): NaN when the text is no number.
+ * *missing is set when there is no such file. */
+static double
 read_pid (const char *path,
           int        *missing)
 {
-  char buf[64];
-  ssize_t n;
+  static unsigned char buf[READ_MAX];
+  static unsigned int cps[READ_MAX];
+  static char ascii[READ_MAX + 1];
+  size_t total = 0, n = 0, start, end, a = 0;
+  ssize_t got;
   int fd;
 
   *missing = 0;
@@ -61,14 +170,39 @@ read_pid (const char *path,
   if (fd < 0)
     {
       *missing = errno == ENOENT;
-      return 0;
+      return NAN;
     }
-  n = read (fd, buf, sizeof buf - 1);
+  while (total < sizeof buf && (got = read (fd, buf + total, sizeof buf - total)) > 0)
+    total += (size_t) got;
   close (fd);
-  if (n <= 0)
+
+  for (size_t i = 0, used; i < total; i += used)
+    cps[n++] = decode_utf8 (buf + i, total - i, &used);
+  for (start = 0; start < n && is_js_space (cps[start]); start++)
+    ;
+  for (end = n; end > start && is_js_space (cps[end - 1]); end--)
+    ;
+  for (size_t i = start; i < end; i++)
+    {
+      if (cps[i] == 0 || cps[i] >= 0x80)
+        return NAN;
+      ascii[a++] = (char) cps[i];
+    }
+  ascii[a] = '\0';
+  return js_number (ascii);
+}
+
+/* The common idiom: try { process.kill(pid, 0); return true }
+ * catch (e) { return e.code === 'EPERM' }. Node's kill throws (dead) unless pid == (pid | 0);
+ * a value <= 0 then probes a process group, as the module does (signal 0 sends nothing). */
+static int
+is_alive (double pid)
+{
+  if (!(pid >= INT_MIN && pid <= INT_MAX) || pid != (double) (int) pid)
     return 0;
-  buf[n] = '\0';
-  return strtol (buf, NULL, 10);
+  if (kill ((pid_t) (int) pid, 0) == 0)
+    return 1;
+  return errno == EPERM;
 }
 
 static int
@@ -95,7 +229,7 @@ write_temp (const char *temp)
  * created meanwhile. Kept as is on purpose. */
 static void
 take_over (const char *lock,
-           long        judged)
+           double      judged)
 {
   char gy[PATH_MAX + 64];
   int missing;
@@ -121,7 +255,7 @@ acquire (const char *target,
   snprintf (lock, sizeof lock, "%s.lock", target);
   for (;;)
     {
-      long pid;
+      double pid;
       int missing;
 
       snprintf (temp, sizeof temp, "%s.%d.%08x.tmp", lock, (int) getpid (), random_u32 ());
@@ -146,7 +280,7 @@ acquire (const char *target,
       pid = read_pid (lock, &missing);
       if (missing)
         continue;
-      if (pid > 0 && kill ((pid_t) pid, 0) < 0 && errno == ESRCH)
+      if (!is_alive (pid))
         {
           take_over (lock, pid);
           continue;
@@ -215,6 +349,21 @@ cmd_acquire (const char *target,
   return ret == 0 ? 0 : 2;
 }
 
+static int
+cmd_judge (const char *path)
+{
+  int missing;
+  double pid = read_pid (path, &missing);
+
+  if (missing)
+    {
+      fprintf (stderr, "original-peer: no such file %s\n", path);
+      return FL_TEST_EXIT_FAILED;
+    }
+  printf ("%s\n", is_alive (pid) ? "alive" : "dead");
+  return 0;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -225,7 +374,28 @@ main (int   argc,
     return cmd_hold (argv[2]);
   if (argc == 4 && strcmp (argv[1], "acquire") == 0)
     return cmd_acquire (argv[2], strtol (argv[3], NULL, 10));
+  if (argc >= 3 && strcmp (argv[1], "judge-file") == 0)
+    {
+      for (int i = 2; i < argc; i++)
+        if (cmd_judge (argv[i]) != 0)
+          return FL_TEST_EXIT_FAILED;
+      fflush (stdout);
+      return 0;
+    }
+  if (argc == 3 && strcmp (argv[1], "judge") == 0)
+    {
+      char path[] = "/tmp/original-peer-judge-XXXXXX";
+      int fd = mkstemp (path);
+      int ret;
+
+      if (fd < 0 || write (fd, argv[2], strlen (argv[2])) != (ssize_t) strlen (argv[2]))
+        return FL_TEST_EXIT_FAILED;
+      close (fd);
+      ret = cmd_judge (path);
+      unlink (path);
+      return ret;
+    }
   fprintf (stderr, "usage: original-peer count TARGET COUNTER N | hold TARGET"
-           " | acquire TARGET MS\n");
+           " | acquire TARGET MS | judge CONTENT | judge-file FILE...\n");
   return 64;
 }

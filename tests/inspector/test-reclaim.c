@@ -103,7 +103,7 @@ static void
 test_reclaim_cancelled (void)
 {
   InspectorWindow *window = ui_window_with_demo ();
-  g_autofree char *path = ui_demo_path (window, "upload.part.lock");
+  g_autofree char *path = ui_demo_path (window, "report.csv.lock");
 
   g_assert_true (_inspector_window_select_path (window, path));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);

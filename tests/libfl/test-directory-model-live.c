@@ -122,7 +122,9 @@ test_age_clock (ModelFixture  *fx,
                 gconstpointer  data)
 {
   g_autofree char *path = model_path (fx, "junk.lock");
-  gint64 mtime = (g_get_real_time () / G_USEC_PER_SEC - 3600) * G_USEC_PER_SEC;
+  /* In the future: stale_after counts from max (mtime, ctime), and only a future mtime is
+   * later than the ctime that setting it leaves. */
+  gint64 mtime = (g_get_real_time () / G_USEC_PER_SEC + 3600) * G_USEC_PER_SEC;
   FlSnapshot *snap;
   guint stale;
 

@@ -101,7 +101,8 @@ test_dead_pid (FlTestDir     *fx,
 }
 
 /* An empty lock (a writer that died between create and write, in some other implementation):
- * unknown, and stale only once older than stale_after. */
+ * Number("") is 0, and the original module's kill(0, 0) calls its holder alive. libfl never
+ * calls it stale by itself, however old; an operator may reclaim it, forced. */
 static void
 test_empty (FlTestDir     *fx,
             gconstpointer  data)
@@ -109,8 +110,9 @@ test_empty (FlTestDir     *fx,
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   g_autoptr(FlSnapshot) fresh = NULL;
   g_autoptr(FlSnapshot) old = NULL;
+  g_autoptr(GError) error = NULL;
 
-  fl_lock_options_set_stale_after_ms (options, 10000);
+  fl_lock_options_set_stale_after_ms (options, 1);
   fl_test_write (fx->lock, "", 0);
   fresh = snapshot_of (fx->lock, options);
   g_assert_cmpint (fl_snapshot_get_kind (fresh), ==, FL_ENTRY_LOCK);
@@ -118,12 +120,38 @@ test_empty (FlTestDir     *fx,
   g_assert_cmpstr (fl_snapshot_get_content (fresh), ==, "");
   g_assert_cmpint (fl_snapshot_get_liveness (fresh), ==, FL_LIVENESS_UNKNOWN);
   g_assert_false (fl_snapshot_get_stale (fresh));
+  g_assert_cmpint (fl_snapshot_get_reclaimable (fresh), ==, FL_RECLAIMABLE_UNPROVEN);
 
   fl_test_set_mtime_ago (fx->lock, 60);
   old = snapshot_of (fx->lock, options);
   g_assert_cmpint (fl_snapshot_get_liveness (old), ==, FL_LIVENESS_UNKNOWN);
-  g_assert_true (fl_snapshot_get_stale (old));
+  g_assert_false (fl_snapshot_get_stale (old));
   g_assert_cmpint (fl_snapshot_get_age (old), >=, 59 * G_USEC_PER_SEC);
+
+  g_assert_false (fl_snapshot_reclaim (old, options, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_NOT_STALE);
+  g_clear_error (&error);
+  g_assert_true (fl_snapshot_reclaim_unproven (old, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (fx->lock));
+}
+
+/* Forced reclaim never overrules a held kernel lock: that is a live libfl holder. */
+static void
+test_unproven_refuses_held (FlTestDir     *fx,
+                            gconstpointer  data)
+{
+  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->target, NULL, NULL);
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (lock);
+  snapshot = snapshot_of (fx->lock, NULL);
+  g_assert_cmpint (fl_snapshot_get_reclaimable (snapshot), ==, FL_RECLAIMABLE_NONE);
+  g_assert_false (fl_snapshot_reclaim_unproven (snapshot, NULL, &error));
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_NOT_STALE, fx->lock);
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
 }
 
 static void
@@ -292,6 +320,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/snapshot/dead-holder", NULL, test_dead_holder);
   FL_TEST_ADD ("/libfl/snapshot/dead-pid", NULL, test_dead_pid);
   FL_TEST_ADD ("/libfl/snapshot/empty", NULL, test_empty);
+  FL_TEST_ADD ("/libfl/snapshot/unproven-refuses-held", NULL, test_unproven_refuses_held);
   FL_TEST_ADD ("/libfl/snapshot/temp", NULL, test_temp);
   FL_TEST_ADD ("/libfl/snapshot/graveyard", NULL, test_graveyard);
   FL_TEST_ADD ("/libfl/snapshot/foreign/directory", GINT_TO_POINTER (FOREIGN_DIRECTORY),
