@@ -267,6 +267,7 @@ test_run_status_after_flctl_killed (Fixture       *f,
   g_assert_true (json_object_get_boolean_member (record, "kernel_lock"));
   g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_pid);
   g_assert_true (g_str_has_prefix (json_object_get_string_member (record, "reason"), "held"));
+  g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"), "inherited"));
 
   flctl_test_write (runner, "done\n");
   g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));

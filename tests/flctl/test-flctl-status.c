@@ -154,6 +154,14 @@ test_list_json (Fixture       *f,
   record = expect_record (all, reused, "lock", "stale", "reused", TRUE);
   g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, db_pid);
   g_assert_cmpint (json_object_get_int_member (record, "age_s"), >=, 24 * 60 * 60 - 60);
+  {
+    /* Issue 13: the reason once said "PID N now belongs to PID N (db-writer)". */
+    g_autofree char *repeated = g_strdup_printf ("PID %" G_GINT64_FORMAT " now belongs to PID %"
+                                                 G_GINT64_FORMAT, db_pid, db_pid);
+
+    g_assert_null (strstr (json_object_get_string_member (record, "reason"), repeated));
+    g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"), "reused"));
+  }
 
   /* Number("") is 0, which the original module calls alive: never stale by itself. */
   record = expect_record (all, empty, "lock", "unknown", "unknown", FALSE);
