@@ -246,12 +246,18 @@ acquire (const char          *target,
 
       _fl_lock_state_judge (&state, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
 
-      if (state.stale && (state.holds_exclusive || state.no_kernel_locks))
+      if (state.stale && (state.holds_exclusive || state.no_kernel_locks || state.only_probers))
         {
-          if (_fl_takeover (dirfd, lp.lock_name, &state, error) == FL_TAKEOVER_FAILED)
+          FlTakeoverResult taken = _fl_takeover (dirfd, lp.lock_name, &state, error);
+
+          if (taken == FL_TAKEOVER_FAILED)
             goto out;
-          continue;  /* step T6 (the fd closes with the state), then A3 */
+          if (taken != FL_TAKEOVER_CLAIMED)
+            continue;  /* step T6 (the fd closes with the state), then A3 */
+          /* another taker owns the claim: wait for it as for a holder (A5) */
         }
+      else
+        _fl_takeover_note_shared (&state);
 
       last_holder_remember (&last, &state);
 
@@ -266,14 +272,14 @@ acquire (const char          *target,
 
       /* Step A5 */
       until = deadline;
-      if (state.only_probers || state.stale)
-        until = g_get_monotonic_time () + 1000;  /* an inspector's probe lasts microseconds */
-      else if (state.stale_at_us > 0)
+      if (state.stale_at_us > 0 && !state.stale)
         until = g_get_monotonic_time () + (state.stale_at_us - g_get_real_time ()) + 1000;
       if (deadline >= 0)
         until = until < 0 ? deadline : MIN (until, deadline);
 
-      if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
+      if (state.stale)
+        _fl_waiter_watch_pid (waiter, 0);  /* another taker's claim: re-check with backoff */
+      else if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
         _fl_waiter_watch_pid (waiter, state.pid);
 
       _fl_lock_state_clear (&state);  /* never wait holding anything on the holder's file */

@@ -191,7 +191,7 @@ assert_sound (FlTestDir *fx,
   out = fl_test_proc_read_all (other, fl_test_deadline_ms (20000));
   g_assert_true (fl_test_proc_wait (other, fl_test_deadline_ms (10000)));
   g_assert_cmpint (fl_test_proc_exit_code (other), ==, 2);
-  g_assert_nonnull (strstr (out, "FlError 1 "));  /* FL_ERROR_BUSY */
+  g_assert_nonnull (strstr (out, "error fl-error-quark 1 "));  /* FL_ERROR_BUSY */
 }
 
 /* (a) A foreign reader holds LOCK_SH on a stale lock for the whole test: an acquirer takes it
