@@ -63,7 +63,12 @@ rename_noreplace (int         dirfd,
 /* The takeover claim, steps C1-C5 (docs/protocol.md, section 4). A taker that cannot have
  * LOCK_EX on the stale inode because others hold LOCK_SH on it must own `T.lock.claim` before
  * it acts. A claim's owner holds LOCK_EX on it from before it has a name, so nobody can take
- * LOCK_SH on a live claim, and a claim on which LOCK_SH is granted is dead for good. */
+ * LOCK_SH on a live claim, and a claim on which LOCK_SH is granted is dead for good.
+ *
+ * Once created, the name T.lock.claim is never removed, only exchanged: its owner leaves it
+ * dead when done (T6). Removing it is what would break the exclusion: an owner's unlink can
+ * hit a claim swapped in during a C4-C5 exchange, and a new claim linked meanwhile would then
+ * be swapped out by C5 (the model's mutant-claim-unlinked shows the trail). */
 typedef struct
 {
   char        *name;      /* T.lock.claim */
@@ -101,15 +106,14 @@ stat_is (int                dirfd,
          now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
-/* Drops our claim file: a name that still is ours goes first, then the descriptor (T6). */
+/* Drops our claim file (T6): a claim we own stays under its name, dead once the descriptor
+ * is closed, for the next taker to replace (C4); our own name, if it still has one, goes. */
 static void
 claim_clear (Claim *claim,
              int    dirfd)
 {
   if (claim->fd >= 0)
     {
-      if (claim->owned && stat_is (dirfd, claim->name, &claim->st))
-        unlinkat (dirfd, claim->name, 0);
       if (claim->own_name != NULL && stat_is (dirfd, claim->own_name, &claim->st))
         unlinkat (dirfd, claim->own_name, 0);
       close (claim->fd);
@@ -256,15 +260,17 @@ claim_take (Claim       *claim,
         }
       close (pfd);
 
-      /* Step C5: another taker replaced the dead claim first, and we swapped its live claim
-       * out. Swap it back at once; it never acts on the name, and nobody could take the name
-       * meanwhile: it held our live claim. */
+      /* Step C5: another taker replaced the dead claim first, and we swapped its claim out.
+       * Swap it back at once. Nobody could take the name meanwhile (it held our live claim),
+       * and no libfl process removes it, so the exchange back cannot fail but by a process
+       * that deletes files it does not own: then what we hold stays in our name, as evidence,
+       * and we start over with a new file. */
       if (renameat2 (dirfd, claim->own_name, dirfd, claim->name, RENAME_EXCHANGE) < 0)
         {
-          /* ENOENT: that taker finished and removed the name, which held our file; our name
-           * holds its finished claim. Our file has no name left: start over with a new one. */
-          if (!stat_is (dirfd, claim->own_name, &claim->st))
-            unlinkat (dirfd, claim->own_name, 0);
+          saved_errno = errno;
+          g_message ("Cannot put back the takeover claim “%s” (%s): another process removed "
+                     "it; what it named is left in “%s”", claim_path, g_strerror (saved_errno),
+                     claim->own_name);
           g_clear_pointer (&claim->own_name, g_free);
           close (claim->fd);
           claim->fd = -1;

@@ -140,6 +140,17 @@ reader_queued_cb (gpointer data)
   return FALSE;
 }
 
+/* The claim stays under its name once created, dead: nobody holds LOCK_EX on it. */
+static void
+assert_claim_dead (const char *claim)
+{
+  struct stat st;
+
+  g_assert_no_errno (lstat (claim, &st));
+  g_assert_true (S_ISREG (st.st_mode));
+  g_assert_false (fl_test_kernel_lock_held (claim));
+}
+
 static gboolean
 skip_unless_root (void)
 {
@@ -227,7 +238,7 @@ test_reader_holds (FlTestDir     *fx,
   g_assert_no_error (error);
   reader_kill (&reader);
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
-  g_assert_false (fl_test_exists (claim));
+  assert_claim_dead (claim);
 }
 
 /* (a) Reclaim of such a lock succeeds, and try-acquire too. */
@@ -359,7 +370,7 @@ test_racing_takers (FlTestDir     *fx,
       g_assert_false (fl_test_exists (fx->lock));
     }
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
-  g_assert_false (fl_test_exists (claim));
+  assert_claim_dead (claim);
 }
 
 /* (d) Takers killed in the middle of the claim steps leave a dead claim (and orphans); a
@@ -423,7 +434,7 @@ test_dead_claim (FlTestDir     *fx,
   g_assert_no_error (error);
   g_assert_cmpint (took, <, ACQUIRE_BOUND_US);
   assert_sound (fx, lock);
-  g_assert_false (fl_test_exists (claim));
+  assert_claim_dead (claim);
   g_clear_object (&lock);
   reader_kill (&on_lock);
   reader_kill (&on_claim);
