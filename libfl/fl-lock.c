@@ -161,6 +161,7 @@ acquire (const char          *target,
   LastHolder last = { 0 };
   FlTemp temp = { -1, NULL };
   gboolean named = _fl_temp_use_named ();
+  gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   int dirfd = -1;
@@ -198,6 +199,8 @@ acquire (const char          *target,
       switch (_fl_temp_link (&temp, dirfd, &lp, error))
         {
         case FL_LINK_HELD:
+          if (claimed)
+            _fl_takeover_clear_claims (dirfd, lp.lock_name);  /* safe only while we hold it */
           ret = fl_lock_new_held (&lp, dirfd, temp.fd);
           dirfd = -1;
           temp.fd = -1;
@@ -248,7 +251,10 @@ acquire (const char          *target,
 
       if (state.stale && (state.holds_exclusive || state.no_kernel_locks || state.only_probers))
         {
-          FlTakeoverResult taken = _fl_takeover (dirfd, lp.lock_name, &state, error);
+          FlTakeoverResult taken;
+
+          claimed = claimed || state.only_probers;
+          taken = _fl_takeover (dirfd, lp.lock_name, &state, error);
 
           if (taken == FL_TAKEOVER_FAILED)
             goto out;

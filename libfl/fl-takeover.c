@@ -60,39 +60,37 @@ rename_noreplace (int         dirfd,
   return r;
 }
 
-/* The takeover claim, steps C1-C5 (docs/protocol.md, section 4). A taker that cannot have
- * LOCK_EX on the stale inode because others hold LOCK_SH on it must own `T.lock.claim` before
- * it acts. A claim's owner holds LOCK_EX on it from before it has a name, so nobody can take
+/* The takeover claim, steps C1-C3 (docs/protocol.md, section 4). A taker that cannot have
+ * LOCK_EX on the stale inode because others hold LOCK_SH on it must own a claim before it
+ * acts. A claim's owner holds LOCK_EX on it from before it has its name, so nobody can take
  * LOCK_SH on a live claim, and a claim on which LOCK_SH is granted is dead for good.
  *
- * Once created, the name T.lock.claim is never removed, only exchanged: its owner leaves it
- * dead when done (T6). Removing it is what would break the exclusion: an owner's unlink can
- * hit a claim swapped in during a C4-C5 exchange, and a new claim linked meanwhile would then
- * be swapped out by C5 (the model's mutant-claim-unlinked shows the trail). */
+ * Claims come in generations, T.lock.claim.0, .1, ...: a taker owns generation g when its
+ * link() there succeeded after it found every lower one dead. A dead claim is never replaced
+ * or removed by a taker (every way of doing so can hit a live claim put there meanwhile);
+ * only a holder of the lock itself removes them (_fl_takeover_clear_claims()). */
+#define CLAIM_GENERATIONS_MAX 1000
+
 typedef struct
 {
-  char        *name;      /* T.lock.claim */
+  char        *name;      /* T.lock.claim.<g>: the one we own, or the live one we met */
   char        *own_name;  /* our claim file's name in the graveyard format, while it has one */
   int          fd;        /* our claim file: LOCK_EX held from its creation; -1 when none */
   struct stat  st;
-  gboolean     owned;     /* name is our file */
 } Claim;
 
 typedef enum
 {
   CLAIM_OWNED,
-  CLAIM_BUSY,    /* a live taker owns it: wait, then judge again */
+  CLAIM_BUSY,    /* a live taker owns a generation: wait, then judge again */
   CLAIM_FAILED,  /* in @error */
 } ClaimResult;
 
-static void
-claim_init (Claim      *claim,
-            const char *lock_name)
+static char *
+claim_name (const char *lock_name,
+            guint       generation)
 {
-  claim->name = g_strconcat (lock_name, ".claim", NULL);
-  claim->own_name = NULL;
-  claim->fd = -1;
-  claim->owned = FALSE;
+  return g_strdup_printf ("%s.claim.%u", lock_name, generation);
 }
 
 static gboolean
@@ -106,8 +104,8 @@ stat_is (int                dirfd,
          now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
-/* Drops our claim file (T6): a claim we own stays under its name, dead once the descriptor
- * is closed, for the next taker to replace (C4); our own name, if it still has one, goes. */
+/* Step T6 for the claim: close our claim file, which leaves a claim we own dead under its
+ * name; our own name, if it still has one, goes. */
 static void
 claim_clear (Claim *claim,
              int    dirfd)
@@ -119,8 +117,8 @@ claim_clear (Claim *claim,
       close (claim->fd);
       claim->fd = -1;
     }
-  claim->owned = FALSE;
   g_clear_pointer (&claim->own_name, g_free);
+  g_clear_pointer (&claim->name, g_free);
 }
 
 /* Step C1: a fresh file in the graveyard format (a crash leaves an orphan that clean removes),
@@ -170,7 +168,7 @@ claim_create (Claim       *claim,
   return FALSE;
 }
 
-/* Steps C2-C5. */
+/* Steps C2-C3. */
 static ClaimResult
 claim_take (Claim       *claim,
             int          dirfd,
@@ -178,107 +176,81 @@ claim_take (Claim       *claim,
             const char  *path,
             GError     **error)
 {
-  for (guint attempt = 0; attempt < 8; attempt++)
+  guint generation = 0;
+
+  if (!claim_create (claim, dirfd, lock_name, path, error))
+    return CLAIM_FAILED;
+
+  for (guint tries = 0; generation < CLAIM_GENERATIONS_MAX && tries < 2 * CLAIM_GENERATIONS_MAX;
+       tries++)
     {
-      g_autofree char *claim_path = NULL;
+      g_autofree char *name = claim_name (lock_name, generation);
       struct stat pst;
       int saved_errno;
       int pfd;
 
-      if (claim->fd < 0 && !claim_create (claim, dirfd, lock_name, path, error))
-        return CLAIM_FAILED;
-
       /* Step C2 */
-      if (linkat (dirfd, claim->own_name, dirfd, claim->name, 0) == 0)
+      if (linkat (dirfd, claim->own_name, dirfd, name, 0) == 0)
         {
-          claim->owned = TRUE;
+          claim->name = g_steal_pointer (&name);
           _fl_test_crash_point ("C2");
           unlinkat (dirfd, claim->own_name, 0);
           g_clear_pointer (&claim->own_name, g_free);
           return CLAIM_OWNED;
         }
       saved_errno = errno;
-      claim_path = g_strconcat (path, ".claim", NULL);
       if (saved_errno != EEXIST)
         {
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Cannot create the takeover claim “%s”: %s", claim_path,
+                       "Cannot create the takeover claim “%s.claim.%u”: %s", path, generation,
                        g_strerror (saved_errno));
           return CLAIM_FAILED;
         }
 
-      /* Step C3: is the claim there live? */
-      pfd = openat (dirfd, claim->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      /* Step C3: is that generation's claim live? */
+      pfd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (pfd < 0 && errno == ENOENT)
-        continue;
+        continue;  /* a holder removed it meanwhile: C2 again, same generation */
       if (pfd < 0 || fstat (pfd, &pst) < 0 || !S_ISREG (pst.st_mode))
         {
           saved_errno = pfd < 0 ? errno : EINVAL;
           if (pfd >= 0)
             close (pfd);
           g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                       "“%s” is not a takeover claim libfl can use (%s): remove it if it does "
-                       "not belong there", claim_path,
+                       "“%s.claim.%u” is not a takeover claim libfl can use (%s): remove it if "
+                       "it does not belong there", path, generation,
                        saved_errno == ELOOP ? "a symbolic link" : g_strerror (saved_errno));
           return CLAIM_FAILED;
         }
       if (flock (pfd, LOCK_SH | LOCK_NB) < 0)
         {
           close (pfd);
+          claim->name = g_steal_pointer (&name);
           return CLAIM_BUSY;  /* its owner holds LOCK_EX: a live taker */
         }
-
-      /* Step C4: dead. Swap our live claim in; our name then holds what was there, and it
-       * must be the dead claim we judged. */
-      if (renameat2 (dirfd, claim->own_name, dirfd, claim->name, RENAME_EXCHANGE) < 0)
-        {
-          saved_errno = errno;
-          close (pfd);
-          if (saved_errno == ENOENT)
-            continue;  /* replaced and removed meanwhile: C2 again */
-          if (saved_errno == EINVAL || saved_errno == ENOSYS)
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                         "The takeover claim “%s” was left by a process that died, and this "
-                         "filesystem cannot replace it safely (no renameat2 RENAME_EXCHANGE): "
-                         "remove it by hand once no process is taking “%s” over",
-                         claim_path, path);
-          else
-            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                         "Cannot replace the dead takeover claim “%s”: %s", claim_path,
-                         g_strerror (saved_errno));
-          return CLAIM_FAILED;
-        }
-      _fl_test_crash_point ("C4");
-
-      if (stat_is (dirfd, claim->own_name, &pst))
-        {
-          claim->owned = TRUE;
-          unlinkat (dirfd, claim->own_name, 0);
-          g_clear_pointer (&claim->own_name, g_free);
-          close (pfd);
-          return CLAIM_OWNED;
-        }
       close (pfd);
-
-      /* Step C5: another taker replaced the dead claim first, and we swapped its claim out.
-       * Swap it back at once. Nobody could take the name meanwhile (it held our live claim),
-       * and no libfl process removes it, so the exchange back cannot fail but by a process
-       * that deletes files it does not own: then what we hold stays in our name, as evidence,
-       * and we start over with a new file. */
-      if (renameat2 (dirfd, claim->own_name, dirfd, claim->name, RENAME_EXCHANGE) < 0)
-        {
-          saved_errno = errno;
-          g_message ("Cannot put back the takeover claim “%s” (%s): another process removed "
-                     "it; what it named is left in “%s”", claim_path, g_strerror (saved_errno),
-                     claim->own_name);
-          g_clear_pointer (&claim->own_name, g_free);
-          close (claim->fd);
-          claim->fd = -1;
-        }
-      return CLAIM_BUSY;
+      _fl_test_crash_point ("C3");
+      generation++;  /* dead for good: the next generation */
     }
 
-  return CLAIM_BUSY;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+               "Too many dead takeover claims next to “%s” (“%s.claim.0” to “%s.claim.%u”): "
+               "remove them while holding the lock, or by hand once no process is taking it "
+               "over", path, path, path, CLAIM_GENERATIONS_MAX - 1);
+  return CLAIM_FAILED;
+}
+
+void
+_fl_takeover_clear_claims (int         dirfd,
+                           const char *lock_name)
+{
+  for (guint generation = 0; generation < CLAIM_GENERATIONS_MAX; generation++)
+    {
+      g_autofree char *name = claim_name (lock_name, generation);
+
+      if (unlinkat (dirfd, name, 0) < 0 && errno == ENOENT)
+        break;
+    }
 }
 
 /* "a process with PID 12 (cat) holds a shared lock on the file", naming at most a few, or
@@ -329,7 +301,7 @@ _fl_takeover_note_shared (FlLockState *state)
 /* Who owns a live claim, for messages. */
 static char *
 describe_claim_owner (int          dirfd,
-                      const char  *claim_name)
+                      const char  *name)
 {
   g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
   struct stat st;
@@ -337,7 +309,7 @@ describe_claim_owner (int          dirfd,
   char *ret;
   int pid;
 
-  if (fstatat (dirfd, claim_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+  if (name == NULL || fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
       !_fl_process_list_flock_holders (st.st_dev, st.st_ino, FALSE, pids) || pids->len == 0)
     return g_strdup ("another process");
   pid = g_array_index (pids, int, 0);
@@ -429,11 +401,10 @@ _fl_takeover (int           dirfd,
 
   /* Only shared holders: we keep our LOCK_SH on X (a later taker's LOCK_EX is refused, so it
    * comes this way too) and need the claim to act. */
-  claim_init (&claim, lock_name);
+  claim = (Claim) { .fd = -1 };
   switch (claim_take (&claim, dirfd, lock_name, stale->path, error))
     {
     case CLAIM_OWNED:
-      _fl_test_crash_point ("C3");
       result = takeover_steps (dirfd, lock_name, stale, error);
       break;
     case CLAIM_BUSY:
@@ -441,8 +412,8 @@ _fl_takeover (int           dirfd,
         g_autofree char *owner = describe_claim_owner (dirfd, claim.name);
         g_autofree char *shared = _fl_takeover_describe_shared (stale);
         char *reason = g_strdup_printf ("%s; %s, and %s is taking the lock over (it owns "
-                                        "the takeover claim “%s.claim”)",
-                                        stale->reason, shared, owner, stale->path);
+                                        "the takeover claim “%s”)",
+                                        stale->reason, shared, owner, claim.name);
         g_free (stale->reason);
         stale->reason = reason;
         result = FL_TAKEOVER_CLAIMED;
@@ -454,8 +425,7 @@ _fl_takeover (int           dirfd,
       break;
     }
 
-  /* Step T6: the claim goes (only if it is still ours) before our descriptors. */
+  /* Step T6: our claim file goes dead before we let go of X. */
   claim_clear (&claim, dirfd);
-  g_free (claim.name);
   return result;
 }
