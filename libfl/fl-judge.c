@@ -231,7 +231,7 @@ probe_kernel_lock (FlLockState *self,
         }
       /* Refused: a holder's LOCK_EX, another taker's, or only others' LOCK_SH? Then nobody
        * holds LOCK_EX, so no live libfl holder does; we keep our LOCK_SH for the claim
-       * (docs/protocol.md, section 4, C1-C5). */
+       * (docs/protocol.md, section 4, C1-C3). */
       if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
         {
           self->only_probers = TRUE;

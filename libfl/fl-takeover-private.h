@@ -36,7 +36,7 @@ void             _fl_takeover_clear_claims (int         dirfd,
 void             _fl_takeover_note_shared (FlLockState *state);
 char            *_fl_takeover_describe_shared (FlLockState *state);
 
-/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2"...),
+/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2", "C2"...),
  * the process SIGKILLs itself there. Read once; costs one branch otherwise. */
 void             _fl_test_crash_point (const char *step);
 
