@@ -1,7 +1,7 @@
 /* test-shared-holders.c: shared locks (anyone's flock(LOCK_SH)) never block a takeover
  *
  * Issue 18, part 2: anyone who can read a stale lock can hold flock(LOCK_SH) on it, and a
- * taker needs LOCK_EX. docs/protocol.md, section 4 (steps C1-C5) says how a taker goes around
+ * taker needs LOCK_EX. docs/protocol.md, section 4 (steps C1-C3) says how a taker goes around
  * them without giving up the exclusion between takers. The readers here are real processes of
  * another user (nobody) without write access to the directory, as in the issue.
  *
@@ -308,7 +308,7 @@ test_queued_grant (FlTestDir     *fx,
 }
 
 /* (c) Takers racing for a stale lock that a reader holds LOCK_SH on: they go the claim way
- * (C1-C5), and the counter shows that never two of them hold at once. */
+ * (C1-C3), and the counter shows that never two of them hold at once. */
 static void
 test_racing_takers (FlTestDir     *fx,
                     gconstpointer  data)

@@ -354,7 +354,7 @@ J3:    atomic {
          if
          :: kown[xino[i]] == 0 && scr_used ->
             /* LOCK_EX refused, LOCK_SH granted: only shared holders, no live libfl holder.
-             * Keep the LOCK_SH; acting needs the claim (C1-C5). */
+             * Keep the LOCK_SH; acting needs the claim (C1-C3). */
             scr_used = 0; xsh[i] = 1;
             printf ("MSC: J3 libfl%d pid%d: flock(ino%d, EX|NB) refused, SH ok: shared only\n",
                     i, upid[i], xino[i]);
@@ -694,10 +694,10 @@ NEXT:  skip
 }
 
 #ifdef READER
-/* Anyone who can read the files: LOCK_SH on what T.lock names (or, with -DREADER_CLAIM, what
- * T.lock.claim names), whenever nobody holds LOCK_EX on it; dropped at any step, or never. A
- * LOCK_SH on a claim only keeps its inode alive: claims are probed for LOCK_EX alone, and only a
- * claim's creator takes LOCK_EX on it, before it has a name. */
+/* Anyone who can read the files: LOCK_SH on what T.lock names, whenever nobody holds LOCK_EX
+ * on it; dropped at any step, or never. A LOCK_SH on a claim would only keep its inode alive:
+ * claims are probed for LOCK_EX alone, and only a claim's creator takes LOCK_EX on it, before
+ * it has a name. */
 proctype Reader ()
 {
 end:                       /* waiting for something to read is a valid end */
