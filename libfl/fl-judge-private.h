@@ -52,7 +52,7 @@ typedef struct
   FlKernelLock   kernel_lock;
   gboolean       holds_exclusive; /* we hold LOCK_EX on fd */
   gboolean       no_kernel_locks; /* the filesystem refuses flock(): PID rules only */
-  gboolean       only_probers;    /* LOCK_EX refused, LOCK_SH granted: only inspectors */
+  gboolean       only_probers;    /* LOCK_EX refused, LOCK_SH granted and held on fd */
   int            pid;             /* the PID judged: holder for a lock, creator otherwise */
   FlProcessInfo  process;
   FlLiveness     liveness;

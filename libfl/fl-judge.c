@@ -223,10 +223,11 @@ probe_kernel_lock (FlLockState *self,
           self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
           return;
         }
-      /* Refused: a holder's LOCK_EX, another taker's, or only inspectors' LOCK_SH? */
+      /* Refused: a holder's LOCK_EX, another taker's, or only others' LOCK_SH? Then nobody
+       * holds LOCK_EX, so no live libfl holder does; we keep our LOCK_SH for the claim
+       * (docs/protocol.md, section 4, C1-C3). */
       if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
         {
-          flock (self->fd, LOCK_UN);
           self->only_probers = TRUE;
           self->kernel_lock = FL_KERNEL_LOCK_FREE;
           return;

@@ -221,6 +221,7 @@ acquire (const char          *target,
   LastHolder last = { 0 };
   FlTemp temp = { -1, NULL };
   gboolean named = _fl_temp_use_named ();
+  gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   guint moves = 0;
@@ -267,11 +268,14 @@ acquire (const char          *target,
               /* Section 3a: granted in a directory moved away from the path. */
               unlink_own (dirfd, &lp, temp.fd);
               temp.fd = -1;
+              claimed = FALSE;  /* any claims we left are in the old directory */
               if (!move_to_directory_at_path (&dirfd, &temp, &waiter, &lp, options, named,
                                               &moves, error))
                 goto out;
               continue;
             }
+          if (claimed)
+            _fl_takeover_clear_claims (dirfd, lp.lock_name);  /* safe only while we hold it */
           ret = fl_lock_new_held (&lp, dirfd, temp.fd, &st);
           dirfd = -1;
           temp.fd = -1;
@@ -321,12 +325,21 @@ acquire (const char          *target,
 
       _fl_lock_state_judge (&state, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
 
-      if (state.stale && (state.holds_exclusive || state.no_kernel_locks))
+      if (state.stale && (state.holds_exclusive || state.no_kernel_locks || state.only_probers))
         {
-          if (_fl_takeover (dirfd, lp.lock_name, &state, error) == FL_TAKEOVER_FAILED)
+          FlTakeoverResult taken;
+
+          claimed = claimed || state.only_probers;
+          taken = _fl_takeover (dirfd, lp.lock_name, &state, error);
+
+          if (taken == FL_TAKEOVER_FAILED)
             goto out;
-          continue;  /* step T6 (the fd closes with the state), then A3 */
+          if (taken != FL_TAKEOVER_CLAIMED)
+            continue;  /* step T6 (the fd closes with the state), then A3 */
+          /* another taker owns the claim: wait for it as for a holder (A5) */
         }
+      else
+        _fl_takeover_note_shared (&state);
 
       last_holder_remember (&last, &state);
 
@@ -341,9 +354,7 @@ acquire (const char          *target,
 
       /* Step A5 */
       until = deadline;
-      if (state.only_probers || state.stale)
-        until = g_get_monotonic_time () + 1000;  /* an inspector's probe lasts microseconds */
-      else if (state.stale_at_us > 0 && state.stale_at_us < G_MAXINT64)
+      if (state.stale_at_us > 0 && state.stale_at_us < G_MAXINT64 && !state.stale)
         {
           /* Saturated: a file time far in the future must not wrap the wait into the past. */
           gint64 left = state.stale_at_us - MIN (g_get_real_time (), state.stale_at_us);
@@ -353,7 +364,9 @@ acquire (const char          *target,
       if (deadline >= 0)
         until = until < 0 ? deadline : MIN (until, deadline);
 
-      if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
+      if (state.stale)
+        _fl_waiter_watch_pid (waiter, 0);  /* another taker's claim: re-check with backoff */
+      else if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
         _fl_waiter_watch_pid (waiter, state.pid);
 
       _fl_lock_state_clear (&state);  /* never wait holding anything on the holder's file */

@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -453,4 +455,91 @@ _fl_process_fd_is_remote (int fd)
     default:
       return FALSE;
     }
+}
+
+/* /proc/locks, one line per lock: "1: FLOCK  ADVISORY  READ  1234 08:01:5678 0 EOF"; a process
+ * blocked waiting for a lock gets a line that starts "1: -> FLOCK". The device is printed as
+ * major:minor in hex. The file lists every lock of the system, so it is read in chunks, a
+ * line at a time, up to a bound; a line longer than the buffer is skipped. */
+#define PROC_LOCKS_MAX (8 * 1024 * 1024)
+
+static void
+parse_locks_line (char       *line,
+                  guint       want_major,
+                  guint       want_minor,
+                  guint64     want_ino,
+                  gboolean    shared,
+                  GArray     *pids)
+{
+  char *colon = strchr (line, ':');
+  char type[16], kind[16], mode[16];
+  unsigned int major_, minor_;
+  unsigned long long ino;
+  int pid;
+
+  if (colon == NULL || strstr (colon, "->") != NULL)
+    return;
+  if (sscanf (colon + 1, " %15s %15s %15s %d %x:%x:%llu", type, kind, mode, &pid, &major_,
+              &minor_, &ino) != 7)
+    return;
+  if (strcmp (type, "FLOCK") != 0 || strcmp (mode, shared ? "READ" : "WRITE") != 0)
+    return;
+  if (major_ != want_major || minor_ != want_minor || ino != want_ino)
+    return;
+  if (pid <= 0 || pid == _fl_process_self_pid () || pids->len >= FL_FLOCK_HOLDERS_MAX)
+    return;
+  for (guint i = 0; i < pids->len; i++)
+    if (g_array_index (pids, int, i) == pid)
+      return;
+  g_array_append_val (pids, pid);
+}
+
+gboolean
+_fl_process_list_flock_holders (guint64   dev,
+                                guint64   ino,
+                                gboolean  shared,
+                                GArray   *pids)
+{
+  char buf[4096];
+  gsize have = 0, total = 0;
+  gboolean skipping = FALSE;
+  int fd;
+
+  fd = open ("/proc/locks", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return FALSE;
+
+  while (total < PROC_LOCKS_MAX)
+    {
+      gssize n = read (fd, buf + have, sizeof buf - 1 - have);
+      char *line, *nl;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      total += n;
+      have += n;
+      buf[have] = '\0';
+
+      line = buf;
+      while ((nl = strchr (line, '\n')) != NULL)
+        {
+          *nl = '\0';
+          if (!skipping)
+            parse_locks_line (line, major ((dev_t) dev), minor ((dev_t) dev), ino, shared, pids);
+          skipping = FALSE;
+          line = nl + 1;
+        }
+      have = buf + have - line;
+      memmove (buf, line, have);
+      if (have == sizeof buf - 1)
+        {
+          have = 0;
+          skipping = TRUE;
+        }
+    }
+
+  close (fd);
+  return TRUE;
 }

@@ -70,6 +70,16 @@ int                _fl_process_open_pidfd   (int            pid);
  * another host's. */
 gboolean           _fl_process_fd_is_remote (int            fd);
 
+/* The PIDs of processes that hold a flock() on the inode @dev:@ino (not those waiting for
+ * one), LOCK_SH ones if @shared, else LOCK_EX ones, this process left out, from /proc/locks;
+ * at most FL_FLOCK_HOLDERS_MAX of them. FALSE when /proc/locks cannot be read (hidden, or
+ * another system): then nobody can say who they are. For messages, never for a decision. */
+#define FL_FLOCK_HOLDERS_MAX 8
+gboolean           _fl_process_list_flock_holders (guint64  dev,
+                                                   guint64  ino,
+                                                   gboolean shared,
+                                                   GArray  *pids);
+
 /* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses), state, start ticks. */
 gboolean           _fl_parse_proc_stat      (const char    *buf,
                                              gsize          len,

@@ -282,8 +282,10 @@ reclaim_at (FlSnapshot          *self,
             GError             **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *busy_reason = NULL;
 
-  /* An inspector's shared probe lasts microseconds; give a few tries before refusing. */
+  /* Shared holders never stop a reclaim (the claim, docs/protocol.md section 4), but another
+   * taker may own the claim for a moment: give it a few tries before refusing. */
   for (guint attempt = 0; attempt < 50; attempt++)
     {
       g_auto(FlLockState) now = { .fd = -1 };
@@ -311,13 +313,7 @@ reclaim_at (FlSnapshot          *self,
 
       _fl_lock_state_judge (&now, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
 
-      if (now.only_probers)
-        {
-          g_usleep (1000);
-          continue;
-        }
-
-      if (unproven && !(now.holds_exclusive || now.no_kernel_locks))
+      if (unproven && !(now.holds_exclusive || now.no_kernel_locks || now.only_probers))
         {
           /* A held kernel lock is a live libfl holder: no operator overrules that. */
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
@@ -327,8 +323,9 @@ reclaim_at (FlSnapshot          *self,
         }
       if (!now.stale && unproven)
         now.stale = TRUE;  /* the operator's decision: docs/protocol.md, section 7 */
-      if (!now.stale || !(now.holds_exclusive || now.no_kernel_locks))
+      if (!now.stale || !(now.holds_exclusive || now.no_kernel_locks || now.only_probers))
         {
+          _fl_takeover_note_shared (&now);
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
                        "“%s” is not stale, so it was left alone: %s", self->path, now.reason);
           return FALSE;
@@ -342,6 +339,12 @@ reclaim_at (FlSnapshot          *self,
               return TRUE;
             case FL_TAKEOVER_FAILED:
               return FALSE;
+            case FL_TAKEOVER_CLAIMED:
+              g_clear_pointer (&busy_reason, g_free);
+              busy_reason = g_steal_pointer (&now.reason);
+              _fl_lock_state_clear (&now);
+              g_usleep (1000);
+              continue;
             case FL_TAKEOVER_CHANGED:
             case FL_TAKEOVER_RACED:
             default:
@@ -373,7 +376,8 @@ reclaim_at (FlSnapshot          *self,
     }
 
   g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
-               "“%s” is being examined by other processes without pause: try again", self->path);
+               "“%s” is being taken over by another process, which has not finished (%s): look "
+               "at it again", self->path, busy_reason != NULL ? busy_reason : "");
   return FALSE;
 }
 

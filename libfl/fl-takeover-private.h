@@ -14,15 +14,29 @@ typedef enum
   FL_TAKEOVER_CHANGED,   /* T.lock is no longer the judged inode: judge again */
   FL_TAKEOVER_RACED,     /* a peer without kernel locks raced us (step T5) */
   FL_TAKEOVER_FAILED,    /* an I/O error, in @error */
+  FL_TAKEOVER_CLAIMED,   /* another taker owns the claim: wait, then judge again (reason says) */
 } FlTakeoverResult;
 
-/* Steps T1-T6. @stale must hold LOCK_EX on the lock (FL_PROBE_EXCLUSIVE) and be stale. */
+/* Steps T1-T6. @stale must be stale and hold LOCK_EX on the lock (FL_PROBE_EXCLUSIVE), or
+ * LOCK_SH when only shared holders refused LOCK_EX (only_probers): then the claim, steps
+ * C1-C3, excludes other takers. */
 FlTakeoverResult _fl_takeover (int           dirfd,
                                const char   *lock_name,
                                FlLockState  *stale,
                                GError      **error);
 
-/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2"...),
+/* Removes the dead takeover claims T.lock.claim.<g> (docs/protocol.md, section 4). Only a
+ * holder of the lock may call it: while the lock is held, no taker can act on what a claim
+ * guarded. */
+void             _fl_takeover_clear_claims (int         dirfd,
+                                            const char *lock_name);
+
+/* Appends "; a process with PID N (name) holds a shared lock on the file" to @state's reason
+ * when it met only shared holders (only_probers). */
+void             _fl_takeover_note_shared (FlLockState *state);
+char            *_fl_takeover_describe_shared (FlLockState *state);
+
+/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2", "C2"...),
  * the process SIGKILLs itself there. Read once; costs one branch otherwise. */
 void             _fl_test_crash_point (const char *step);
 

@@ -1,4 +1,5 @@
-/* fl-takeover.c: takeover of a stale lock through a graveyard (docs/protocol.md, section 4)
+/* fl-takeover.c: takeover of a stale lock through a graveyard, and the claim that excludes
+ * other takers when shared holders keep us from LOCK_EX (docs/protocol.md, section 4)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,9 +11,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fl-error.h"
+#include "fl-names-private.h"
 #include "fl-takeover-private.h"
 
 static const char *crash_at;
@@ -56,17 +60,275 @@ rename_noreplace (int         dirfd,
   return r;
 }
 
-FlTakeoverResult
-_fl_takeover (int           dirfd,
-              const char   *lock_name,
-              FlLockState  *stale,
-              GError      **error)
+/* The takeover claim, steps C1-C3 (docs/protocol.md, section 4). A taker that cannot have
+ * LOCK_EX on the stale inode because others hold LOCK_SH on it must own a claim before it
+ * acts. A claim's owner holds LOCK_EX on it from before it has its name, so nobody can take
+ * LOCK_SH on a live claim, and a claim on which LOCK_SH is granted is dead for good.
+ *
+ * Claims come in generations, T.lock.claim.0, .1, ...: a taker owns generation g when its
+ * link() there succeeded after it found every lower one dead. A dead claim is never replaced
+ * or removed by a taker (every way of doing so can hit a live claim put there meanwhile);
+ * only a holder of the lock itself removes them (_fl_takeover_clear_claims()). */
+#define CLAIM_GENERATIONS_MAX 1000
+
+typedef struct
+{
+  char        *name;      /* T.lock.claim.<g>: the one we own, or the live one we met */
+  char        *own_name;  /* our claim file's name in the graveyard format, while it has one */
+  int          fd;        /* our claim file: LOCK_EX held from its creation; -1 when none */
+  struct stat  st;
+} Claim;
+
+typedef enum
+{
+  CLAIM_OWNED,
+  CLAIM_BUSY,    /* a live taker owns a generation: wait, then judge again */
+  CLAIM_FAILED,  /* in @error */
+} ClaimResult;
+
+static char *
+claim_name (const char *lock_name,
+            guint       generation)
+{
+  return g_strdup_printf ("%s.claim.%u", lock_name, generation);
+}
+
+static gboolean
+stat_is (int                dirfd,
+         const char        *name,
+         const struct stat *st)
+{
+  struct stat now;
+
+  return fstatat (dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+         now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/* Step T6 for the claim: close our claim file, which leaves a claim we own dead under its
+ * name; our own name, if it still has one, goes. */
+static void
+claim_clear (Claim *claim,
+             int    dirfd)
+{
+  if (claim->fd >= 0)
+    {
+      if (claim->own_name != NULL && stat_is (dirfd, claim->own_name, &claim->st))
+        unlinkat (dirfd, claim->own_name, 0);
+      close (claim->fd);
+      claim->fd = -1;
+    }
+  g_clear_pointer (&claim->own_name, g_free);
+  g_clear_pointer (&claim->name, g_free);
+}
+
+/* Step C1: a fresh file in the graveyard format (a crash leaves an orphan that clean removes),
+ * LOCK_EX before anything can be done with it. A reader that opened it first and holds
+ * LOCK_SH makes us start over with another name, as the named temp does (fl-temp.c). */
+static gboolean
+claim_create (Claim       *claim,
+              int          dirfd,
+              const char  *lock_name,
+              const char  *path,
+              GError     **error)
+{
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      g_autofree char *name = _fl_graveyard_name (lock_name, _fl_process_self_pid (),
+                                                  g_random_int ());
+      int fd = openat (dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      struct stat st;
+
+      if (fd < 0 && errno == EEXIST)
+        continue;
+      if (fd < 0)
+        {
+          int saved_errno = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                       "Cannot create a takeover claim next to “%s”: %s", path,
+                       g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (fstat (fd, &st) == 0 && flock (fd, LOCK_EX | LOCK_NB) == 0)
+        {
+          claim->fd = fd;
+          claim->st = st;
+          claim->own_name = g_steal_pointer (&name);
+          _fl_test_crash_point ("C1");
+          return TRUE;
+        }
+      if (stat_is (dirfd, name, &st))
+        unlinkat (dirfd, name, 0);
+      close (fd);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+               "Cannot create a takeover claim next to “%s”: every new file was locked by "
+               "another process at once. Look for processes locking files in its directory",
+               path);
+  return FALSE;
+}
+
+/* Steps C2-C3. */
+static ClaimResult
+claim_take (Claim       *claim,
+            int          dirfd,
+            const char  *lock_name,
+            const char  *path,
+            GError     **error)
+{
+  guint generation = 0;
+
+  if (!claim_create (claim, dirfd, lock_name, path, error))
+    return CLAIM_FAILED;
+
+  for (guint tries = 0; generation < CLAIM_GENERATIONS_MAX && tries < 2 * CLAIM_GENERATIONS_MAX;
+       tries++)
+    {
+      g_autofree char *name = claim_name (lock_name, generation);
+      struct stat pst;
+      int saved_errno;
+      int pfd;
+
+      /* Step C2 */
+      if (linkat (dirfd, claim->own_name, dirfd, name, 0) == 0)
+        {
+          claim->name = g_steal_pointer (&name);
+          _fl_test_crash_point ("C2");
+          unlinkat (dirfd, claim->own_name, 0);
+          g_clear_pointer (&claim->own_name, g_free);
+          return CLAIM_OWNED;
+        }
+      saved_errno = errno;
+      if (saved_errno != EEXIST)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                       "Cannot create the takeover claim “%s.claim.%u”: %s", path, generation,
+                       g_strerror (saved_errno));
+          return CLAIM_FAILED;
+        }
+
+      /* Step C3: is that generation's claim live? */
+      pfd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (pfd < 0 && errno == ENOENT)
+        continue;  /* a holder removed it meanwhile: C2 again, same generation */
+      if (pfd < 0 || fstat (pfd, &pst) < 0 || !S_ISREG (pst.st_mode))
+        {
+          saved_errno = pfd < 0 ? errno : EINVAL;
+          if (pfd >= 0)
+            close (pfd);
+          g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                       "“%s.claim.%u” is not a takeover claim libfl can use (%s): remove it if "
+                       "it does not belong there", path, generation,
+                       saved_errno == ELOOP ? "a symbolic link" : g_strerror (saved_errno));
+          return CLAIM_FAILED;
+        }
+      if (flock (pfd, LOCK_SH | LOCK_NB) < 0)
+        {
+          close (pfd);
+          claim->name = g_steal_pointer (&name);
+          return CLAIM_BUSY;  /* its owner holds LOCK_EX: a live taker */
+        }
+      close (pfd);
+      _fl_test_crash_point ("C3");
+      generation++;  /* dead for good: the next generation */
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+               "Too many dead takeover claims next to “%s” (“%s.claim.0” to “%s.claim.%u”): "
+               "remove them while holding the lock, or by hand once no process is taking it "
+               "over", path, path, path, CLAIM_GENERATIONS_MAX - 1);
+  return CLAIM_FAILED;
+}
+
+void
+_fl_takeover_clear_claims (int         dirfd,
+                           const char *lock_name)
+{
+  for (guint generation = 0; generation < CLAIM_GENERATIONS_MAX; generation++)
+    {
+      g_autofree char *name = claim_name (lock_name, generation);
+
+      if (unlinkat (dirfd, name, 0) < 0 && errno == ENOENT)
+        break;
+    }
+}
+
+/* "a process with PID 12 (cat) holds a shared lock on the file", naming at most a few, or
+ * "another process ..." when /proc/locks cannot tell. */
+char *
+_fl_takeover_describe_shared (FlLockState *state)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  if (!_fl_process_list_flock_holders (state->st.st_dev, state->st.st_ino, TRUE, pids) ||
+      pids->len == 0)
+    return g_strdup ("another process holds a shared lock on the file");
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      int pid = g_array_index (pids, int, i);
+      FlProcessInfo info;
+
+      _fl_process_probe (pid, FALSE, &info);
+      if (i > 0)
+        g_string_append (names, i + 1 == pids->len ? " and " : ", ");
+      g_string_append_printf (names, "%d", pid);
+      if (info.name != NULL)
+        g_string_append_printf (names, " (%s)", info.name);
+      _fl_process_info_clear (&info);
+    }
+
+  if (pids->len == 1)
+    return g_strdup_printf ("a process with PID %s holds a shared lock on the file", names->str);
+  return g_strdup_printf ("processes with PIDs %s hold shared locks on the file", names->str);
+}
+
+void
+_fl_takeover_note_shared (FlLockState *state)
+{
+  g_autofree char *shared = NULL;
+  char *reason;
+
+  if (!state->only_probers)
+    return;
+  shared = _fl_takeover_describe_shared (state);
+  reason = g_strdup_printf ("%s; %s", state->reason != NULL ? state->reason : "", shared);
+  g_free (state->reason);
+  state->reason = reason;
+}
+
+/* Who owns a live claim, for messages. */
+static char *
+describe_claim_owner (int          dirfd,
+                      const char  *name)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
+  struct stat st;
+  FlProcessInfo info;
+  char *ret;
+  int pid;
+
+  if (name == NULL || fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+      !_fl_process_list_flock_holders (st.st_dev, st.st_ino, FALSE, pids) || pids->len == 0)
+    return g_strdup ("another process");
+  pid = g_array_index (pids, int, 0);
+  _fl_process_probe (pid, FALSE, &info);
+  ret = info.name != NULL ? g_strdup_printf ("PID %d (%s)", pid, info.name)
+                          : g_strdup_printf ("PID %d", pid);
+  _fl_process_info_clear (&info);
+  return ret;
+}
+
+/* Steps T1-T5: we exclude every other taker, by LOCK_EX on the stale inode or by the claim. */
+static FlTakeoverResult
+takeover_steps (int           dirfd,
+                const char   *lock_name,
+                FlLockState  *stale,
+                GError      **error)
 {
   g_autofree char *graveyard = NULL;
   int saved_errno;
-
-  g_assert (stale->holds_exclusive || stale->no_kernel_locks);
-  g_assert (stale->stale);
 
   /* Step T1: we hold LOCK_EX on the inode we judged; is it still the one at T.lock? Only a
    * holder of that LOCK_EX can move it away (docs/protocol.md, section 4), so from here to
@@ -120,4 +382,50 @@ _fl_takeover (int           dirfd,
   /* ENOENT: a cleaner removed the graveyard; there is nothing to restore. */
 
   return FL_TAKEOVER_RACED;
+}
+
+FlTakeoverResult
+_fl_takeover (int           dirfd,
+              const char   *lock_name,
+              FlLockState  *stale,
+              GError      **error)
+{
+  Claim claim;
+  FlTakeoverResult result;
+
+  g_assert (stale->holds_exclusive || stale->no_kernel_locks || stale->only_probers);
+  g_assert (stale->stale);
+
+  if (!stale->only_probers)
+    return takeover_steps (dirfd, lock_name, stale, error);
+
+  /* Only shared holders: we keep our LOCK_SH on X (a later taker's LOCK_EX is refused, so it
+   * comes this way too) and need the claim to act. */
+  claim = (Claim) { .fd = -1 };
+  switch (claim_take (&claim, dirfd, lock_name, stale->path, error))
+    {
+    case CLAIM_OWNED:
+      result = takeover_steps (dirfd, lock_name, stale, error);
+      break;
+    case CLAIM_BUSY:
+      {
+        g_autofree char *owner = describe_claim_owner (dirfd, claim.name);
+        g_autofree char *shared = _fl_takeover_describe_shared (stale);
+        char *reason = g_strdup_printf ("%s; %s, and %s is taking the lock over (it owns "
+                                        "the takeover claim “%s”)",
+                                        stale->reason, shared, owner, claim.name);
+        g_free (stale->reason);
+        stale->reason = reason;
+        result = FL_TAKEOVER_CLAIMED;
+      }
+      break;
+    case CLAIM_FAILED:
+    default:
+      result = FL_TAKEOVER_FAILED;
+      break;
+    }
+
+  /* Step T6: our claim file goes dead before we let go of X. */
+  claim_clear (&claim, dirfd);
+  return result;
 }

@@ -15,8 +15,15 @@
  * ROUNDS times and is done.
  *
  * Every labelled step is one system call (or a read of a fixed file and nothing else), executed
- * atomically, with labels named as in docs/protocol.md: A2 A3 J1 J3 J4 A5 T1-T6 R1-R3 for libfl,
- * N1-N7 for the peer (tests/helpers/original-peer.c; docs/protocol.md, section 10).
+ * atomically, with labels named as in docs/protocol.md: A2 A3 J1 J3 J4 A5 T1-T6 C1-C3 CW CL
+ * R1-R3 for libfl, N1-N7 for the peer (tests/helpers/original-peer.c; docs/protocol.md,
+ * section 10).
+ *
+ * With -DREADER a reader (anyone who can read the files: an inspector, another user) takes
+ * flock(LOCK_SH) on whatever T.lock names, whenever nobody holds LOCK_EX on it, and drops it
+ * at any step or never. That covers the LOCK_SH queued while a holder lives
+ * and granted the instant it dies: the reader may take it in the very next step. Its LOCK_SH
+ * elsewhere (graveyards) changes nothing a libfl process decides.
  *
  * Properties (enable with -D; run-model.sh picks them):
  *   P_MUTEX     never two holders among libfl processes
@@ -64,7 +71,8 @@
 
 #define NP     (NLIBFL + NPEER)
 #define NGY    4                     /* graveyard names: orphans of crashes, T5 evidence */
-#define NINO   (2 * NP + NGY + 1)    /* enough for every name and descriptor at once */
+#define NCL    5                     /* claim generations T.lock.claim.0 .. NCL-1 */
+#define NINO   (4 * NP + NGY + NCL + 2)  /* enough for every name and descriptor at once */
 #define MAXPID (NP + CRASHES)        /* PIDs 1..MAXPID, never reused; 0 = none */
 
 byte lock;                 /* the inode named T.lock */
@@ -81,6 +89,12 @@ bool held[NP];             /* from a successful link until release (or the loss 
 bool ev[NP];               /* an inotify event (IN_DELETE | IN_MOVED_FROM on T.lock) pending */
 bool killed[NP];
 bool finished[NP];
+byte claim[NCL];           /* the inode named T.lock.claim.<g>; removed only by a holder (CL) */
+byte cino[NP];             /* own claim file, descriptor open, LOCK_EX held from its birth */
+byte cown[NP];             /* the inode our own (graveyard-format) claim name names; 0 = none */
+byte pino[NP];             /* the claim inode opened in C3, descriptor open */
+bool xsh[NP];              /* our descriptor on X holds LOCK_SH (only shared holders), not EX */
+byte rsh;                  /* the inode the reader holds LOCK_SH on; 0 = none */
 byte ndone;
 byte nextpid = NP + 1;
 byte crashes = CRASHES;
@@ -99,11 +113,34 @@ inline inuse (k)
   :: scr_j < NGY -> scr_used = scr_used || gyname[scr_j] == k; scr_j++
   :: else -> break
   od;
+  scr_used = scr_used || rsh == k;
   scr_j = 0;
   do
-  :: scr_j < NP -> scr_used = scr_used || myino[scr_j] == k || xino[scr_j] == k; scr_j++
+  :: scr_j < NCL -> scr_used = scr_used || claim[scr_j] == k; scr_j++
+  :: else -> break
+  od;
+  scr_j = 0;
+  do
+  :: scr_j < NP ->
+     scr_used = scr_used || myino[scr_j] == k || xino[scr_j] == k || cino[scr_j] == k ||
+                cown[scr_j] == k || pino[scr_j] == k;
+     scr_j++
   :: else -> break
   od
+}
+
+/* Whether anyone holds LOCK_SH on inode k: the reader, or a taker on the claim way. */
+inline shared_held (k)
+{
+  d_step {
+  scr_used = (rsh == k);
+  scr_j = 0;
+  do
+  :: scr_j < NP -> scr_used = scr_used || (xsh[scr_j] && xino[scr_j] == k); scr_j++
+  :: else -> break
+  od;
+  scr_j = 0
+  }
 }
 
 /* A new inode, the lowest number nothing refers to. */
@@ -143,14 +180,26 @@ inline gc ()
   }
 }
 
-/* Close the descriptor of the judged inode X (drops our LOCK_EX if we had it). */
+/* Step T6 of the claim way: close our claim file (its LOCK_EX goes; a claim we own stays under
+ * its name, dead) and remove our own name if it still has one. */
+inline drop_claim ()
+{
+  if
+  :: cino[i] != 0 -> kown[cino[i]] = 0; cown[i] = 0; cino[i] = 0
+  :: else -> skip
+  fi;
+  pino[i] = 0
+}
+
+/* Close the descriptor of the judged inode X (drops our LOCK_EX or LOCK_SH), and the claim's. */
 inline close_x ()
 {
   if
   :: kown[xino[i]] == i + 1 -> kown[xino[i]] = 0
   :: else -> skip
   fi;
-  xino[i] = 0;
+  xino[i] = 0; xsh[i] = 0;
+  drop_claim ();
   gc ()
 }
 
@@ -246,7 +295,10 @@ inline try_link ()
      lock = myino[i]; held[i] = 1; ev[i] = 0;
      printf ("MSC: A3 libfl%d pid%d: link(temp ino%d, T.lock) ok: HOLDS\n", i, upid[i], lock);
      check_mutex (i);
-     goto HELD
+     if
+     :: cl -> cg = 0; goto CL
+     :: else -> goto HELD
+     fi
   :: else ->
      printf ("MSC: A3 libfl%d pid%d: link -> EEXIST (T.lock is ino%d)\n", i, upid[i], lock)
   fi
@@ -258,6 +310,8 @@ proctype Libfl (byte i)
   byte hp;      /* the PID read from T.lock in J1, the one A5's pidfd watches */
   byte g;       /* our graveyard name in T2-T5 */
   bool pfd;     /* A5's pidfd on hp is armed: hp existed when A5 began */
+  byte cg;      /* the claim generation we are at (C2, C3) */
+  bool cl;      /* this incarnation went the claim way: once it holds, it removes claims */
 
 restart:
   {
@@ -296,8 +350,21 @@ J1:    atomic {
          fi
        };
 J3:    atomic {
+         shared_held (xino[i]);
          if
-         :: kown[xino[i]] == 0 ->
+         :: kown[xino[i]] == 0 && scr_used ->
+            /* LOCK_EX refused, LOCK_SH granted: only shared holders, no live libfl holder.
+             * Keep the LOCK_SH; acting needs the claim (C1-C3). */
+            scr_used = 0; xsh[i] = 1;
+            printf ("MSC: J3 libfl%d pid%d: flock(ino%d, EX|NB) refused, SH ok: shared only\n",
+                    i, upid[i], xino[i]);
+            if
+            :: ident[xino[i]] ->
+               printf ("MSC: J4 libfl%d pid%d: stale\n", i, upid[i]);
+               goto C1
+            :: else -> skip
+            fi
+         :: kown[xino[i]] == 0 && !scr_used ->
             kown[xino[i]] = i + 1;
             printf ("MSC: J3 libfl%d pid%d: flock(ino%d, EX|NB) ok\n", i, upid[i], xino[i]);
             if
@@ -307,8 +374,9 @@ J3:    atomic {
             :: else -> skip                       /* J4 by the PID, below */
             fi
          :: else ->
-            /* EWOULDBLOCK, and LOCK_SH is refused too (the model has no inspectors): a
-             * holder's LOCK_EX or another taker's. J4: held, so alive, whatever the PID; the
+            scr_used = 0;
+            /* EWOULDBLOCK, and LOCK_SH is refused too: a holder's LOCK_EX or another
+             * fast-path taker's. J4: held, so alive, whatever the PID; the
              * C code does not look at the PID on this path. A5 arms a pidfd on the PID,
              * which only works if that process still exists. */
             printf ("MSC: J3 libfl%d pid%d: flock(ino%d, EX|NB) -> EWOULDBLOCK: held, wait\n",
@@ -321,7 +389,10 @@ J4:    atomic {                                            /* no identity: judge
          if
          :: !alive[hp] ->
             printf ("MSC: J4 libfl%d pid%d: kill(pid%d) ESRCH: stale\n", i, upid[i], hp);
-            goto T1
+            if
+            :: xsh[i] -> goto C1
+            :: else -> goto T1
+            fi
          :: else ->
             printf ("MSC: J4 libfl%d pid%d: pid%d alive: wait\n", i, upid[i], hp);
             close_x (); pfd = 1; goto A5
@@ -336,7 +407,65 @@ A5:    atomic {
          ev[i] = 0; pfd = 0; hp = 0; goto A3
        };
 
-       /* Takeover, entered holding LOCK_EX on the stale X. */
+       /* The claim way (docs/protocol.md, section 4), entered holding LOCK_SH on the stale X
+        * that only shared holders kept from our LOCK_EX. */
+C1:    atomic {                          /* our claim file: created and LOCK_EX, then named */
+         /* The C code takes LOCK_EX right after creating it and starts over with a new file
+          * if a reader's LOCK_SH came first, so it always has LOCK_EX from birth: one step. */
+         alloc (scr); cino[i] = scr; scr = 0;
+         kown[cino[i]] = i + 1; cown[i] = cino[i]; cg = 0; cl = 1;
+         printf ("MSC: C1 libfl%d pid%d: own claim file ino%d, flock EX\n", i, upid[i], cino[i])
+       };
+C2:    atomic {                                   /* link(own, T.lock.claim.<cg>) */
+         assert (cg < NCL);                       /* NCL too small */
+         if
+         :: claim[cg] == 0 ->
+            claim[cg] = cino[i];
+            /* unlink(own name), folded in: nobody else acts on our own name */
+            cown[i] = 0;
+            printf ("MSC: C2 libfl%d pid%d: link(ino%d, claim.%d) ok: owns the claim\n", i,
+                    upid[i], cino[i], cg);
+            cg = 0; goto T1
+         :: else ->
+            printf ("MSC: C2 libfl%d pid%d: link -> EEXIST (claim.%d is ino%d)\n", i, upid[i],
+                    cg, claim[cg])
+#ifdef MUT_CLAIM_NO_PROBE
+            ; cg++; goto C2                       /* the mutant: no look at its owner */
+#endif
+         fi
+       };
+C3:    atomic {                                   /* open(T.lock.claim.<cg>) */
+         if
+         :: claim[cg] == 0 -> goto C2            /* ENOENT: a holder removed it */
+         :: else -> pino[i] = claim[cg]
+         fi
+       };
+C3b:   atomic {                                   /* flock(it, LOCK_SH|LOCK_NB) */
+         if
+         :: kown[pino[i]] != 0 ->
+            printf ("MSC: C3 libfl%d pid%d: claim.%d (ino%d) is live: wait\n", i, upid[i], cg,
+                    pino[i]);
+            goto CW
+         :: else ->
+            printf ("MSC: C3 libfl%d pid%d: claim.%d (ino%d) is dead\n", i, upid[i], cg,
+                    pino[i]);
+            pino[i] = 0;
+#ifdef MUT_CLAIM_REPLACE
+            /* the mutant: rename(own, claim.<cg>) over the dead claim */
+            claim[cg] = cino[i]; cown[i] = 0; gc ();
+            printf ("MSC: C3 libfl%d pid%d: rename(own, claim.%d): owns it\n", i, upid[i], cg);
+            goto T1
+#endif
+            cg++; gc (); goto C2
+         fi
+       };
+CW:    atomic {                    /* another taker owns the claim: re-check with backoff */
+         close_x ();
+         printf ("MSC: CW libfl%d pid%d: claim busy, back off\n", i, upid[i]);
+         hp = 0; cg = 0; goto A3
+       };
+
+       /* Takeover, entered holding LOCK_EX on the stale X, or LOCK_SH and the claim. */
 T1:    atomic {
          hp = 0;
 #ifdef MUT_NO_T1
@@ -396,6 +525,17 @@ T5:    atomic {
 T5b:   atomic { gyname[g] = 0; g = 0; gc () };            /* unlink(gy) */
 T6:    atomic { close_x (); goto A3 };
 
+       /* CL: a holder that went the claim way removes the claims, one unlink() a step, up to
+        * the first ENOENT; safe only because it holds the lock. A3 comes here only then. */
+CL:    do
+       :: atomic {
+            cg < NCL && claim[cg] != 0 ->
+            printf ("MSC: CL libfl%d pid%d: unlink(claim.%d = ino%d)\n", i, upid[i], cg,
+                    claim[cg]);
+            claim[cg] = 0; cg++; gc ()
+          }
+       :: atomic { cg == NCL || claim[cg] == 0 -> cl = 0; cg = 0; goto HELD }
+       od;
 HELD:  /* the critical section */
 #ifdef MUT_FLOCK_LATE
        atomic { kown[myino[i]] = i + 1 };
@@ -433,6 +573,7 @@ NEXT:  skip
     killed[i] ->
     atomic {
       r = 0; hp = 0; g = 0; pfd = 0; killed[i] = 0;
+      cg = 0; cl = 0;
       if
       :: upid[i] = nextpid; nextpid++; alive[upid[i]] = 1;
          printf ("MSC: libfl%d restarts as pid%d\n", i, upid[i]);
@@ -552,6 +693,26 @@ NEXT:  skip
   }
 }
 
+#ifdef READER
+/* Anyone who can read the files: LOCK_SH on what T.lock names, whenever nobody holds LOCK_EX
+ * on it; dropped at any step, or never. A LOCK_SH on a claim would only keep its inode alive:
+ * claims are probed for LOCK_EX alone, and only a claim's creator takes LOCK_EX on it, before
+ * it has a name. */
+proctype Reader ()
+{
+end:                       /* waiting for something to read is a valid end */
+  do
+  :: atomic {
+       rsh == 0 && lock != 0 && kown[lock] == 0 -> rsh = lock;
+       printf ("MSC: READER: flock(T.lock = ino%d, LOCK_SH)\n", rsh)
+     }
+  :: atomic {
+       rsh != 0 -> printf ("MSC: READER: close(ino%d)\n", rsh); rsh = 0; gc ()
+     }
+  od
+}
+#endif
+
 /* SIGKILL: at most CRASHES times, any unfinished process, at any step. */
 proctype Killer ()
 {
@@ -573,6 +734,13 @@ proctype Killer ()
           :: else -> break
           od;
           myino[v] = 0; xino[v] = 0; ev[v] = 0;
+          xsh[v] = 0; cino[v] = 0; pino[v] = 0;
+          /* Its own claim name stays, an orphan in the graveyard format. */
+          if
+          :: cown[v] != 0 ->
+             gyalloc (k); gyname[k] = cown[v]; cown[v] = 0
+          :: else -> skip
+          fi;
           v = 0; k = 0;
           gc ()
        :: else -> v = 0; break
@@ -600,6 +768,9 @@ init
     :: else -> break
     od;
     scr_j = 0;
+#ifdef READER
+    run Reader ();
+#endif
     run Killer ()
   }
 }
