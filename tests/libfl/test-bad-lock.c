@@ -340,6 +340,49 @@ test_unreadable (FlTestDir     *fx,
   g_assert_cmpmem (content, len, dead_pid, strlen (dead_pid));
 }
 
+/* Issue 19: taking over another user's stale lock in a sticky directory (as /tmp) is refused by
+ * the kernel; the error is FL_ERROR_PERMISSION, names the path and says who may remove it, and
+ * the lock is left as it was. */
+static void
+test_sticky_other_owner (FlTestDir     *fx,
+                         gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "try", fx->target, NULL };
+  g_autofree char *dead_pid = g_strdup_printf ("%d", (int) fl_test_dead_pid ());
+  g_autoptr(FlTestProc) proc = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *denied = NULL;
+  g_autofree char *content = NULL;
+  gsize len;
+
+  if (!fl_test_is_root ())
+    {
+      g_test_skip ("needs root to run a worker as another user");
+      return;
+    }
+  fl_test_write (fx->lock, dead_pid, -1);
+  g_assert_cmpint (chown (fx->lock, 1, 1), ==, 0);  /* daemon's, neither root's nor nobody's */
+  g_assert_cmpint (chmod (fx->dir, 01777), ==, 0);
+
+  proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_AS_NOBODY);
+  out = fl_test_proc_read_all (proc, fl_test_deadline_ms (10000));
+  g_assert_true (fl_test_proc_wait (proc, fl_test_deadline_ms (10000)));
+  g_test_message ("worker as nobody: %s", out);
+  if (fl_test_proc_exit_code (proc) == 99)
+    {
+      g_test_skip ("cannot switch to uid 65534");
+      return;
+    }
+  denied = g_strdup_printf ("error %s %d ", g_quark_to_string (FL_ERROR), FL_ERROR_PERMISSION);
+  g_assert_true (g_str_has_prefix (out, denied));
+  g_assert_nonnull (strstr (out, fx->lock));
+  g_assert_nonnull (strstr (out, "sticky"));
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpmem (content, len, dead_pid, strlen (dead_pid));
+  g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+}
+
 /* A full filesystem while the temp is written: FL_ERROR_NO_SPACE, and no temp left behind.
  * It runs in a subprocess with a mount namespace of its own, so that the small tmpfs goes
  * away with it even if an assertion fails. */
@@ -434,6 +477,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/bad-input/lock/huge", NULL, test_huge);
   FL_TEST_ADD ("/libfl/bad-input/lock/other-owner", NULL, test_other_owner);
   FL_TEST_ADD ("/libfl/bad-input/lock/unreadable", NULL, test_unreadable);
+  FL_TEST_ADD ("/libfl/bad-input/lock/sticky-other-owner", NULL, test_sticky_other_owner);
   FL_TEST_ADD ("/libfl/bad-input/no-space", NULL, test_no_space);
 
   return g_test_run ();
