@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fl-error.h"
+#include "fl-error-private.h"
 #include "fl-names-private.h"
 #include "fl-takeover-private.h"
 
@@ -58,6 +58,34 @@ rename_noreplace (int         dirfd,
   if (r < 0 && (errno == EINVAL || errno == ENOSYS))
     r = renameat (dirfd, from, dirfd, to);
   return r;
+}
+
+/* Every takeover error is in FL_ERROR. A sticky directory (mode +t, as /tmp) lets only a file's
+ * owner, the directory's owner or root rename or remove it: say so, since the error alone
+ * ("Operation not permitted") does not tell an operator what to do. */
+static void
+set_takeover_error (GError     **error,
+                    int          saved_errno,
+                    int          dirfd,
+                    const char  *what,
+                    const char  *path,
+                    gint64       file_uid)
+{
+  struct stat dir_st;
+
+  if ((saved_errno == EPERM || saved_errno == EACCES) && fstat (dirfd, &dir_st) == 0 &&
+      (dir_st.st_mode & S_ISVTX) != 0 && file_uid >= 0 && (uid_t) file_uid != geteuid () &&
+      dir_st.st_uid != geteuid ())
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                   "Cannot %s “%s”: its directory is sticky (mode +t), so only the file's "
+                   "owner (uid %u), the directory's owner (uid %u) or root may move or remove "
+                   "it, and this process runs as uid %u. Ask one of them to run flctl reclaim "
+                   "on it", what, path, (guint) file_uid, (guint) dir_st.st_uid,
+                   (guint) geteuid ());
+      return;
+    }
+  _fl_set_error_from_errno (error, saved_errno, what, path);
 }
 
 /* The takeover claim, steps C1-C3 (docs/protocol.md, section 4). A taker that cannot have
@@ -143,9 +171,8 @@ claim_create (Claim       *claim,
       if (fd < 0)
         {
           int saved_errno = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Cannot create a takeover claim next to “%s”: %s", path,
-                       g_strerror (saved_errno));
+          set_takeover_error (error, saved_errno, dirfd, "create a takeover claim next to",
+                              path, -1);
           return FALSE;
         }
       if (fstat (fd, &st) == 0 && flock (fd, LOCK_EX | LOCK_NB) == 0)
@@ -161,7 +188,7 @@ claim_create (Claim       *claim,
       close (fd);
     }
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+  g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                "Cannot create a takeover claim next to “%s”: every new file was locked by "
                "another process at once. Look for processes locking files in its directory",
                path);
@@ -201,9 +228,10 @@ claim_take (Claim       *claim,
       saved_errno = errno;
       if (saved_errno != EEXIST)
         {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Cannot create the takeover claim “%s.claim.%u”: %s", path, generation,
-                       g_strerror (saved_errno));
+          g_autofree char *claim_path = g_strdup_printf ("%s.claim.%u", path, generation);
+
+          set_takeover_error (error, saved_errno, dirfd, "create the takeover claim",
+                              claim_path, -1);
           return CLAIM_FAILED;
         }
 
@@ -233,7 +261,7 @@ claim_take (Claim       *claim,
       generation++;  /* dead for good: the next generation */
     }
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+  g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                "Too many dead takeover claims next to “%s” (“%s.claim.0” to “%s.claim.%u”): "
                "remove them while holding the lock, or by hand once no process is taking it "
                "over", path, path, path, CLAIM_GENERATIONS_MAX - 1);
@@ -346,9 +374,8 @@ takeover_steps (int           dirfd,
       saved_errno = errno;
       if (saved_errno == ENOENT)
         return FL_TAKEOVER_CHANGED;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot move the stale lock “%s” aside: %s", stale->path,
-                   g_strerror (saved_errno));
+      set_takeover_error (error, saved_errno, dirfd, "move aside the stale lock", stale->path,
+                          stale->st.st_uid);
       return FL_TAKEOVER_FAILED;
     }
 
@@ -361,9 +388,8 @@ takeover_steps (int           dirfd,
       if (unlinkat (dirfd, graveyard, 0) < 0 && errno != ENOENT)
         {
           saved_errno = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                       "Cannot remove the graveyard of “%s”: %s", stale->path,
-                       g_strerror (saved_errno));
+          set_takeover_error (error, saved_errno, dirfd, "remove the graveyard of",
+                              stale->path, stale->st.st_uid);
           return FL_TAKEOVER_FAILED;
         }
       _fl_test_crash_point ("T4");
