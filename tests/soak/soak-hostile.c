@@ -6,10 +6,11 @@
  * - A fork-and-exit holder, as daemon() does: soak-worker --daemon acquires, forks, and exits;
  *   the child runs the critical section and exits without a release. Only the kernel lock,
  *   which the child shares, says that lock is alive.
- * - Readers of lock files that queue a blocking LOCK_SH and hold it for 0.2 to 2 s once
- *   granted. They get it on a stale lock only (a live holder keeps LOCK_EX: the grant comes
- *   the instant it dies), so they delay that lock's takeover. Bounded on purpose: until the
- *   takeover is robust to shared holders (issue 18, part 2), an unbounded hold would block it.
+ * - Readers of lock files that queue a blocking LOCK_SH and hold it for 2 to 20 s once
+ *   granted, longer than most critical sections and than the final acquires' 10 s. They get
+ *   it on a stale lock only (a live holder keeps LOCK_EX: the grant comes the instant it
+ *   dies), which is exactly what once blocked that lock's takeover for as long as they liked
+ *   (issue 18, part 2): now the takeover goes the claim way (docs/protocol.md, section 4).
  * - An mtime mover: sets lock files' times an hour into the past (issue 18, part 1). Such a
  *   time never makes a live lock stale.
  *
@@ -152,7 +153,7 @@ soak_chaos_daemon (Soak *soak)
 }
 
 /* A reader process: it queues a blocking LOCK_SH on a lock file (granted the moment the holder
- * dies or releases, at most 3 s later, or SIGALRM ends it), holds it 0.2 to 2 s, and logs
+ * dies or releases, at most 3 s later, or SIGALRM ends it), holds it 2 to 20 s, and logs
  * "shared K" when it got one. Only a stale lock can be held this way: a live holder keeps
  * LOCK_EX. */
 void
@@ -162,7 +163,7 @@ soak_chaos_shared_hold (Soak *soak,
   g_autofree char *path = g_strdup_printf ("%s/t%d.lock", soak->lock_dir, k);
   g_autofree char *log = g_strdup_printf ("%s/s%05u.log", soak->results_dir, soak->readers);
   g_autofree char *line = g_strdup_printf ("shared %d\n", k);
-  gulong hold_us = (gulong) g_rand_int_range (soak->rand, 200, 2000) * 1000;
+  gulong hold_us = (gulong) g_rand_int_range (soak->rand, 2000, 20000) * 1000;
   struct stat st;
   pid_t pid;
   int fd;
