@@ -379,7 +379,11 @@ acquire (const char          *target,
         }
       if (wake == FL_WAKE_DEADLINE && deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
-          g_autofree char *waited = _fl_format_age (g_get_monotonic_time () - start);
+          gint64 waited_us = g_get_monotonic_time () - start;
+          /* A wait is often shorter than a second: say it in milliseconds then, not "0 s". */
+          g_autofree char *waited = waited_us < G_USEC_PER_SEC
+                                    ? g_strdup_printf ("%d ms", (int) (waited_us / 1000))
+                                    : _fl_format_age (waited_us);
           g_autofree char *age = _fl_format_age (g_get_real_time () - last.mtime_us);
           g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
                        "Timed out (ELOCKTIMEOUT) after %s waiting for “%s”: held by %s for %s "

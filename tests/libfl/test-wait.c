@@ -63,6 +63,8 @@ test_timeout (FlTestDir     *fx,
   g_test_message ("%s (after %" G_GINT64_FORMAT " ms)", error->message, elapsed_ms);
   g_assert_nonnull (strstr (error->message, pid));
   g_assert_nonnull (strstr (error->message, age));
+  g_assert_null (strstr (error->message, "after 0 s"));  /* a short wait is said in ms */
+  g_assert_nonnull (strstr (error->message, " ms waiting for"));
   g_assert_cmpint (elapsed_ms, >=, 290);
   g_assert_cmpint (elapsed_ms, <, 10000);
 
