@@ -381,6 +381,36 @@ reclaim_at (FlSnapshot          *self,
   return FALSE;
 }
 
+/* What fl_snapshot_reclaim() and fl_snapshot_reclaim_unproven() share: refuse a foreign
+ * entry, open the directory, run the guarded steps. */
+static gboolean
+reclaim (FlSnapshot          *self,
+         const FlLockOptions *options,
+         gboolean             unproven,
+         GCancellable        *cancellable,
+         GError             **error)
+{
+  gboolean ret;
+  int dirfd;
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
+                   "does not belong there", self->path);
+      return FALSE;
+    }
+
+  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
+  if (dirfd < 0)
+    return FALSE;
+
+  ret = reclaim_at (self, dirfd, options, unproven, cancellable, error);
+  close (dirfd);
+
+  return ret;
+}
+
 /**
  * fl_snapshot_reclaim:
  * @self: a snapshot of a stale lock, or of an orphaned temp or graveyard file
@@ -400,28 +430,10 @@ fl_snapshot_reclaim (FlSnapshot          *self,
                      const FlLockOptions *options,
                      GError             **error)
 {
-  gboolean ret;
-  int dirfd;
-
   g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->kind == FL_ENTRY_FOREIGN)
-    {
-      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
-                   "does not belong there", self->path);
-      return FALSE;
-    }
-
-  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
-  if (dirfd < 0)
-    return FALSE;
-
-  ret = reclaim_at (self, dirfd, options, FALSE, NULL, error);
-  close (dirfd);
-
-  return ret;
+  return reclaim (self, options, FALSE, NULL, error);
 }
 
 /**
@@ -448,29 +460,11 @@ fl_snapshot_reclaim_unproven (FlSnapshot    *self,
                               GCancellable  *cancellable,
                               GError       **error)
 {
-  gboolean ret;
-  int dirfd;
-
   g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->kind == FL_ENTRY_FOREIGN)
-    {
-      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
-                   "does not belong there", self->path);
-      return FALSE;
-    }
-
-  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
-  if (dirfd < 0)
-    return FALSE;
-
-  ret = reclaim_at (self, dirfd, NULL, TRUE, cancellable, error);
-  close (dirfd);
-
-  return ret;
+  return reclaim (self, NULL, TRUE, cancellable, error);
 }
 
 
