@@ -250,6 +250,15 @@ test_reader_reclaim (FlTestDir     *fx,
   snapshot = fl_snapshot_new (fx->lock, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (fl_snapshot_get_stale (snapshot));
+  {
+    /* What status shows: the reader, by PID, and that it changes nothing. */
+    g_autofree char *named = g_strdup_printf ("a process with PID %d", (int) reader.pid);
+
+    g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+    g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), named));
+    g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "holds a shared lock"));
+    g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "does not keep it from"));
+  }
   g_assert_true (fl_snapshot_reclaim (snapshot, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (fl_test_exists (fx->lock));
