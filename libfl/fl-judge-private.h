@@ -88,6 +88,12 @@ void     _fl_lock_state_clear      (FlLockState         *self);
 /* "PID 1234 (name)", or "PID 1234" when the name is unknown. */
 char    *_fl_lock_state_describe_holder (FlLockState    *self);
 
+/* Who else holds LOCK_SH on the file, from /proc/locks: "a process with PID 12 (cat) holds a
+ * shared lock on the file". When /proc/locks names nobody (or cannot be read): NULL, or, if
+ * @known says someone does, "another process holds a shared lock on the file". */
+char    *_fl_lock_state_describe_shared (FlLockState    *self,
+                                         gboolean        known);
+
 /* What a foreign entry is and what to do about it, for error messages. */
 char    *_fl_describe_foreign      (const char          *path,
                                     const struct stat   *st);

@@ -714,6 +714,36 @@ judge_leftover (FlLockState *self,
     }
 }
 
+char *
+_fl_lock_state_describe_shared (FlLockState *self,
+                                gboolean     known)
+{
+  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  if (!_fl_process_list_flock_holders (self->st.st_dev, self->st.st_ino, TRUE, pids) ||
+      pids->len == 0)
+    return known ? g_strdup ("another process holds a shared lock on the file") : NULL;
+
+  for (guint i = 0; i < pids->len; i++)
+    {
+      int pid = g_array_index (pids, int, i);
+      FlProcessInfo info;
+
+      _fl_process_probe (pid, FALSE, &info);
+      if (i > 0)
+        g_string_append (names, i + 1 == pids->len ? " and " : ", ");
+      g_string_append_printf (names, "%d", pid);
+      if (info.name != NULL)
+        g_string_append_printf (names, " (%s)", info.name);
+      _fl_process_info_clear (&info);
+    }
+
+  if (pids->len == 1)
+    return g_strdup_printf ("a process with PID %s holds a shared lock on the file", names->str);
+  return g_strdup_printf ("processes with PIDs %s hold shared locks on the file", names->str);
+}
+
 void
 _fl_lock_state_judge (FlLockState         *self,
                       FlProbeMode          mode,
@@ -737,6 +767,22 @@ _fl_lock_state_judge (FlLockState         *self,
     judge_lock (self, mode, options, now_us);
   else
     judge_leftover (self, mode, now_us);
+
+  /* Issue 18: a stale file's status says who else holds LOCK_SH on it, and that this does not
+   * stop a takeover. Only for a stale file with details: /proc/locks is one read per call, too
+   * much for every file of a large scan. */
+  if (details && self->stale && self->fd >= 0 && self->kernel_lock == FL_KERNEL_LOCK_FREE)
+    {
+      g_autofree char *shared = _fl_lock_state_describe_shared (self, FALSE);
+
+      if (shared != NULL)
+        {
+          char *reason = g_strdup_printf ("%s; %s, which does not keep it from being taken "
+                                          "over", self->reason, shared);
+          g_free (self->reason);
+          self->reason = reason;
+        }
+    }
 
   if (details && self->pid > 0 && self->process.state == FL_PROCESS_RUNNING)
     {

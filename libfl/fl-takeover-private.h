@@ -34,7 +34,6 @@ void             _fl_takeover_clear_claims (int         dirfd,
 /* Appends "; a process with PID N (name) holds a shared lock on the file" to @state's reason
  * when it met only shared holders (only_probers). */
 void             _fl_takeover_note_shared (FlLockState *state);
-char            *_fl_takeover_describe_shared (FlLockState *state);
 
 /* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2", "C2"...),
  * the process SIGKILLs itself there. Read once; costs one branch otherwise. */

@@ -281,37 +281,6 @@ _fl_takeover_clear_claims (int         dirfd,
     }
 }
 
-/* "a process with PID 12 (cat) holds a shared lock on the file", naming at most a few, or
- * "another process ..." when /proc/locks cannot tell. */
-char *
-_fl_takeover_describe_shared (FlLockState *state)
-{
-  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
-  g_autoptr(GString) names = g_string_new (NULL);
-
-  if (!_fl_process_list_flock_holders (state->st.st_dev, state->st.st_ino, TRUE, pids) ||
-      pids->len == 0)
-    return g_strdup ("another process holds a shared lock on the file");
-
-  for (guint i = 0; i < pids->len; i++)
-    {
-      int pid = g_array_index (pids, int, i);
-      FlProcessInfo info;
-
-      _fl_process_probe (pid, FALSE, &info);
-      if (i > 0)
-        g_string_append (names, i + 1 == pids->len ? " and " : ", ");
-      g_string_append_printf (names, "%d", pid);
-      if (info.name != NULL)
-        g_string_append_printf (names, " (%s)", info.name);
-      _fl_process_info_clear (&info);
-    }
-
-  if (pids->len == 1)
-    return g_strdup_printf ("a process with PID %s holds a shared lock on the file", names->str);
-  return g_strdup_printf ("processes with PIDs %s hold shared locks on the file", names->str);
-}
-
 void
 _fl_takeover_note_shared (FlLockState *state)
 {
@@ -320,7 +289,7 @@ _fl_takeover_note_shared (FlLockState *state)
 
   if (!state->only_probers)
     return;
-  shared = _fl_takeover_describe_shared (state);
+  shared = _fl_lock_state_describe_shared (state, TRUE);
   reason = g_strdup_printf ("%s; %s", state->reason != NULL ? state->reason : "", shared);
   g_free (state->reason);
   state->reason = reason;
@@ -436,7 +405,7 @@ _fl_takeover (int           dirfd,
     case CLAIM_BUSY:
       {
         g_autofree char *owner = describe_claim_owner (dirfd, claim.name);
-        g_autofree char *shared = _fl_takeover_describe_shared (stale);
+        g_autofree char *shared = _fl_lock_state_describe_shared (stale, TRUE);
         char *reason = g_strdup_printf ("%s; %s, and %s is taking the lock over (it owns "
                                         "the takeover claim “%s”)",
                                         stale->reason, shared, owner, claim.name);
