@@ -280,8 +280,16 @@ deadline_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* Iterates the default main context until @cond holds or @timeout_ms passes: no sleeping.
- * Returns whether @cond holds. */
+static gboolean
+recheck_cb (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;  /* only wakes the loop, so that the condition is asked again */
+}
+
+/* Iterates the default main context until @cond holds or @timeout_ms passes. The condition is
+ * asked after every event and at least every 5 ms: some (a line in /proc/locks, a process's
+ * state) change without any event of this main context, and would otherwise be seen only at
+ * the deadline. Returns whether @cond holds. */
 gboolean
 fl_test_wait_until (gboolean (*cond) (gpointer),
                     gpointer   data,
@@ -290,11 +298,13 @@ fl_test_wait_until (gboolean (*cond) (gpointer),
   gboolean expired = FALSE;
   guint id = g_timeout_add ((guint) MIN (fl_test_scaled_ms (timeout_ms), G_MAXUINT),
                             deadline_cb, &expired);
+  guint recheck = g_timeout_add (5, recheck_cb, NULL);
 
   while (!cond (data) && !expired)
     g_main_context_iteration (NULL, TRUE);
   if (!expired)
     g_source_remove (id);
+  g_source_remove (recheck);
   return cond (data);
 }
 
