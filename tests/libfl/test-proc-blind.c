@@ -260,8 +260,17 @@ static void
 test_no_proc (FlTestDir     *fx,
               gconstpointer  data)
 {
-  g_autofree char *out = run_scenario (fx, "--mount --propagation private",
-                                       "mount -t tmpfs tmpfs /proc || echo no-mount", "");
+  g_autofree char *out = NULL;
+
+#if defined(__SANITIZE_ADDRESS__)
+  /* The sanitizer's runtime itself needs /proc (it reads /proc/<pid>/task and aborts
+   * without it, whatever ASAN_OPTIONS say); the plain build runs this case. */
+  g_test_skip ("AddressSanitizer's runtime cannot run without /proc");
+  return;
+#endif
+
+  out = run_scenario (fx, "--mount --propagation private",
+                      "mount -t tmpfs tmpfs /proc || echo no-mount", "");
 
   if (out != NULL && strstr (out, "no-mount") != NULL)
     {
