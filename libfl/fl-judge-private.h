@@ -71,6 +71,9 @@ gboolean _fl_lock_state_open       (FlLockState         *self,
                                     const char          *name,
                                     GError             **error);
 
+/* The rest of step J2, which a held lock does not need: the identity xattr (fl-evidence.c). */
+void     _fl_lock_state_read_identity (FlLockState  *self);
+
 /* Steps J3 + J4. */
 void     _fl_lock_state_judge      (FlLockState         *self,
                                     FlProbeMode          mode,
