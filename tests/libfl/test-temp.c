@@ -23,113 +23,9 @@
 #include <unistd.h>
 
 #include "fl-lock-private.h"
+#include "fl-test-attacker.h"
 #include "fl-test-util.h"
 
-#define ATTACKER_HOLD_MAX 8  /* shared locks held at once before the attacker lets go */
-
-typedef struct
-{
-  pid_t pid;
-  int   control_fd;  /* closing it tells the attacker to stop and report */
-  int   report_fd;   /* the attacker writes how many shared locks it took */
-} Attacker;
-
-static void
-attacker_run (const char *dir,
-              int         control_fd,
-              int         report_fd)
-{
-  int held[ATTACKER_HOLD_MAX];
-  guint n_held = 0;
-  guint64 wins = 0;
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  int in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
-  int dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-  if (in < 0 || dirfd < 0 || inotify_add_watch (in, dir, IN_CREATE) < 0)
-    _exit (1);
-  /* Ready: the watch exists, so no temp created from now on escapes it. */
-  if (write (report_fd, "r", 1) != 1)
-    _exit (1);
-
-  for (;;)
-    {
-      struct pollfd fds[2] = { { in, POLLIN, 0 }, { control_fd, POLLIN, 0 } };
-      gssize len;
-
-      /* "Holds it a little": until the next quiet millisecond, or a few files later. */
-      if (poll (fds, 2, 1) == 0 || n_held == ATTACKER_HOLD_MAX)
-        {
-          while (n_held > 0)
-            close (held[--n_held]);
-        }
-      if (fds[1].revents != 0)
-        break;
-
-      len = read (in, buf, sizeof buf);
-      for (char *p = buf; len > 0 && p < buf + len;)
-        {
-          const struct inotify_event *ev = (const struct inotify_event *) p;
-
-          p += sizeof *ev + ev->len;
-          if (ev->len == 0 || !g_str_has_suffix (ev->name, ".tmp"))
-            continue;
-
-          int fd = openat (dirfd, ev->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-          if (fd < 0)
-            continue;
-          if (flock (fd, LOCK_SH | LOCK_NB) == 0)
-            wins++;
-          if (n_held < ATTACKER_HOLD_MAX)
-            held[n_held++] = fd;
-          else
-            close (fd);
-        }
-    }
-
-  if (write (report_fd, &wins, sizeof wins) != sizeof wins)
-    _exit (1);
-  _exit (0);
-}
-
-static void
-attacker_start (Attacker   *attacker,
-                const char *dir)
-{
-  int control[2], report[2];
-  char ready;
-
-  g_assert_cmpint (pipe2 (control, O_CLOEXEC), ==, 0);
-  g_assert_cmpint (pipe2 (report, O_CLOEXEC), ==, 0);
-  attacker->pid = fork ();
-  g_assert_cmpint (attacker->pid, >=, 0);
-  if (attacker->pid == 0)
-    {
-      close (control[1]);
-      close (report[0]);
-      attacker_run (dir, control[0], report[1]);
-    }
-  close (control[0]);
-  close (report[1]);
-  attacker->control_fd = control[1];
-  attacker->report_fd = report[0];
-  g_assert_cmpint (read (attacker->report_fd, &ready, 1), ==, 1);
-}
-
-/* Returns how many shared locks the attacker took on temp files. */
-static guint64
-attacker_stop (Attacker *attacker)
-{
-  guint64 wins = 0;
-  int status;
-
-  close (attacker->control_fd);
-  g_assert_cmpint (read (attacker->report_fd, &wins, sizeof wins), ==, sizeof wins);
-  close (attacker->report_fd);
-  g_assert_cmpint (waitpid (attacker->pid, &status, 0), ==, attacker->pid);
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-  return wins;
-}
 
 /* The sixth field of the identity is the kernel lock flag (docs/protocol.md, section 1). */
 static gboolean
@@ -168,12 +64,12 @@ test_attacker (FlTestDir     *fx,
                gconstpointer  data)
 {
   const guint rounds = 1000;
-  Attacker attacker;
+  FlTestAttacker attacker;
   guint without_flag = 0, without_lock = 0;
   guint64 wins;
 
   _fl_lock_set_force_named_temp (TRUE);
-  attacker_start (&attacker, fx->dir);
+  fl_test_attacker_start (&attacker, fx->dir);
 
   for (guint i = 0; i < rounds; i++)
     {
@@ -189,7 +85,7 @@ test_attacker (FlTestDir     *fx,
       g_assert_no_error (error);
     }
 
-  wins = attacker_stop (&attacker);
+  wins = fl_test_attacker_stop (&attacker, FALSE);
   _fl_lock_set_force_named_temp (FALSE);
 
   g_test_message ("%u acquisitions: the attacker took LOCK_SH on %" G_GUINT64_FORMAT " temps; "
@@ -227,13 +123,13 @@ test_fork_and_exit (FlTestDir     *fx,
                     gconstpointer  data)
 {
   const guint rounds = 60;
-  Attacker attacker;
+  FlTestAttacker attacker;
   guint stolen = 0;
 
   /* The grandchildren are reaped here, not by init: the test waits for each. */
   g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
   _fl_lock_set_force_named_temp (TRUE);
-  attacker_start (&attacker, fx->dir);
+  fl_test_attacker_start (&attacker, fx->dir);
 
   for (guint i = 0; i < rounds; i++)
     {
@@ -294,7 +190,7 @@ test_fork_and_exit (FlTestDir     *fx,
        * over; so does it once the child is gone. */
     }
 
-  attacker_stop (&attacker);
+  fl_test_attacker_stop (&attacker, FALSE);
   _fl_lock_set_force_named_temp (FALSE);
   g_test_message ("%u of %u forked holders lost their lock to a contender", stolen, rounds);
   g_assert_cmpuint (stolen, ==, 0);

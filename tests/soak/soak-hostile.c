@@ -33,103 +33,20 @@
 
 #include <libfl/fl.h>
 
+#include "fl-test-attacker.h"
 #include "soak-private.h"
-
-#define ATTACKER_HOLD_MAX 8
-
-static void
-attacker_run (const char *dir,
-              int         control_fd,
-              int         report_fd)
-{
-  int held[ATTACKER_HOLD_MAX];
-  guint n_held = 0;
-  guint64 wins = 0;
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  int in = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
-  int dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-  if (in < 0 || dirfd < 0 || inotify_add_watch (in, dir, IN_CREATE) < 0)
-    _exit (1);
-  if (write (report_fd, "r", 1) != 1)
-    _exit (1);
-
-  for (;;)
-    {
-      struct pollfd fds[2] = { { in, POLLIN, 0 }, { control_fd, POLLIN, 0 } };
-      gssize len;
-
-      /* Holds until the next quiet millisecond, or a few files later. */
-      if (poll (fds, 2, 1) == 0 || n_held == ATTACKER_HOLD_MAX)
-        while (n_held > 0)
-          close (held[--n_held]);
-      if (fds[1].revents != 0)
-        break;
-
-      len = read (in, buf, sizeof buf);
-      for (char *p = buf; len > 0 && p < buf + len;)
-        {
-          const struct inotify_event *ev = (const struct inotify_event *) p;
-          int fd;
-
-          p += sizeof *ev + ev->len;
-          if (ev->len == 0 || !g_str_has_suffix (ev->name, ".tmp"))
-            continue;
-          fd = openat (dirfd, ev->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-          if (fd < 0)
-            continue;
-          if (flock (fd, LOCK_SH | LOCK_NB) == 0)
-            wins++;
-          if (n_held < ATTACKER_HOLD_MAX)
-            held[n_held++] = fd;
-          else
-            close (fd);
-        }
-    }
-
-  if (write (report_fd, &wins, sizeof wins) != sizeof wins)
-    _exit (1);
-  _exit (0);
-}
 
 void
 soak_attacker_start (Soak *soak)
 {
-  int control[2], report[2];
-  char ready;
-
-  g_assert_cmpint (pipe2 (control, O_CLOEXEC), ==, 0);
-  g_assert_cmpint (pipe2 (report, O_CLOEXEC), ==, 0);
-  soak->attacker_pid = fork ();
-  g_assert_cmpint (soak->attacker_pid, >=, 0);
-  if (soak->attacker_pid == 0)
-    {
-      close (control[1]);
-      close (report[0]);
-      attacker_run (soak->lock_dir, control[0], report[1]);
-    }
-  close (control[0]);
-  close (report[1]);
-  soak->attacker_control_fd = control[1];
-  soak->attacker_report_fd = report[0];
-  g_assert_cmpint (read (soak->attacker_report_fd, &ready, 1), ==, 1);
+  fl_test_attacker_start (&soak->attacker, soak->lock_dir);
 }
 
 /* The soak's reaper may already have reaped the attacker: its report is what counts. */
 void
 soak_attacker_stop (Soak *soak)
 {
-  guint64 wins = 0;
-
-  if (soak->attacker_pid <= 0)
-    return;
-  close (soak->attacker_control_fd);
-  g_assert_cmpint (read (soak->attacker_report_fd, &wins, sizeof wins), ==, sizeof wins);
-  close (soak->attacker_report_fd);
-  waitpid (soak->attacker_pid, NULL, 0);
-  soak->attacker_pid = 0;
-  soak->attacker_wins = (guint) wins;
+  soak->attacker_wins = (guint) fl_test_attacker_stop (&soak->attacker, TRUE);
 }
 
 /* soak-worker --daemon: one critical section in a child whose parent exited. */

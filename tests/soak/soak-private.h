@@ -7,6 +7,8 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "fl-test-attacker.h"
+
 G_BEGIN_DECLS
 
 #define SOAK_WORKERS 16
@@ -55,9 +57,7 @@ typedef struct
   guint        orphans;
 
   /* soak-hostile.c */
-  pid_t        attacker_pid;
-  int          attacker_control_fd;
-  int          attacker_report_fd;
+  FlTestAttacker attacker;
   guint        attacker_wins;  /* LOCK_SH taken on a new temp before its creator's LOCK_EX */
   guint        daemons;        /* fork-and-exit holders started */
   guint        readers;        /* processes started to hold LOCK_SH on a lock file */
