@@ -4,7 +4,9 @@
  */
 #include <libfl/fl.h>
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,6 +184,29 @@ test_temp (FlTestDir     *fx,
   g_assert_false (fl_snapshot_get_stale (s2));
 }
 
+/* Issue 13: inspection never takes a kernel lock on a temp it did not create, since a shared
+ * lock between a temp's creation and its creator's LOCK_EX makes the creator start over.
+ * Observable: a temp whose kernel lock another descriptor holds is reported "unknown" (never
+ * probed), not "held"; its creator's liveness still decides. */
+static void
+test_temp_not_probed (FlTestDir     *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *temp = g_strdup_printf ("%s.%d.2468ace0.tmp", fx->lock, (int) getpid ());
+  g_autoptr(FlSnapshot) held = NULL;
+  int fd;
+
+  fl_test_write (temp, "", 0);
+  fd = open (temp, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+  held = snapshot_of (temp, NULL);
+  g_assert_cmpint (fl_snapshot_get_kind (held), ==, FL_ENTRY_TEMP);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (held), ==, FL_KERNEL_LOCK_UNKNOWN);
+  g_assert_cmpint (fl_snapshot_get_liveness (held), ==, FL_LIVENESS_ALIVE);
+  close (fd);
+}
+
 static void
 test_graveyard (FlTestDir     *fx,
                 gconstpointer  data)
@@ -322,6 +347,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/snapshot/empty", NULL, test_empty);
   FL_TEST_ADD ("/libfl/snapshot/unproven-refuses-held", NULL, test_unproven_refuses_held);
   FL_TEST_ADD ("/libfl/snapshot/temp", NULL, test_temp);
+  FL_TEST_ADD ("/libfl/snapshot/temp-not-probed", NULL, test_temp_not_probed);
   FL_TEST_ADD ("/libfl/snapshot/graveyard", NULL, test_graveyard);
   FL_TEST_ADD ("/libfl/snapshot/foreign/directory", GINT_TO_POINTER (FOREIGN_DIRECTORY),
                test_foreign);
