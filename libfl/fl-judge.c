@@ -586,7 +586,11 @@ _fl_lock_state_judge (FlLockState         *self,
       return;
     }
 
-  if (self->fd >= 0)
+  /* Never on a temp: its creator takes LOCK_EX on it right after creating it (step A2), and
+   * any shared lock taken in between, ours included, would make it start over (issue 13). A
+   * temp is judged by its creator and identity alone; removing a live creator's temp costs it
+   * one more temp, never a lock (it links only a temp it still has, by name or by fd). */
+  if (self->fd >= 0 && self->kind != FL_ENTRY_TEMP)
     probe_kernel_lock (self, mode);
 
   if (self->kind == FL_ENTRY_LOCK)

@@ -289,6 +289,7 @@ reclaim_at (FlSnapshot          *self,
   for (guint attempt = 0; attempt < 50; attempt++)
     {
       g_auto(FlLockState) now = { .fd = -1 };
+      gboolean no_exclusive;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
@@ -312,8 +313,11 @@ reclaim_at (FlSnapshot          *self,
         }
 
       _fl_lock_state_judge (&now, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
+      /* Nobody holds LOCK_EX on it; a temp's is never asked (its creator decides, J3). */
+      no_exclusive = now.holds_exclusive || now.no_kernel_locks || now.only_probers ||
+                     now.kind == FL_ENTRY_TEMP;
 
-      if (unproven && !(now.holds_exclusive || now.no_kernel_locks || now.only_probers))
+      if (unproven && !no_exclusive)
         {
           /* A held kernel lock is a live libfl holder: no operator overrules that. */
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
@@ -323,7 +327,7 @@ reclaim_at (FlSnapshot          *self,
         }
       if (!now.stale && unproven)
         now.stale = TRUE;  /* the operator's decision: docs/protocol.md, section 7 */
-      if (!now.stale || !(now.holds_exclusive || now.no_kernel_locks || now.only_probers))
+      if (!now.stale || !no_exclusive)
         {
           _fl_takeover_note_shared (&now);
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
