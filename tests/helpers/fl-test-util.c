@@ -554,3 +554,35 @@ fl_test_holder_release (FlTestProc *holder)
   g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
   g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
 }
+
+gboolean
+fl_test_wait_readable (int    fd,
+                       gint64 deadline_us)
+{
+  for (;;)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
+      int r;
+
+      if (left_ms <= 0)
+        return FALSE;
+      r = poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT));
+      if (r > 0)
+        return TRUE;
+      g_assert_true (r == 0 || errno == EINTR);
+    }
+}
+
+FlTestProc *
+fl_test_spawn_waiting (void)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { worker, "wait", NULL };
+  FlTestProc *proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (proc, fl_test_deadline_ms (10000));
+  g_autofree char *expected = g_strdup_printf ("ready %d", (int) proc->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return proc;
+}

@@ -55,6 +55,9 @@ gboolean  fl_test_wait_pid_gone         (pid_t          pid,
 gboolean  fl_test_wait_until            (gboolean     (*cond) (gpointer),
                                          gpointer       data,
                                          guint          timeout_ms);
+/* Whether @fd polls readable before @deadline_us (monotonic). */
+gboolean  fl_test_wait_readable         (int            fd,
+                                         gint64         deadline_us);
 
 /* A child process with a pipe to its stdin and one from its stdout. Freeing it kills and reaps
  * a child that is still running, so a failed assertion leaves no process behind. */
@@ -98,6 +101,8 @@ FlTestProc *fl_test_spawn_holder_of     (const char          *env_var,
                                          const char          *target);
 FlTestProc *fl_test_spawn_holder        (const char          *target);
 void        fl_test_holder_release      (FlTestProc          *holder);
+/* `fl-worker wait`: a live process that holds nothing, once it said it is ready. */
+FlTestProc *fl_test_spawn_waiting       (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlTestProc, fl_test_proc_free)
 

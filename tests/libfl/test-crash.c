@@ -164,25 +164,6 @@ fork_mid_takeover (const char *lock,
   return pid;
 }
 
-static gboolean
-wait_readable (int    fd,
-               gint64 deadline_us)
-{
-  for (;;)
-    {
-      struct pollfd pfd = { fd, POLLIN, 0 };
-      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
-      int r;
-
-      if (left_ms <= 0)
-        return FALSE;
-      r = poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT));
-      if (r > 0)
-        return TRUE;
-      g_assert_true (r == 0 || errno == EINTR);
-    }
-}
-
 /* The second crash of protocol.md section 10: the holder died, then a taker died between T1
  * and T2, while a waiter was waiting. No event comes (the file stays, the PID in it was gone
  * already), so the waiter must find out by re-checking, with backoff from backoff_min, not
@@ -204,7 +185,7 @@ test_taker_dies_while_waited (FlTestDir     *fx,
 
   fl_test_write (fx->lock, dead, -1);
   taker = fork_mid_takeover (fx->lock, &ready_fd);
-  g_assert_true (wait_readable (ready_fd, fl_test_deadline_ms (10000)));
+  g_assert_true (fl_test_wait_readable (ready_fd, fl_test_deadline_ms (10000)));
   g_assert_cmpint (read (ready_fd, &byte, 1), ==, 1);
   close (ready_fd);
   g_assert_true (fl_test_kernel_lock_held (fx->lock));
@@ -215,7 +196,7 @@ test_taker_dies_while_waited (FlTestDir     *fx,
   g_assert_no_errno (inotify_fd >= 0 ? 0 : -1);
   g_assert_no_errno (inotify_add_watch (inotify_fd, fx->lock, IN_CLOSE) >= 0 ? 0 : -1);
   waiter = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_assert_true (wait_readable (inotify_fd, fl_test_deadline_ms (20000)));
+  g_assert_true (fl_test_wait_readable (inotify_fd, fl_test_deadline_ms (20000)));
   close (inotify_fd);
 
   g_assert_no_errno (kill (taker, SIGKILL));

@@ -13,19 +13,6 @@
 
 #include "fl-test-util.h"
 
-static FlTestProc *
-spawn_waiting (void)
-{
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  const char *argv[] = { worker, "wait", NULL };
-  FlTestProc *proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (proc, fl_test_deadline_ms (10000));
-  g_autofree char *expected = g_strdup_printf ("ready %d", (int) proc->pid);
-
-  g_assert_cmpstr (line, ==, expected);
-  return proc;
-}
-
 /* A lock in the original format (no identity, no kernel lock) naming a process that started
  * an hour after the lock's mtime. That is no proof of reuse (anyone who can write the file, and
  * every restore, can set an mtime back), and the original module would call the process
@@ -35,7 +22,7 @@ static void
 test_reused (FlTestDir     *fx,
              gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
   g_autofree char *content = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
@@ -66,7 +53,7 @@ static void
 test_not_reused (FlTestDir     *fx,
                  gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
@@ -88,7 +75,7 @@ static void
 test_zombie (FlTestDir     *fx,
              gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;

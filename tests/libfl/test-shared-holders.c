@@ -36,25 +36,6 @@ typedef struct
   int   ready_fd;  /* one byte once the shared lock is granted */
 } Reader;
 
-static gboolean
-wait_readable (int    fd,
-               gint64 deadline_us)
-{
-  for (;;)
-    {
-      struct pollfd pfd = { fd, POLLIN, 0 };
-      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
-      int r;
-
-      if (left_ms <= 0)
-        return FALSE;
-      r = poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT));
-      if (r > 0)
-        return TRUE;
-      g_assert_true (r == 0 || errno == EINTR);
-    }
-}
-
 /* A process of uid nobody opens @path read-only and takes a blocking flock(LOCK_SH), which it
  * keeps until it is killed. It writes one byte to its pipe once the lock is granted. With
  * @report_open it writes a byte after open() too, before flock(): the queued-grant case. */
@@ -103,7 +84,7 @@ reader_expect (Reader     *reader,
 {
   char c = 0;
 
-  g_assert_true (wait_readable (reader->ready_fd, fl_test_deadline_ms (20000)));
+  g_assert_true (fl_test_wait_readable (reader->ready_fd, fl_test_deadline_ms (20000)));
   g_assert_cmpint (read (reader->ready_fd, &c, 1), ==, 1);
   g_assert_cmpint (c, ==, what);
 }

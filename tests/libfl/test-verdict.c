@@ -24,19 +24,6 @@
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
 
-static FlTestProc *
-spawn_waiting (void)
-{
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  const char *argv[] = { worker, "wait", NULL };
-  FlTestProc *proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *line = fl_test_proc_read_line (proc, fl_test_deadline_ms (10000));
-  g_autofree char *expected = g_strdup_printf ("ready %d", (int) proc->pid);
-
-  g_assert_cmpstr (line, ==, expected);
-  return proc;
-}
-
 /* Writes @path as a lock of @pid in the original format plus the identity a libfl holder of
  * that PID would have written, with its start ticks off by @ticks_off and no kernel lock. */
 static gboolean
@@ -75,7 +62,7 @@ static void
 test_mtime_moved_back (FlTestDir     *fx,
                        gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autofree char *pid = g_strdup_printf ("%d", (int) child->pid);
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
@@ -104,7 +91,7 @@ static void
 test_reused_by_identity (FlTestDir     *fx,
                          gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(FlSnapshot) control = NULL;
   g_autoptr(GError) error = NULL;
@@ -144,7 +131,7 @@ static void
 test_graveyard_creator_alive (FlTestDir     *fx,
                               gconstpointer  data)
 {
-  g_autoptr(FlTestProc) child = spawn_waiting ();
+  g_autoptr(FlTestProc) child = fl_test_spawn_waiting ();
   g_autofree char *name = g_strdup_printf ("target.lock.gy.%d.0badf00d", (int) child->pid);
   g_autofree char *path = g_build_filename (fx->dir, name, NULL);
   g_autoptr(FlSnapshot) snapshot = NULL;
