@@ -5,18 +5,13 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
+#include "fl-handle-source-private.h"
 #include "fl-process-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
@@ -200,17 +195,6 @@ count_kind (FlSnapshot *snap)
     }
 }
 
-static int
-pidfd_open_nocheck (int pid)
-{
-#ifdef SYS_pidfd_open
-  return (int) syscall (SYS_pidfd_open, (pid_t) pid, 0u);  /* always close-on-exec */
-#else
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
 void
 _fl_model_queue_path (FlDirectoryModel *self,
                       const char       *path,
@@ -220,9 +204,8 @@ _fl_model_queue_path (FlDirectoryModel *self,
  * entries, but only when a watched process dies, never per tick. The watch is not armed again
  * for the same PID, so an exited process cannot make the model spin. */
 static gboolean
-pidfd_ready_cb (int          fd,
-                GIOCondition condition,
-                gpointer     user_data)
+pidfd_ready_cb (FlHandle fd,
+                gpointer user_data)
 {
   FlDirectoryModel *self = user_data;
   GHashTableIter iter;
@@ -237,8 +220,8 @@ pidfd_ready_cb (int          fd,
       if (watch->fd == fd)
         {
           pid = GPOINTER_TO_INT (key);
-          close (watch->fd);
-          watch->fd = -1;
+          _fl_platform_close (watch->fd);
+          watch->fd = FL_HANDLE_NONE;
           watch->source_id = 0;
           break;
         }
@@ -266,8 +249,7 @@ _fl_model_pid_watch_free (gpointer data)
 
   if (watch->source_id != 0)
     g_source_remove (watch->source_id);
-  if (watch->fd >= 0)
-    close (watch->fd);
+  _fl_platform_close (watch->fd);
   g_free (watch);
 }
 
@@ -289,11 +271,13 @@ pid_watch_ref (FlDirectoryModel *self,
       if (g_hash_table_size (self->pid_watches) >= self->max_pid_watches)
         return;  /* the periodic rescan is the fallback */
 
+      int err;
+
       watch = g_new0 (PidWatch, 1);
-      watch->fd = pidfd_open_nocheck (pid);
-      if (watch->fd >= 0)
-        watch->source_id = g_unix_fd_add (watch->fd, G_IO_IN, pidfd_ready_cb, self);
-      else if (errno == ESRCH)
+      err = _fl_platform_process_watch (pid, &watch->fd);
+      if (err == 0)
+        watch->source_id = _fl_handle_add_watch (watch->fd, pidfd_ready_cb, self);
+      else if (err == ESRCH)
         _fl_model_queue_path (self, fl_snapshot_get_path (snap), 0);  /* died since the snapshot */
       g_hash_table_insert (self->pid_watches, GINT_TO_POINTER (pid), watch);
     }

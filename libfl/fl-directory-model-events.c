@@ -4,16 +4,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"
@@ -26,23 +20,22 @@
 void
 _fl_model_dir_cache_clear (DirCache *cache)
 {
-  g_clear_pointer (&cache->dir, g_free);
-  if (cache->fd >= 0)
-    close (cache->fd);
-  cache->fd = -1;
+  g_clear_pointer (&cache->path, g_free);
+  g_clear_pointer (&cache->dir, _fl_platform_dir_close);
 }
 
-static int
+/* NULL when @path cannot be opened (gone, or not a directory). */
+static FlDir *
 dir_cache_open (DirCache   *cache,
-                const char *dir)
+                const char *path)
 {
-  if (cache->dir != NULL && g_str_equal (cache->dir, dir))
-    return cache->fd;
+  if (cache->path != NULL && g_str_equal (cache->path, path))
+    return cache->dir;
 
   _fl_model_dir_cache_clear (cache);
-  cache->dir = g_strdup (dir);
-  cache->fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  return cache->fd;
+  cache->path = g_strdup (path);
+  _fl_platform_dir_open (path, FALSE, &cache->dir);
+  return cache->dir;
 }
 
 static FlSnapshot *
@@ -55,16 +48,16 @@ read_path (FlDirectoryModel *self,
   g_autofree char *dir = g_path_get_dirname (path);
   const char *name = strrchr (path, '/');
   FlSnapshot *snap;
-  int dirfd;
+  FlDir *dirp;
 
   if (name == NULL || !_fl_model_looks_like_entry (name + 1))
     return NULL;
 
-  dirfd = dir_cache_open (cache, dir);
-  if (dirfd < 0)
+  dirp = dir_cache_open (cache, dir);
+  if (dirp == NULL)
     return NULL;
 
-  snap = _fl_snapshot_new_at (dirfd, dir, name + 1, self->options, now_us, &error);
+  snap = _fl_snapshot_new_at (dirp, dir, name + 1, self->options, now_us, &error);
   if (snap == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_debug ("%s: %s", path, error->message);
   return snap;
@@ -75,7 +68,7 @@ static void
 check_new_directory (FlDirectoryModel *self,
                      const char       *path)
 {
-  struct stat st;
+  FlFileInfo info;
 
   for (guint i = 0; i < self->roots->len; i++)
     {
@@ -84,7 +77,7 @@ check_new_directory (FlDirectoryModel *self,
       if (!root->recursive || !_fl_model_root_covers (root, path)
           || g_hash_table_contains (root->monitors, path))
         continue;
-      if (fstatat (AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
+      if (_fl_platform_stat_path (path, &info) != 0 || info.type != FL_FILE_DIRECTORY)
         return;
       /* Watched first, then read: a file made in it after the read still has its event. */
       _fl_model_ensure_monitor (self, root, path);
@@ -229,7 +222,7 @@ _fl_directory_model_flush (FlDirectoryModel *self)
 {
   g_autoptr(GHashTable) pending = NULL;
   g_autofree gpointer *paths = NULL;
-  DirCache cache = { NULL, -1 };
+  DirCache cache = { NULL, NULL };
   guint n_paths;
   gint64 now_us;
 

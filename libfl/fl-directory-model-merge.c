@@ -4,16 +4,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"

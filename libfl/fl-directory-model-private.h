@@ -5,6 +5,7 @@
 #pragma once
 
 #include "fl-directory-model.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
@@ -71,16 +72,16 @@ typedef struct
 
 typedef struct
 {
-  int    fd;
-  guint  source_id;
-  guint  n_entries;
+  FlHandle fd;         /* the platform's process-exit handle (a pidfd), or none */
+  guint    source_id;
+  guint    n_entries;
 } PidWatch;
 
 /* The directory of the last path read, kept open while consecutive paths share it. */
 typedef struct
 {
-  char *dir;
-  int   fd;
+  char  *path;
+  FlDir *dir;
 } DirCache;
 
 struct _FlDirectoryModel

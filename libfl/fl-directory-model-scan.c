@@ -4,16 +4,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
 #include "fl-process-private.h"
@@ -81,12 +75,6 @@ _fl_model_scan_job_new (FlDirectoryModel *self,
   return job;
 }
 
-static gboolean
-is_dot_or_dotdot (const char *name)
-{
-  return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
-}
-
 /* Runs in any thread: the previous snapshots are immutable and never change during a scan. */
 static FlSnapshot *
 reuse_previous (ScanJob    *job,
@@ -120,7 +108,7 @@ reuse_previous (ScanJob    *job,
 typedef struct
 {
   ScanJob     *job;
-  int          dirfd;
+  FlDir       *dir;
   const char  *dir_path;
   char       **names;
   FlSnapshot **out;
@@ -139,7 +127,7 @@ scan_slice (gpointer data)
 
       if (g_cancellable_is_cancelled (slice->job->cancellable))
         break;
-      snap = _fl_snapshot_new_at (slice->dirfd, slice->dir_path, slice->names[i],
+      snap = _fl_snapshot_new_at (slice->dir, slice->dir_path, slice->names[i],
                                   slice->job->options, slice->job->now_us, NULL);
       if (snap != NULL)
         slice->out[i] = reuse_previous (slice->job, snap);
@@ -150,7 +138,7 @@ scan_slice (gpointer data)
 /* Judging a file costs about ten system calls, most of the load: spread over the cores. */
 static void
 snapshot_names (ScanJob    *job,
-                int         dirfd,
+                FlDir      *dir,
                 const char *dir_path,
                 GPtrArray  *names)
 {
@@ -162,7 +150,7 @@ snapshot_names (ScanJob    *job,
 
   for (guint t = 0; t < n_threads; t++)
     {
-      slices[t] = (ScanSlice) { job, dirfd, dir_path, (char **) names->pdata, out,
+      slices[t] = (ScanSlice) { job, dir, dir_path, (char **) names->pdata, out,
                                 (guint) ((guint64) n * t / n_threads),
                                 (guint) ((guint64) n * (t + 1) / n_threads) };
       if (t > 0)
@@ -182,44 +170,39 @@ snapshot_names (ScanJob    *job,
       g_ptr_array_add (job->snapshots, out[i]);
 }
 
-/* Takes ownership of @fd. Subdirectories are opened with O_NOFOLLOW: a symbolic link in a lock
- * directory is never followed. */
+/* Takes ownership of @dir. Subdirectories are never reached through a symbolic link. */
 static void
 scan_dir (ScanJob    *job,
-          int         fd,
+          FlDir      *dir,
           const char *dir_path,
           guint       depth)
 {
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) subdirs = NULL;
-  struct dirent *de;
-  DIR *dir = fdopendir (fd);
+  FlDirList *list;
+  const char *name;
+  FlFileType type;
 
-  if (dir == NULL)
+  if (_fl_platform_dir_list_open (dir, &list) != 0)
     {
-      close (fd);
+      _fl_platform_dir_close (dir);
       return;
     }
   g_ptr_array_add (job->dirs, g_strdup (dir_path));
 
-  while ((de = readdir (dir)) != NULL)
+  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL)
     {
-      const char *name = de->d_name;
-
-      if (is_dot_or_dotdot (name))
-        continue;
-
       if (_fl_model_looks_like_entry (name))
         g_ptr_array_add (names, g_strdup (name));
 
       if (job->root->recursive && depth < MAX_DEPTH)
         {
-          gboolean is_dir = de->d_type == DT_DIR;
-          struct stat st;
+          gboolean is_dir = type == FL_FILE_DIRECTORY;
+          FlFileInfo info;
 
-          if (de->d_type == DT_UNKNOWN)
-            is_dir = fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                     && S_ISDIR (st.st_mode);
+          if (type == FL_FILE_UNKNOWN)
+            is_dir = _fl_platform_stat_at (dir, name, &info) == 0 &&
+                     info.type == FL_FILE_DIRECTORY;
           if (is_dir)
             {
               if (subdirs == NULL)
@@ -228,27 +211,26 @@ scan_dir (ScanJob    *job,
             }
         }
     }
+  _fl_platform_dir_list_close (list);
 
-  snapshot_names (job, dirfd (dir), dir_path, names);
+  snapshot_names (job, dir, dir_path, names);
 
   for (guint i = 0; subdirs != NULL && i < subdirs->len; i++)
     {
-      const char *name = subdirs->pdata[i];
-      int sub;
+      const char *sub_name = subdirs->pdata[i];
+      FlDir *sub;
 
       if (g_cancellable_is_cancelled (job->cancellable))
         break;
-      sub = openat (dirfd (dir), name,
-                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      if (sub >= 0)
+      if (_fl_platform_dir_open_at (dir, sub_name, &sub) == 0)
         {
-          g_autofree char *sub_path = g_build_filename (dir_path, name, NULL);
+          g_autofree char *sub_path = g_build_filename (dir_path, sub_name, NULL);
 
           scan_dir (job, sub, sub_path, depth + 1);
         }
     }
 
-  closedir (dir);
+  _fl_platform_dir_close (dir);
 }
 
 void
@@ -283,14 +265,15 @@ void
 _fl_model_run_scan (ScanJob *job)
 {
   gint64 start = g_get_monotonic_time ();
-  int fd = open (job->root->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  FlDir *dir;
+  int err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
 
-  if (fd < 0)
+  if (err != 0)
     {
-      _fl_model_set_directory_error (&job->error, job->root->path, errno);
+      _fl_model_set_directory_error (&job->error, job->root->path, err);
       return;
     }
-  scan_dir (job, fd, job->root->path, 0);
+  scan_dir (job, dir, job->root->path, 0);
   g_ptr_array_sort (job->snapshots, _fl_model_compare_snapshot_paths);
   job->duration_us = g_get_monotonic_time () - start;
 }

@@ -4,17 +4,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
 
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"
@@ -278,7 +271,7 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
 static void
 fl_directory_model_init (FlDirectoryModel *self)
 {
-  struct rlimit limit;
+  size_t max_handles = _fl_platform_max_handles ();
 
   self->entries = g_ptr_array_new ();
   self->roots = g_ptr_array_new ();
@@ -290,8 +283,8 @@ fl_directory_model_init (FlDirectoryModel *self)
   self->monitoring = TRUE;
 
   /* Each watched holder costs a descriptor: leave most of them to the program. */
-  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    self->max_pid_watches = (guint) CLAMP (limit.rlim_cur / 4, 16, MAX_PID_WATCHES);
+  if (max_handles > 0)
+    self->max_pid_watches = (guint) CLAMP (max_handles / 4, 16, MAX_PID_WATCHES);
   else
     self->max_pid_watches = MAX_PID_WATCHES;
 }
@@ -328,7 +321,8 @@ register_root (FlDirectoryModel *self,
 {
   g_autofree char *path = g_canonicalize_filename (directory, NULL);
   Root *root = _fl_model_find_root (self, path);
-  int fd;
+  FlDir *dir;
+  int err;
 
   *existing = FALSE;
   if (root != NULL && root->recursive == recursive)
@@ -337,13 +331,13 @@ register_root (FlDirectoryModel *self,
       return root;
     }
 
-  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
+  err = _fl_platform_dir_open (path, FALSE, &dir);
+  if (err != 0)
     {
-      _fl_model_set_directory_error (error, path, errno);
+      _fl_model_set_directory_error (error, path, err);
       return NULL;
     }
-  close (fd);
+  _fl_platform_dir_close (dir);
 
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);
@@ -684,7 +678,7 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
                             GError           **error)
 {
   g_autofree char *path = NULL;
-  DirCache cache = { NULL, -1 };
+  DirCache cache = { NULL, NULL };
   gboolean ok;
 
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
@@ -731,7 +725,7 @@ _fl_directory_model_get_n_pid_watches (FlDirectoryModel *self)
 
   g_hash_table_iter_init (&iter, self->pid_watches);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    n += ((PidWatch *) value)->fd >= 0;
+    n += ((PidWatch *) value)->fd != FL_HANDLE_NONE;
   return n;
 }
 

@@ -5,9 +5,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <unistd.h>
 
 #include "fl-error-private.h"
+#include "platform/fl-platform.h"
 
 /* Not G_DEFINE_QUARK: its cache is a plain static that two threads failing at once both
  * write, a data race (ThreadSanitizer, test-wait's async waits). Racing writers store the
@@ -38,12 +38,20 @@ _fl_set_error_from_errno (GError     **error,
     case EACCES:
     case EPERM:
     case EROFS:
-      g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                   "Cannot %s “%s”: %s. The lock directory must be writable by this user "
-                   "(uid %u)", what, path, g_strerror (saved_errno), (guint) geteuid ());
+      {
+        gint64 uid = _fl_platform_self_uid ();
+        g_autofree char *who = uid >= 0 ? g_strdup_printf (" (uid %u)", (guint) uid)
+                                        : g_strdup ("");
+
+        g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                     "Cannot %s “%s”: %s. The lock directory must be writable by this user%s",
+                     what, path, g_strerror (saved_errno), who);
+      }
       break;
     case ENOSPC:
+#ifdef EDQUOT  /* not every C library has it */
     case EDQUOT:
+#endif
       g_set_error (error, FL_ERROR, FL_ERROR_NO_SPACE,
                    "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
                    what, path, g_strerror (saved_errno));

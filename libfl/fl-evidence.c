@@ -7,32 +7,20 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include "fl-judge-private.h"
-
-static gint64
-timespec_to_us (const struct timespec *ts)
-{
-  return (gint64) ts->tv_sec * G_USEC_PER_SEC + ts->tv_nsec / 1000;
-}
 
 /* Step J2: at most FL_CONTENT_MAX bytes. */
 static void
 read_content (FlLockState *self)
 {
-  gssize n;
+  size_t n;
+  int err = _fl_platform_read_head (self->fd, self->content, FL_CONTENT_MAX, &n);
 
-  do
-    n = pread (self->fd, self->content, FL_CONTENT_MAX, 0);
-  while (n < 0 && errno == EINTR);
-
-  self->content_len = n > 0 ? (gsize) n : 0;
+  self->content_len = n;
   self->content[self->content_len] = '\0';
-  self->content_complete = n >= 0 && (gsize) n < FL_CONTENT_MAX && self->st.st_size <= n;
+  self->content_complete = err == 0 && n < FL_CONTENT_MAX && self->info.size <= (gint64) n;
 
   self->content_kind = _fl_parse_content (self->content, self->content_len,
                                           self->content_complete, &self->content_value);
@@ -44,8 +32,8 @@ read_content (FlLockState *self)
 static void
 note_times (FlLockState *self)
 {
-  self->mtime_us = timespec_to_us (&self->st.st_mtim);
-  self->changed_us = MAX (self->mtime_us, timespec_to_us (&self->st.st_ctim));
+  self->mtime_us = self->info.mtime_ns / 1000;
+  self->changed_us = MAX (self->mtime_us, self->info.ctime_ns / 1000);
 }
 
 /* Also step J2, but only once the kernel lock is known to be free: a held lock needs no
@@ -53,14 +41,14 @@ note_times (FlLockState *self)
 void
 _fl_lock_state_read_identity (FlLockState *self)
 {
-  char xattr[FL_IDENTITY_MAX];
-  gssize n;
+  char record[FL_IDENTITY_MAX];
+  size_t n;
 
-  if (self->fd < 0)
+  if (self->fd == FL_HANDLE_NONE)
     return;
 
-  n = fgetxattr (self->fd, FL_IDENTITY_XATTR, xattr, sizeof xattr);
-  if (n > 0 && _fl_identity_parse (xattr, (gsize) n, &self->identity))
+  if (_fl_platform_identity_get (self->fd, record, sizeof record, &n) == 0 && n > 0 &&
+      _fl_identity_parse (record, n, &self->identity))
     {
       /* A graveyard keeps its lock's identity; a lock's must name the PID it holds. */
       self->has_identity = self->kind != FL_ENTRY_LOCK ||
@@ -70,15 +58,16 @@ _fl_lock_state_read_identity (FlLockState *self)
 
 gboolean
 _fl_lock_state_open (FlLockState  *self,
-                     int           dirfd,
+                     FlDir        *dir,
                      const char   *dir_path,
                      const char   *name,
                      GError      **error)
 {
-  struct stat again;
+  FlFileInfo again;
+  int err;
 
   memset (self, 0, sizeof *self);
-  self->fd = -1;
+  self->fd = FL_HANDLE_NONE;
   self->process.uid = -1;
   self->name = g_strdup (name);
   self->path = g_build_filename (dir_path, name, NULL);
@@ -88,27 +77,28 @@ _fl_lock_state_open (FlLockState  *self,
   self->kind = self->name_info.kind;
 
   /* Step J1: look before opening, so a FIFO, device or symlink is never opened. */
-  if (fstatat (dirfd, name, &self->st, AT_SYMLINK_NOFOLLOW) < 0)
+  err = _fl_platform_stat_at (dir, name, &self->info);
+  if (err != 0)
     {
-      int saved_errno = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot examine “%s”: %s", self->path, g_strerror (saved_errno));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                   "Cannot examine “%s”: %s", self->path, g_strerror (err));
       return FALSE;
     }
 
   note_times (self);
 
-  if (!S_ISREG (self->st.st_mode))
+  if (self->info.type != FL_FILE_REGULAR)
     {
       self->kind = FL_ENTRY_FOREIGN;
       return TRUE;
     }
 
-  self->fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (self->fd < 0)
+  err = _fl_platform_open_read (dir, name, &self->fd);
+  if (err != 0)
     {
-      int saved_errno = errno;
+      int saved_errno = err;
 
+      self->fd = FL_HANDLE_NONE;
       if (saved_errno == ENOENT)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -117,7 +107,8 @@ _fl_lock_state_open (FlLockState  *self,
         }
       if (saved_errno == ELOOP)
         {
-          /* Replaced by a symlink since the fstatat(): foreign now. */
+          /* Replaced by a symlink since the look: foreign now. */
+          self->info.type = FL_FILE_SYMLINK;
           self->kind = FL_ENTRY_FOREIGN;
           return TRUE;
         }
@@ -125,15 +116,15 @@ _fl_lock_state_open (FlLockState  *self,
       return TRUE;
     }
 
-  /* The name may have been replaced between fstatat() and openat(): trust only the fd. */
-  if (fstat (self->fd, &again) < 0 || !S_ISREG (again.st_mode))
+  /* The name may have been replaced between the look and the open: trust only the handle. */
+  if (_fl_platform_file_info (self->fd, &again) != 0 || again.type != FL_FILE_REGULAR)
     {
-      close (self->fd);
-      self->fd = -1;
+      _fl_platform_close (self->fd);
+      self->fd = FL_HANDLE_NONE;
       self->kind = FL_ENTRY_FOREIGN;
       return TRUE;
     }
-  self->st = again;
+  self->info = again;
   note_times (self);
 
   read_content (self);
@@ -143,24 +134,22 @@ _fl_lock_state_open (FlLockState  *self,
 
 gboolean
 _fl_lock_state_still_at (FlLockState *self,
-                         int          dirfd,
+                         FlDir       *dir,
                          const char  *name)
 {
-  struct stat st;
+  FlFileInfo now;
 
-  return self->fd >= 0 &&
-         fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-         st.st_dev == self->st.st_dev &&
-         st.st_ino == self->st.st_ino;
+  return self->fd != FL_HANDLE_NONE &&
+         _fl_platform_stat_at (dir, name, &now) == 0 &&
+         fl_file_id_equal (&now.id, &self->info.id);
 }
 
 void
 _fl_lock_state_clear (FlLockState *self)
 {
   /* Closing drops any kernel lock we took on it (step T6). */
-  if (self->fd >= 0)
-    close (self->fd);
-  self->fd = -1;
+  _fl_platform_close (self->fd);
+  self->fd = FL_HANDLE_NONE;
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->reason, g_free);
@@ -168,20 +157,20 @@ _fl_lock_state_clear (FlLockState *self)
 }
 
 char *
-_fl_describe_foreign (const char        *path,
-                      const struct stat *st)
+_fl_describe_foreign (const char *path,
+                      FlFileType  type)
 {
-  if (S_ISDIR (st->st_mode))
+  if (type == FL_FILE_DIRECTORY)
     return g_strdup_printf ("“%s” is a directory, not a lock file: another program or library "
                             "uses this name for its own lock format. libfl leaves it alone; "
                             "remove it by hand if it is a leftover", path);
-  if (S_ISLNK (st->st_mode))
+  if (type == FL_FILE_SYMLINK)
     return g_strdup_printf ("“%s” is a symbolic link: libfl never follows links where a lock "
                             "file belongs. Remove the link if it does not belong there", path);
-  if (S_ISFIFO (st->st_mode))
+  if (type == FL_FILE_FIFO)
     return g_strdup_printf ("“%s” is a FIFO, not a lock file: libfl never opens it. Remove it "
                             "if it does not belong there", path);
-  if (S_ISSOCK (st->st_mode))
+  if (type == FL_FILE_SOCKET)
     return g_strdup_printf ("“%s” is a socket, not a lock file: libfl never opens it. Remove "
                             "it if it does not belong there", path);
   return g_strdup_printf ("“%s” is a device or special file, not a lock file: libfl never "

@@ -7,8 +7,6 @@
  */
 #pragma once
 
-#include <sys/stat.h>
-
 #include <gio/gio.h>
 
 #include "fl-content-private.h"
@@ -16,6 +14,7 @@
 #include "fl-names-private.h"
 #include "fl-options.h"
 #include "fl-process-private.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
@@ -31,9 +30,9 @@ typedef struct
 {
   char          *path;            /* for messages */
   char          *name;            /* last component */
-  int            fd;              /* -1 when foreign or unreadable */
-  int            open_errno;      /* why fd is -1 for a regular file */
-  struct stat    st;
+  FlHandle       fd;              /* FL_HANDLE_NONE when foreign or unreadable */
+  int            open_errno;      /* why fd is none for a regular file */
+  FlFileInfo     info;            /* of the file we have open, else of the name */
   FlNameInfo     name_info;
   FlEntryKind    kind;
   gboolean       remote;          /* on a network or FUSE filesystem */
@@ -64,9 +63,9 @@ typedef struct
 } FlLockState;
 
 /* Step J1 + J2. A missing file is G_IO_ERROR_NOT_FOUND; a file that is not regular is
- * not an error here: it comes back with kind FL_ENTRY_FOREIGN and fd -1. */
+ * not an error here: it comes back with kind FL_ENTRY_FOREIGN and no fd. */
 gboolean _fl_lock_state_open       (FlLockState         *self,
-                                    int                  dirfd,
+                                    FlDir               *dir,
                                     const char          *dir_path,
                                     const char          *name,
                                     GError             **error);
@@ -81,9 +80,9 @@ void     _fl_lock_state_judge      (FlLockState         *self,
                                     gint64               now_us,
                                     gboolean             details);
 
-/* Whether @name in @dirfd is still the inode that self->fd has open. */
+/* Whether @name in @dir is still the file that self->fd has open. */
 gboolean _fl_lock_state_still_at   (FlLockState         *self,
-                                    int                  dirfd,
+                                    FlDir               *dir,
                                     const char          *name);
 
 void     _fl_lock_state_clear      (FlLockState         *self);
@@ -99,7 +98,7 @@ char    *_fl_lock_state_describe_shared (FlLockState    *self,
 
 /* What a foreign entry is and what to do about it, for error messages. */
 char    *_fl_describe_foreign      (const char          *path,
-                                    const struct stat   *st);
+                                    FlFileType           type);
 
 /* fl_format_age() (fl-format.c), for libfl's own messages. */
 char    *_fl_format_age            (gint64               age_us);

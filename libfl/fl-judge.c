@@ -6,10 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include "fl-judge-private.h"
 #include "fl-options-private.h"
@@ -35,13 +32,15 @@ probe_kernel_lock (FlLockState *self,
 {
   if (mode == FL_PROBE_EXCLUSIVE)
     {
-      if (flock (self->fd, LOCK_EX | LOCK_NB) == 0)
+      int err = _fl_platform_kernel_lock (self->fd, FL_KERNEL_EXCLUSIVE);
+
+      if (err == 0)
         {
           self->holds_exclusive = TRUE;
           self->kernel_lock = FL_KERNEL_LOCK_FREE;
           return;
         }
-      if (errno != EWOULDBLOCK)
+      if (err != EWOULDBLOCK)
         {
           /* ENOLCK, EINVAL, EOPNOTSUPP: no kernel locks here, so PID rules decide, and a
            * takeover has only the original protocol's guarantees (docs/protocol.md, 9). */
@@ -52,7 +51,7 @@ probe_kernel_lock (FlLockState *self,
       /* Refused: a holder's LOCK_EX, another taker's, or only others' LOCK_SH? Then nobody
        * holds LOCK_EX, so no live libfl holder does; we keep our LOCK_SH for the claim
        * (docs/protocol.md, section 4, C1-C3). */
-      if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
+      if (_fl_platform_kernel_lock (self->fd, FL_KERNEL_SHARED) == 0)
         {
           self->only_probers = TRUE;
           self->kernel_lock = FL_KERNEL_LOCK_FREE;
@@ -64,10 +63,17 @@ probe_kernel_lock (FlLockState *self,
 
   /* An inspector's probe is not dropped with LOCK_UN: its caller closes the file right after
    * judging, which drops it, and a scan of 100,000 files saves as many system calls. */
-  if (flock (self->fd, LOCK_SH | LOCK_NB) == 0)
-    self->kernel_lock = FL_KERNEL_LOCK_FREE;
-  else
-    self->kernel_lock = errno == EWOULDBLOCK ? FL_KERNEL_LOCK_HELD : FL_KERNEL_LOCK_UNKNOWN;
+  switch (_fl_platform_kernel_lock (self->fd, FL_KERNEL_SHARED))
+    {
+    case 0:
+      self->kernel_lock = FL_KERNEL_LOCK_FREE;
+      break;
+    case EWOULDBLOCK:
+      self->kernel_lock = FL_KERNEL_LOCK_HELD;
+      break;
+    default:
+      self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
+    }
 }
 
 /* An inspector judging a directory asks about the same few holders thousands of times: it may
@@ -82,17 +88,17 @@ probe_process (FlLockState *self,
     _fl_process_probe (self->pid, FALSE, &self->process);
 }
 
-/* One fstatfs() per filesystem rather than per file: a thread remembers the last one. */
+/* One question per filesystem rather than per file: a thread remembers the last one. */
 static gboolean
 fd_is_remote (FlLockState *self)
 {
-  static _Thread_local dev_t last_dev;
+  static _Thread_local guint64 last_dev;
   static _Thread_local gboolean last_known, last_remote;
 
-  if (!last_known || last_dev != self->st.st_dev)
+  if (!last_known || last_dev != self->info.id.dev)
     {
-      last_remote = _fl_process_fd_is_remote (self->fd);
-      last_dev = self->st.st_dev;
+      last_remote = _fl_platform_file_is_remote (self->fd);
+      last_dev = self->info.id.dev;
       last_known = TRUE;
     }
   return last_remote;
@@ -266,7 +272,7 @@ describe_open_error (FlLockState *self)
     case EPERM:
       return g_strdup_printf ("cannot read the lock file (%s): ask its owner (uid %u) or an "
                               "administrator", g_strerror (self->open_errno),
-                              (guint) self->st.st_uid);
+                              (guint) self->info.uid);
     case EMFILE:
     case ENFILE:
       return g_strdup_printf ("cannot open the lock file: this process has too many open "
@@ -468,7 +474,7 @@ judge_lock (FlLockState         *self,
       return;
     }
 
-  if (self->fd < 0)
+  if (self->fd == FL_HANDLE_NONE)
     {
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_open_error (self));
       return;
@@ -544,11 +550,10 @@ char *
 _fl_lock_state_describe_shared (FlLockState *self,
                                 gboolean     known)
 {
-  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GArray) pids = _fl_process_kernel_lock_holders (&self->info.id, TRUE);
   g_autoptr(GString) names = g_string_new (NULL);
 
-  if (!_fl_process_list_flock_holders (self->st.st_dev, self->st.st_ino, TRUE, pids) ||
-      pids->len == 0)
+  if (pids == NULL || pids->len == 0)
     return known ? g_strdup ("another process holds a shared lock on the file") : NULL;
 
   for (guint i = 0; i < pids->len; i++)
@@ -590,7 +595,7 @@ _fl_lock_state_judge (FlLockState         *self,
    * any shared lock taken in between, ours included, would make it start over (issue 13). A
    * temp is judged by its creator and identity alone; removing a live creator's temp costs it
    * one more temp, never a lock (it links only a temp it still has, by name or by fd). */
-  if (self->fd >= 0 && self->kind != FL_ENTRY_TEMP)
+  if (self->fd != FL_HANDLE_NONE && self->kind != FL_ENTRY_TEMP)
     probe_kernel_lock (self, mode);
 
   if (self->kind == FL_ENTRY_LOCK)
@@ -601,7 +606,7 @@ _fl_lock_state_judge (FlLockState         *self,
   /* Issue 18: a stale file's status says who else holds LOCK_SH on it, and that this does not
    * stop a takeover. Only for a stale file with details: /proc/locks is one read per call, too
    * much for every file of a large scan. */
-  if (details && self->stale && self->fd >= 0 && self->kernel_lock == FL_KERNEL_LOCK_FREE)
+  if (details && self->stale && self->fd != FL_HANDLE_NONE && self->kernel_lock == FL_KERNEL_LOCK_FREE)
     {
       g_autofree char *shared = _fl_lock_state_describe_shared (self, FALSE);
 

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "fl-error.h"
 #include "fl-judge-private.h"
@@ -84,9 +83,9 @@ fl_is_locked (const char          *target,
               GError             **error)
 {
   g_auto(FlLockPath) lp = { 0 };
-  g_auto(FlLockState) state = { .fd = -1 };
+  g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
   g_autoptr(GError) local_error = NULL;
-  int dirfd;
+  FlDir *dir;
   gboolean ret;
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -94,8 +93,8 @@ fl_is_locked (const char          *target,
   if (!_fl_lock_path_init (&lp, target, error))
     return FALSE;
 
-  dirfd = _fl_open_lock_directory (lp.directory, FALSE, &local_error);
-  if (dirfd < 0)
+  dir = _fl_open_lock_directory (lp.directory, FALSE, &local_error);
+  if (dir == NULL)
     {
       if (g_error_matches (local_error, FL_ERROR, FL_ERROR_NOT_DIRECTORY))
         return FALSE;
@@ -103,9 +102,9 @@ fl_is_locked (const char          *target,
       return FALSE;
     }
 
-  if (!_fl_lock_state_open (&state, dirfd, lp.directory, lp.lock_name, &local_error))
+  if (!_fl_lock_state_open (&state, dir, lp.directory, lp.lock_name, &local_error))
     {
-      close (dirfd);
+      _fl_platform_dir_close (dir);
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         return FALSE;
       g_propagate_error (error, g_steal_pointer (&local_error));
@@ -114,7 +113,7 @@ fl_is_locked (const char          *target,
 
   _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
   ret = state.kind == FL_ENTRY_FOREIGN || !state.stale;
-  close (dirfd);
+  _fl_platform_dir_close (dir);
 
   return ret;
 }

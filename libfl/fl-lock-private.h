@@ -5,6 +5,7 @@
 #pragma once
 
 #include "fl-lock.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
@@ -18,7 +19,7 @@ gboolean _fl_lock_get_inode            (FlLock  *self,
                                         guint64 *ino);
 
 /* Opens the directory of a lock (step A1), creating it when @create_dirs. */
-int      _fl_open_lock_directory       (const char  *directory,
+FlDir   *_fl_open_lock_directory       (const char  *directory,
                                         gboolean     create_dirs,
                                         GError     **error);
 

@@ -5,12 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include "fl-error-private.h"
 #include "fl-judge-private.h"
@@ -25,11 +20,10 @@ struct _FlLock
   GObject    parent_instance;
 
   FlLockPath lp;
-  int        dirfd;
-  int        fd;     /* holds LOCK_EX on our lock file; -1 once released */
-  dev_t      dev;
-  ino_t      ino;
-  pid_t      owner;  /* a forked child inherits the object, not the lock */
+  FlDir     *dir;
+  FlHandle   fd;     /* holds the exclusive kernel lock on our lock file; none once released */
+  FlFileId   id;
+  int        owner;  /* a forked child inherits the object, not the lock */
 };
 
 G_DEFINE_FINAL_TYPE (FlLock, fl_lock, G_TYPE_OBJECT)
@@ -46,27 +40,16 @@ static GParamSpec *properties[N_PROPS];
 
 
 /* Step A1 */
-int
+FlDir *
 _fl_open_lock_directory (const char  *directory,
                          gboolean     create_dirs,
                          GError     **error)
 {
-  int dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  FlDir *dir = NULL;
+  int saved_errno = _fl_platform_dir_open (directory, create_dirs, &dir);
 
-  if (dirfd < 0 && errno == ENOENT && create_dirs)
+  if (saved_errno != 0)
     {
-      if (g_mkdir_with_parents (directory, 0777) < 0 && errno != EEXIST)
-        {
-          _fl_set_error_from_errno (error, errno, "create the lock directory", directory);
-          return -1;
-        }
-      dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    }
-
-  if (dirfd < 0)
-    {
-      int saved_errno = errno;
-
       if (saved_errno == ENOENT)
         g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
                      "The lock directory “%s” does not exist: create it first", directory);
@@ -78,25 +61,24 @@ _fl_open_lock_directory (const char  *directory,
         _fl_set_error_from_errno (error, saved_errno, "open the lock directory", directory);
     }
 
-  return dirfd;
+  return dir;
 }
 
 
 static FlLock *
-fl_lock_new_held (FlLockPath        *lp,
-                  int                dirfd,
-                  int                fd,
-                  const struct stat *st)
+fl_lock_new_held (FlLockPath       *lp,
+                  FlDir            *dir,
+                  FlHandle          fd,
+                  const FlFileInfo *info)
 {
   FlLock *self = g_object_new (FL_TYPE_LOCK, NULL);
 
   self->lp = *lp;
   memset (lp, 0, sizeof *lp);
-  self->dirfd = dirfd;
+  self->dir = dir;
   self->fd = fd;
-  self->owner = _fl_process_self_pid ();
-  self->dev = st->st_dev;
-  self->ino = st->st_ino;
+  self->owner = _fl_platform_self_pid ();
+  self->id = info->id;
   return self;
 }
 
@@ -149,39 +131,34 @@ last_holder_describe (LastHolder *last)
  * this many replacements in one acquire, someone keeps replacing it. */
 #define FL_DIRECTORY_MOVES_MAX 8
 
-/* Whether the lock at the path is the inode @ours just linked: false once the directory at
- * lp->directory is no longer the one the link went into. stat() follows the directory's
- * symlinks as the open() of step A1 did, never the lock's name; inodes are compared, never
- * names. One system call: the inode's own fstat() is needed anyway. */
+/* Whether the lock at the path is the file @ours just linked: false once the directory at
+ * lp->directory is no longer the one the link went into. The look follows the directory's
+ * links as the open of step A1 did, never the lock's name; files are compared, never names.
+ * One system call: the file's own information is needed anyway. */
 static gboolean
-lock_at_path (const FlLockPath  *lp,
-              const struct stat *ours)
+lock_at_path (const FlLockPath *lp,
+              const FlFileInfo *ours)
 {
-  struct stat at_path;
+  FlFileInfo at_path;
 
-  return fstatat (AT_FDCWD, lp->lock_path, &at_path, AT_SYMLINK_NOFOLLOW) == 0 &&
-         at_path.st_dev == ours->st_dev && at_path.st_ino == ours->st_ino;
+  return _fl_platform_stat_path (lp->lock_path, &at_path) == 0 &&
+         fl_file_id_equal (&at_path.id, &ours->id);
 }
 
 /* R1-R3 on a lock just linked in a directory that is no longer at the path: it is ours (our
- * kernel lock, our inode), so nobody else can have replaced it, but check as release does. */
+ * kernel lock, our file), so nobody else can have replaced it, but check as release does. */
 static void
-unlink_own (int               dirfd,
+unlink_own (FlDir            *dir,
             const FlLockPath *lp,
-            int               fd)
+            FlHandle          fd)
 {
-  struct stat ours, named;
-
-  if (fstat (fd, &ours) == 0 &&
-      fstatat (dirfd, lp->lock_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-      named.st_dev == ours.st_dev && named.st_ino == ours.st_ino)
-    unlinkat (dirfd, lp->lock_name, 0);
-  close (fd);
+  _fl_platform_unlink_held (dir, lp->lock_name, fd);
+  _fl_platform_close (fd);
 }
 
-/* Leaves the directory @dirfd for the one now at the path: a new temp there, a new watch. */
+/* Leaves the directory @dir for the one now at the path: a new temp there, a new watch. */
 static gboolean
-move_to_directory_at_path (int                 *dirfd,
+move_to_directory_at_path (FlDir              **dir,
                            FlTemp              *temp,
                            FlWaiter           **waiter,
                            const FlLockPath    *lp,
@@ -190,10 +167,9 @@ move_to_directory_at_path (int                 *dirfd,
                            guint               *moves,
                            GError             **error)
 {
-  _fl_temp_discard (temp, *dirfd);
+  _fl_temp_discard (temp, *dir);
   g_clear_pointer (waiter, _fl_waiter_free);
-  close (*dirfd);
-  *dirfd = -1;
+  g_clear_pointer (dir, _fl_platform_dir_close);
 
   if (++*moves > FL_DIRECTORY_MOVES_MAX)
     {
@@ -205,8 +181,8 @@ move_to_directory_at_path (int                 *dirfd,
       return FALSE;
     }
 
-  *dirfd = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
-  return *dirfd >= 0 && _fl_temp_create (temp, *dirfd, lp, named, error);
+  *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
+  return *dir != NULL && _fl_temp_create (temp, *dir, lp, named, error);
 }
 
 static FlLock *
@@ -219,14 +195,14 @@ acquire (const char          *target,
   g_auto(FlLockPath) lp = { 0 };
   g_autoptr(FlWaiter) waiter = NULL;
   LastHolder last = { 0 };
-  FlTemp temp = { -1, NULL };
+  FlTemp temp = { FL_HANDLE_NONE, NULL };
   gboolean named = _fl_temp_use_named ();
   gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   guint moves = 0;
-  struct stat st;
-  int dirfd = -1;
+  FlFileInfo info;
+  FlDir *dir = NULL;
   FlLock *ret = NULL;
 
   options = _fl_lock_options_or_default (options);
@@ -241,16 +217,16 @@ acquire (const char          *target,
   if (!_fl_lock_path_init (&lp, target, error))
     return NULL;
 
-  dirfd = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
-  if (dirfd < 0)
+  dir = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
+  if (dir == NULL)
     return NULL;
 
-  if (!_fl_temp_create (&temp, dirfd, &lp, named, error))
+  if (!_fl_temp_create (&temp, dir, &lp, named, error))
     goto out;
 
   for (;;)
     {
-      g_auto(FlLockState) state = { .fd = -1 };
+      g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
       g_autoptr(GError) local_error = NULL;
       gint64 until;
       FlWake wake;
@@ -258,36 +234,36 @@ acquire (const char          *target,
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         goto out;
 
-      switch (_fl_temp_link (&temp, dirfd, &lp, error))
+      switch (_fl_temp_link (&temp, dir, &lp, error))
         {
         case FL_LINK_HELD:
-          if (fstat (temp.fd, &st) < 0)
-            memset (&st, 0, sizeof st);
-          else if (!lock_at_path (&lp, &st))
+          if (_fl_platform_file_info (temp.fd, &info) != 0)
+            memset (&info, 0, sizeof info);
+          else if (!lock_at_path (&lp, &info))
             {
               /* Section 3a: granted in a directory moved away from the path. */
-              unlink_own (dirfd, &lp, temp.fd);
-              temp.fd = -1;
+              unlink_own (dir, &lp, temp.fd);
+              temp.fd = FL_HANDLE_NONE;
               claimed = FALSE;  /* any claims we left are in the old directory */
-              if (!move_to_directory_at_path (&dirfd, &temp, &waiter, &lp, options, named,
+              if (!move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
                                               &moves, error))
                 goto out;
               continue;
             }
           if (claimed)
-            _fl_takeover_clear_claims (dirfd, lp.lock_name);  /* safe only while we hold it */
-          ret = fl_lock_new_held (&lp, dirfd, temp.fd, &st);
-          dirfd = -1;
-          temp.fd = -1;
+            _fl_takeover_clear_claims (dir, lp.lock_name);  /* safe only while we hold it */
+          ret = fl_lock_new_held (&lp, dir, temp.fd, &info);
+          dir = NULL;
+          temp.fd = FL_HANDLE_NONE;
           goto out;
 
         case FL_LINK_FAILED:
           goto out;
 
         case FL_LINK_RETRY:
-          _fl_temp_discard (&temp, dirfd);
+          _fl_temp_discard (&temp, dir);
           named = TRUE;
-          if (!_fl_temp_create (&temp, dirfd, &lp, named, error))
+          if (!_fl_temp_create (&temp, dir, &lp, named, error))
             goto out;
           continue;
 
@@ -296,18 +272,18 @@ acquire (const char          *target,
           break;
         }
 
-      /* Arm the watch before the link() that may fail again, so no release is missed. */
+      /* Arm the watch before the link that may fail again, so no release is missed. */
       if (wait && waiter == NULL)
         {
           gint64 backoff_min_us, backoff_max_us;
 
           _fl_lock_options_backoff_us (options, &backoff_min_us, &backoff_max_us);
-          waiter = _fl_waiter_new (dirfd, lp.lock_name, backoff_min_us, backoff_max_us);
+          waiter = _fl_waiter_new (dir, lp.lock_name, backoff_min_us, backoff_max_us);
           continue;
         }
 
       /* Step A4 */
-      if (!_fl_lock_state_open (&state, dirfd, lp.directory, lp.lock_name, &local_error))
+      if (!_fl_lock_state_open (&state, dir, lp.directory, lp.lock_name, &local_error))
         {
           if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
             continue;  /* released meanwhile */
@@ -317,7 +293,7 @@ acquire (const char          *target,
 
       if (state.kind == FL_ENTRY_FOREIGN)
         {
-          g_autofree char *foreign = _fl_describe_foreign (lp.lock_path, &state.st);
+          g_autofree char *foreign = _fl_describe_foreign (lp.lock_path, state.info.type);
 
           g_set_error_literal (error, FL_ERROR, FL_ERROR_FOREIGN, foreign);
           goto out;
@@ -330,7 +306,7 @@ acquire (const char          *target,
           FlTakeoverResult taken;
 
           claimed = claimed || state.only_probers;
-          taken = _fl_takeover (dirfd, lp.lock_name, &state, error);
+          taken = _fl_takeover (dir, lp.lock_name, &state, error);
 
           if (taken == FL_TAKEOVER_FAILED)
             goto out;
@@ -394,9 +370,9 @@ acquire (const char          *target,
     }
 
 out:
-  _fl_temp_discard (&temp, dirfd);  /* empty when the lock is held: it became the lock */
-  if (dirfd >= 0)
-    close (dirfd);
+  if (dir != NULL)
+    _fl_temp_discard (&temp, dir);  /* empty when the lock is held: it became the lock */
+  _fl_platform_dir_close (dir);
   last_holder_clear (&last);
   return ret;
 }
@@ -460,39 +436,36 @@ static gboolean
 release (FlLock  *self,
          GError **error)
 {
-  struct stat st;
-  gboolean ours;
-  int dirfd = self->dirfd;
-  int fd = self->fd;
+  FlHandle fd = self->fd;
+  int err;
 
-  if (fd < 0)
+  if (fd == FL_HANDLE_NONE)
     return TRUE;
 
-  self->fd = -1;
+  self->fd = FL_HANDLE_NONE;
 
   /* A forked child shares the descriptor, and so the kernel lock, with the holder: it only
    * drops its own copy, and the lock stays held by the process that took it. */
-  if (_fl_process_self_pid () != self->owner)
+  if (_fl_platform_self_pid () != self->owner)
     {
-      close (fd);
+      _fl_platform_close (fd);
       return TRUE;
     }
 
-  /* Step R1: only a holder of our kernel lock could replace our file; we hold it. */
-  ours = fstatat (dirfd, self->lp.lock_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-         st.st_dev == self->dev && st.st_ino == self->ino;
+  /* Steps R1 and R2: only a holder of our kernel lock could replace our file; we hold it. */
+  err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd);
 
-  if (!ours)
+  if (err == ESTALE || err == ENOENT)
     {
-      g_auto(FlLockState) now = { .fd = -1 };
+      g_auto(FlLockState) now = { .fd = FL_HANDLE_NONE };
       g_autofree char *holder = NULL;
 
-      if (_fl_lock_state_open (&now, dirfd, self->lp.directory, self->lp.lock_name, NULL))
+      if (_fl_lock_state_open (&now, self->dir, self->lp.directory, self->lp.lock_name, NULL))
         {
           _fl_lock_state_judge (&now, FL_PROBE_SHARED, NULL, g_get_real_time (), FALSE);
           holder = _fl_lock_state_describe_holder (&now);
         }
-      close (fd);
+      _fl_platform_close (fd);
       g_set_error (error, FL_ERROR, FL_ERROR_LOST,
                    "The lock “%s” was taken away from this process while it held it; %s%s. "
                    "Nothing was removed. Whatever it protected may have been changed meanwhile",
@@ -502,19 +475,17 @@ release (FlLock  *self,
       return FALSE;
     }
 
-  /* Step R2 */
-  if (unlinkat (dirfd, self->lp.lock_name, 0) < 0)
+  if (err != 0)
     {
-      int saved_errno = errno;
-      close (fd);
-      _fl_set_error_from_errno (error, saved_errno, "remove the lock", self->lp.lock_path);
+      _fl_platform_close (fd);
+      _fl_set_error_from_errno (error, err, "remove the lock", self->lp.lock_path);
       return FALSE;
     }
 
   _fl_test_crash_point ("R2");
 
   /* Step R3: only now may the kernel lock go. */
-  close (fd);
+  _fl_platform_close (fd);
   return TRUE;
 }
 
@@ -537,7 +508,7 @@ fl_lock_release (FlLock  *self,
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->fd < 0)
+  if (self->fd == FL_HANDLE_NONE)
     return TRUE;
 
   if (!release (self, error))
@@ -567,7 +538,7 @@ fl_lock_get_path (FlLock *self)
 static gboolean
 held_here (FlLock *self)
 {
-  return self->fd >= 0 && self->owner == _fl_process_self_pid ();
+  return self->fd != FL_HANDLE_NONE && self->owner == _fl_platform_self_pid ();
 }
 
 /**
@@ -592,8 +563,8 @@ _fl_lock_get_inode (FlLock  *self,
                     guint64 *dev,
                     guint64 *ino)
 {
-  *dev = self->dev;
-  *ino = self->ino;
+  *dev = self->id.dev;
+  *ino = self->id.ino;
   return held_here (self);
 }
 
@@ -603,8 +574,7 @@ fl_lock_finalize (GObject *object)
   FlLock *self = (FlLock *) object;
 
   release (self, NULL);
-  if (self->dirfd >= 0)
-    close (self->dirfd);
+  g_clear_pointer (&self->dir, _fl_platform_dir_close);
   _fl_lock_path_clear (&self->lp);
 
   G_OBJECT_CLASS (fl_lock_parent_class)->finalize (object);
@@ -658,8 +628,7 @@ fl_lock_class_init (FlLockClass *klass)
 static void
 fl_lock_init (FlLock *self)
 {
-  self->dirfd = -1;
-  self->fd = -1;
+  self->fd = FL_HANDLE_NONE;
 }
 
 /**
@@ -682,21 +651,25 @@ int
 fl_lock_dup_fd (FlLock  *self,
                 GError **error)
 {
-  int fd;
+  FlHandle fd;
+  int err;
 
   g_return_val_if_fail (FL_IS_LOCK (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (self->fd < 0 || _fl_process_self_pid () != self->owner)
+  if (!held_here (self))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                    "The lock “%s” is not held by this process: acquire it first",
                    self->lp.lock_path);
       return -1;
     }
-  fd = fcntl (self->fd, F_DUPFD_CLOEXEC, 3);
-  if (fd < 0)
-    _fl_set_error_from_errno (error, errno, "duplicate the descriptor of the lock",
-                              self->lp.lock_path);
-  return fd;
+  err = _fl_platform_dup (self->fd, &fd);
+  if (err != 0)
+    {
+      _fl_set_error_from_errno (error, err, "duplicate the descriptor of the lock",
+                                self->lp.lock_path);
+      return -1;
+    }
+  return (int) fd;
 }

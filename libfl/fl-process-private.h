@@ -1,7 +1,8 @@
-/* fl-process-private.h: what the platform can tell about a process
+/* fl-process-private.h: what libfl knows about processes, on top of the platform's probe
  *
- * The one platform interface for process probing; fl-process-linux.c implements it. A port
- * to another system provides these functions and nothing else changes.
+ * The platform (platform/fl-platform.h) says what the system says about a PID; this adds what
+ * every platform shares: names made safe to print, a short-lived cache for inspectors, and
+ * this process's identity as the protocol records it (docs/protocol.md, "identity").
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,29 +11,11 @@
 #include <glib.h>
 
 #include "fl-content-private.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  FL_PROCESS_UNKNOWN,  /* not probed: PID out of range */
-  FL_PROCESS_GONE,     /* kill(pid, 0) says ESRCH */
-  FL_PROCESS_ZOMBIE,   /* exited, not yet reaped */
-  FL_PROCESS_RUNNING,  /* exists; start time known when /proc could be read (0: hidden, no
-                        * /proc, or /proc of another PID namespace) */
-} FlProcessState;
-
-typedef struct
-{
-  FlProcessState state;
-  guint64        start_ticks;    /* since boot, 0 when unknown */
-  gint64         start_boot_us;  /* start time on CLOCK_BOOTTIME, 0 when unknown */
-  gint64         start_real_us;  /* start time on the wall clock, 0 when unknown */
-  gint64         uid;            /* -1 when unknown */
-  char          *name;           /* comm, NULL when unknown */
-  char          *cmdline;        /* arguments joined by spaces; only with details */
-} FlProcessInfo;
-
+/* The platform's probe, with name and command line valid UTF-8 without control characters. */
 void               _fl_process_probe        (int            pid,
                                              gboolean       details,
                                              FlProcessInfo *info);
@@ -43,48 +26,27 @@ void               _fl_process_info_clear   (FlProcessInfo *info);
 #define FL_PROCESS_CACHE_US (250 * 1000)
 void               _fl_process_probe_cached (int            pid,
                                              FlProcessInfo *info);
-/* Forget every thread's memory, e.g. when a pidfd says some process exited. */
+/* Forget every thread's memory, e.g. when a watch says some process exited. */
 void               _fl_process_cache_invalidate (void);
-
-/* Whether /proc shows this process's PID namespace (readlink /proc/self is getpid()). */
-gboolean           _fl_process_proc_is_ours (void);
-
-/* getpid(), never cached: right in any child, however it was made. */
-int                _fl_process_self_pid     (void);
 
 /* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
 void               _fl_process_self_identity (FlIdentity   *identity);
 
-/* This process's identity formatted for the xattr, with the kernel lock taken: cached, since
- * every acquire writes it. Returns its length, 0 if @size is too small. */
-gsize              _fl_process_self_identity_xattr (char  *buf,
-                                                    gsize  size);
+/* This process's identity formatted for the identity record, with the kernel lock taken:
+ * cached, since every acquire writes it. Returns its length, 0 if @size is too small. */
+gsize              _fl_process_self_identity_record (char  *buf,
+                                                     gsize  size);
 
-/* Microseconds on CLOCK_BOOTTIME, the clock process start times count on. */
-gint64             _fl_process_boottime_now (void);
+/* For messages, never for a decision: the PIDs (at most FL_KERNEL_LOCK_HOLDERS_MAX) that hold
+ * the kernel lock on @id, shared or exclusive ones, in a new array; NULL when nobody can
+ * tell. */
+#define FL_KERNEL_LOCK_HOLDERS_MAX 8
+GArray            *_fl_process_kernel_lock_holders (const FlFileId *id,
+                                                    gboolean        shared);
 
-/* A pidfd that polls readable when @pid exits, or -1 where unsupported. */
-int                _fl_process_open_pidfd   (int            pid);
-
-/* Whether the filesystem behind @fd is a network or FUSE filesystem, where PIDs may be
- * another host's. */
-gboolean           _fl_process_fd_is_remote (int            fd);
-
-/* The PIDs of processes that hold a flock() on the inode @dev:@ino (not those waiting for
- * one), LOCK_SH ones if @shared, else LOCK_EX ones, this process left out, from /proc/locks;
- * at most FL_FLOCK_HOLDERS_MAX of them. FALSE when /proc/locks cannot be read (hidden, or
- * another system): then nobody can say who they are. For messages, never for a decision. */
-#define FL_FLOCK_HOLDERS_MAX 8
-gboolean           _fl_process_list_flock_holders (guint64  dev,
-                                                   guint64  ino,
-                                                   gboolean shared,
-                                                   GArray  *pids);
-
-/* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses), state, start ticks. */
-gboolean           _fl_parse_proc_stat      (const char    *buf,
-                                             gsize          len,
-                                             char         **comm,
-                                             char          *state,
-                                             guint64       *start_ticks);
+/* Makes a label from a process (raw bytes, malloc'd; taken) safe to print: valid UTF-8, and
+ * control characters as '?'. A process names itself (prctl, argv): it must never put escape
+ * sequences in an operator's terminal. */
+char              *_fl_process_make_label (char *raw);
 
 G_END_DECLS

@@ -4,12 +4,8 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fl-error.h"
 #include "fl-names-private.h"
@@ -42,7 +38,7 @@ add_unreadable (GPtrArray  *errors,
 }
 
 static gboolean
-scan_one (int                  dirfd,
+scan_one (FlDir               *dir,
           const char          *directory,
           FlScanFlags          flags,
           const FlLockOptions *options,
@@ -53,50 +49,44 @@ scan_one (int                  dirfd,
           GCancellable        *cancellable,
           GError             **error)
 {
-  DIR *dir;
-  struct dirent *de;
-  int listfd;
+  FlDirList *list;
+  const char *name;
+  FlFileType type;
+  int err;
 
-  /* fdopendir() takes ownership; keep dirfd for the *at() calls. */
-  listfd = dup (dirfd);
-  if (listfd < 0 || (dir = fdopendir (listfd)) == NULL)
+  err = _fl_platform_dir_list_open (dir, &list);
+  if (err != 0)
     {
-      int saved_errno = errno;
-      if (listfd >= 0)
-        close (listfd);
       /* A subdirectory that cannot be read does not hide what the others hold. */
       if (errors != NULL && depth > 0)
         {
-          add_unreadable (errors, directory, saved_errno);
+          add_unreadable (errors, directory, err);
           return TRUE;
         }
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot list “%s”: %s",
-                   directory, g_strerror (saved_errno));
+                   directory, g_strerror (err));
       return FALSE;
     }
 
-  while ((de = readdir (dir)) != NULL)
+  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL)
     {
       FlNameInfo info;
       gsize len;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
-          closedir (dir);
+          _fl_platform_dir_list_close (list);
           return FALSE;
         }
 
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
+      len = strlen (name);
 
-      len = strlen (de->d_name);
-
-      if (_fl_classify_name (de->d_name, len, &info))
+      if (_fl_classify_name (name, len, &info))
         {
           g_autoptr(GError) local_error = NULL;
           /* With the holder's command line, as fl_snapshot_new() gives it: flctl's list and
            * status must agree. The directory model, which judges far more often, does not. */
-          FlSnapshot *snapshot = _fl_snapshot_new_full (dirfd, directory, de->d_name, options,
+          FlSnapshot *snapshot = _fl_snapshot_new_full (dir, directory, name, options,
                                                         now_us, TRUE, &local_error);
           if (snapshot != NULL)
             g_ptr_array_add (out, snapshot);
@@ -108,26 +98,25 @@ scan_one (int                  dirfd,
           continue;
         }
 
-      /* Recurse into real directories only; d_type may be DT_UNKNOWN on some filesystems. */
+      /* Recurse into real directories only; the listing may not know (FL_FILE_UNKNOWN). */
       if ((flags & FL_SCAN_RECURSIVE) &&
-          (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN))
+          (type == FL_FILE_DIRECTORY || type == FL_FILE_UNKNOWN))
         {
-          g_autofree char *subpath = g_build_filename (directory, de->d_name, NULL);
-          int subfd;
+          g_autofree char *subpath = g_build_filename (directory, name, NULL);
+          FlDir *sub;
 
-          subfd = openat (dirfd, de->d_name,
-                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-          if (subfd < 0)
+          err = _fl_platform_dir_open_at (dir, name, &sub);
+          if (err != 0)
             {
               /* Not a directory, a symlink, or gone: not ours to read. Anything else (no
                * permission, out of descriptors) leaves the listing incomplete. */
-              if (errors != NULL && errno != ENOTDIR && errno != ELOOP && errno != ENOENT)
-                add_unreadable (errors, subpath, errno);
+              if (errors != NULL && err != ENOTDIR && err != ELOOP && err != ENOENT)
+                add_unreadable (errors, subpath, err);
               continue;
             }
           if (depth >= MAX_DEPTH)
             {
-              close (subfd);
+              _fl_platform_dir_close (sub);
               if (errors != NULL)
                 g_ptr_array_add (errors,
                                  g_error_new (FL_ERROR, FL_ERROR_FAILED,
@@ -136,18 +125,18 @@ scan_one (int                  dirfd,
               continue;
             }
 
-          if (!scan_one (subfd, subpath, flags, options, now_us, depth + 1, out, errors,
+          if (!scan_one (sub, subpath, flags, options, now_us, depth + 1, out, errors,
                          cancellable, error))
             {
-              close (subfd);
-              closedir (dir);
+              _fl_platform_dir_close (sub);
+              _fl_platform_dir_list_close (list);
               return FALSE;
             }
-          close (subfd);
+          _fl_platform_dir_close (sub);
         }
     }
 
-  closedir (dir);
+  _fl_platform_dir_list_close (list);
   return TRUE;
 }
 
@@ -160,27 +149,27 @@ scan_directory (const char          *directory,
                 GError             **error)
 {
   g_autoptr(GPtrArray) out = NULL;
-  int dirfd;
+  FlDir *dir;
+  int err;
 
-  dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-  if (dirfd < 0)
+  err = _fl_platform_dir_open (directory, FALSE, &dir);
+  if (err != 0)
     {
-      int saved_errno = errno;
       g_set_error (error, FL_ERROR,
-                   saved_errno == ENOENT || saved_errno == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
-                   saved_errno == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
-                   "Cannot read the directory “%s”: %s", directory, g_strerror (saved_errno));
+                   err == ENOENT || err == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
+                   err == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                   "Cannot read the directory “%s”: %s", directory, g_strerror (err));
       return NULL;
     }
 
   out = g_ptr_array_new_with_free_func (g_object_unref);
-  if (!scan_one (dirfd, directory, flags, options, g_get_real_time (), 0, out, errors,
+  if (!scan_one (dir, directory, flags, options, g_get_real_time (), 0, out, errors,
                  cancellable, error))
     {
-      close (dirfd);
+      _fl_platform_dir_close (dir);
       return NULL;
     }
-  close (dirfd);
+  _fl_platform_dir_close (dir);
 
   g_ptr_array_sort (out, compare_paths);
   return g_steal_pointer (&out);

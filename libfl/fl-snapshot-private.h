@@ -5,13 +5,14 @@
 #pragma once
 
 #include "fl-snapshot.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
-/* Judges @name in the open directory @dirfd (whose path is @directory, for messages and the
+/* Judges @name in the open directory @dir (whose path is @directory, for messages and the
  * snapshot's path) as of @now_us. Without the holder's command line: cheap enough for
  * 100,000 files. G_IO_ERROR_NOT_FOUND when the file went away. */
-FlSnapshot *_fl_snapshot_new_at   (int                  dirfd,
+FlSnapshot *_fl_snapshot_new_at   (FlDir               *dir,
                                    const char          *directory,
                                    const char          *name,
                                    const FlLockOptions *options,
@@ -19,7 +20,7 @@ FlSnapshot *_fl_snapshot_new_at   (int                  dirfd,
                                    GError             **error);
 
 /* The same, with the holder's command line when @details. */
-FlSnapshot *_fl_snapshot_new_full (int                  dirfd,
+FlSnapshot *_fl_snapshot_new_full (FlDir               *dir,
                                    const char          *directory,
                                    const char          *name,
                                    const FlLockOptions *options,

@@ -5,9 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fl-enum-types.h"
 #include "fl-error.h"
@@ -122,7 +120,7 @@ snapshot_from_state (FlLockState *state,
   self->process_cmdline = g_strdup (state->process.cmdline);
   self->process_uid = state->process.uid;
   self->process_start_time = state->process.start_real_us;
-  self->file_uid = state->st.st_uid;
+  self->file_uid = state->info.uid;
   self->liveness = state->liveness;
   self->kernel_lock = state->kernel_lock;
   self->stale = state->stale;
@@ -139,16 +137,16 @@ snapshot_from_state (FlLockState *state,
   self->content_len = state->content_len;
   self->mtime = state->mtime_us;
   self->captured_at = now_us;
-  self->dev = state->st.st_dev;
-  self->ino = state->st.st_ino;
-  self->mtime_ns = (gint64) state->st.st_mtim.tv_sec * 1000000000 + state->st.st_mtim.tv_nsec;
-  self->mode = state->st.st_mode;
+  self->dev = state->info.id.dev;
+  self->ino = state->info.id.ino;
+  self->mtime_ns = state->info.mtime_ns;
+  self->mode = state->info.mode;
 
   return self;
 }
 
 FlSnapshot *
-_fl_snapshot_new_full (int                  dirfd,
+_fl_snapshot_new_full (FlDir               *dir,
                        const char          *directory,
                        const char          *name,
                        const FlLockOptions *options,
@@ -158,7 +156,7 @@ _fl_snapshot_new_full (int                  dirfd,
 {
   g_auto(FlLockState) state = { .fd = -1 };
 
-  if (!_fl_lock_state_open (&state, dirfd, directory, name, error))
+  if (!_fl_lock_state_open (&state, dir, directory, name, error))
     return NULL;
 
   _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, now_us, details);
@@ -167,14 +165,14 @@ _fl_snapshot_new_full (int                  dirfd,
 }
 
 FlSnapshot *
-_fl_snapshot_new_at (int                  dirfd,
+_fl_snapshot_new_at (FlDir               *dir,
                      const char          *directory,
                      const char          *name,
                      const FlLockOptions *options,
                      gint64               now_us,
                      GError             **error)
 {
-  return _fl_snapshot_new_full (dirfd, directory, name, options, now_us, FALSE, error);
+  return _fl_snapshot_new_full (dir, directory, name, options, now_us, FALSE, error);
 }
 
 /**
@@ -197,7 +195,8 @@ fl_snapshot_new (const char          *path,
   g_autofree char *directory = NULL;
   g_autofree char *name = NULL;
   FlSnapshot *ret;
-  int dirfd;
+  FlDir *dir;
+  int saved_errno;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -212,10 +211,9 @@ fl_snapshot_new (const char          *path,
   directory = g_path_get_dirname (path);
   name = g_path_get_basename (path);
 
-  dirfd = open (directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirfd < 0)
+  saved_errno = _fl_platform_dir_open (directory, FALSE, &dir);
+  if (saved_errno != 0)
     {
-      int saved_errno = errno;
       g_set_error (error, FL_ERROR,
                    saved_errno == ENOENT || saved_errno == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
                    saved_errno == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
@@ -224,8 +222,8 @@ fl_snapshot_new (const char          *path,
       return NULL;
     }
 
-  ret = _fl_snapshot_new_full (dirfd, directory, name, options, g_get_real_time (), TRUE, error);
-  close (dirfd);
+  ret = _fl_snapshot_new_full (dir, directory, name, options, g_get_real_time (), TRUE, error);
+  _fl_platform_dir_close (dir);
 
   return ret;
 }
@@ -263,19 +261,17 @@ static gboolean
 still_the_same (FlSnapshot  *self,
                 FlLockState *now)
 {
-  gint64 mtime_ns = (gint64) now->st.st_mtim.tv_sec * 1000000000 + now->st.st_mtim.tv_nsec;
-
   return now->kind == self->kind &&
-         (guint64) now->st.st_dev == self->dev &&
-         (guint64) now->st.st_ino == self->ino &&
-         mtime_ns == self->mtime_ns &&
+         now->info.id.dev == self->dev &&
+         now->info.id.ino == self->ino &&
+         now->info.mtime_ns == self->mtime_ns &&
          now->content_len == self->content_len &&
          memcmp (now->content, self->content_raw, self->content_len) == 0;
 }
 
 static gboolean
 reclaim_at (FlSnapshot          *self,
-            int                  dirfd,
+            FlDir               *dir,
             const FlLockOptions *options,
             gboolean             unproven,
             GCancellable        *cancellable,
@@ -288,13 +284,14 @@ reclaim_at (FlSnapshot          *self,
    * taker may own the claim for a moment: give it a few tries before refusing. */
   for (guint attempt = 0; attempt < 50; attempt++)
     {
-      g_auto(FlLockState) now = { .fd = -1 };
+      g_auto(FlLockState) now = { .fd = FL_HANDLE_NONE };
       gboolean no_exclusive;
+      int saved_errno;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      if (!_fl_lock_state_open (&now, dirfd, self->directory, self->name, &local_error))
+      if (!_fl_lock_state_open (&now, dir, self->directory, self->name, &local_error))
         {
           if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
             g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
@@ -337,7 +334,7 @@ reclaim_at (FlSnapshot          *self,
 
       if (self->kind == FL_ENTRY_LOCK)
         {
-          switch (_fl_takeover (dirfd, self->name, &now, error))
+          switch (_fl_takeover (dir, self->name, &now, error))
             {
             case FL_TAKEOVER_DONE:
               return TRUE;
@@ -360,16 +357,16 @@ reclaim_at (FlSnapshot          *self,
         }
 
       /* An orphaned temp or graveyard: its name carries its creator, who is gone. */
-      if (!_fl_lock_state_still_at (&now, dirfd, self->name))
+      if (!_fl_lock_state_still_at (&now, dir, self->name))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
                        "“%s” changed while it was being removed: nothing was touched",
                        self->path);
           return FALSE;
         }
-      if (unlinkat (dirfd, self->name, 0) < 0)
+      saved_errno = _fl_platform_unlink (dir, self->name);
+      if (saved_errno != 0)
         {
-          int saved_errno = errno;
           g_set_error (error, FL_ERROR,
                        saved_errno == EACCES || saved_errno == EPERM ? FL_ERROR_PERMISSION
                                                                      : FL_ERROR_FAILED,
@@ -395,7 +392,7 @@ reclaim (FlSnapshot          *self,
          GError             **error)
 {
   gboolean ret;
-  int dirfd;
+  FlDir *dir;
 
   if (self->kind == FL_ENTRY_FOREIGN)
     {
@@ -405,12 +402,12 @@ reclaim (FlSnapshot          *self,
       return FALSE;
     }
 
-  dirfd = _fl_open_lock_directory (self->directory, FALSE, error);
-  if (dirfd < 0)
+  dir = _fl_open_lock_directory (self->directory, FALSE, error);
+  if (dir == NULL)
     return FALSE;
 
-  ret = reclaim_at (self, dirfd, options, unproven, cancellable, error);
-  close (dirfd);
+  ret = reclaim_at (self, dir, options, unproven, cancellable, error);
+  _fl_platform_dir_close (dir);
 
   return ret;
 }

@@ -20,7 +20,7 @@ typedef enum
 /* Steps T1-T6. @stale must be stale and hold LOCK_EX on the lock (FL_PROBE_EXCLUSIVE), or
  * LOCK_SH when only shared holders refused LOCK_EX (only_probers): then the claim, steps
  * C1-C3, excludes other takers. */
-FlTakeoverResult _fl_takeover (int           dirfd,
+FlTakeoverResult _fl_takeover (FlDir        *dir,
                                const char   *lock_name,
                                FlLockState  *stale,
                                GError      **error);
@@ -28,7 +28,7 @@ FlTakeoverResult _fl_takeover (int           dirfd,
 /* Removes the dead takeover claims T.lock.claim.<g> (docs/protocol.md, section 4). Only a
  * holder of the lock may call it: while the lock is held, no taker can act on what a claim
  * guarded. */
-void             _fl_takeover_clear_claims (int         dirfd,
+void             _fl_takeover_clear_claims (FlDir      *dir,
                                             const char *lock_name);
 
 /* Appends "; a process with PID N (name) holds a shared lock on the file" to @state's reason

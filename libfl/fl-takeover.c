@@ -5,16 +5,9 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fl-error-private.h"
 #include "fl-names-private.h"
@@ -36,29 +29,15 @@ _fl_test_crash_point (const char *step)
   pthread_once (&once, read_crash_at);
 
   if (G_UNLIKELY (crash_at != NULL) && strcmp (crash_at, step) == 0)
-    kill (getpid (), SIGKILL);
+    _fl_platform_die_now ();
 }
 
 static gboolean
-same_inode_at (int          dirfd,
+same_inode_at (FlDir       *dir,
                const char  *name,
                FlLockState *state)
 {
-  return _fl_lock_state_still_at (state, dirfd, name);
-}
-
-static int
-rename_noreplace (int         dirfd,
-                  const char *from,
-                  const char *to)
-{
-  int r = renameat2 (dirfd, from, dirfd, to, RENAME_NOREPLACE);
-
-  /* Some filesystems lack the flag; the graveyard name is ours and random, so a plain
-   * rename cannot replace anything that matters. */
-  if (r < 0 && (errno == EINVAL || errno == ENOSYS))
-    r = renameat (dirfd, from, dirfd, to);
-  return r;
+  return _fl_lock_state_still_at (state, dir, name);
 }
 
 /* Every takeover error is in FL_ERROR. A sticky directory (mode +t, as /tmp) lets only a file's
@@ -67,23 +46,25 @@ rename_noreplace (int         dirfd,
 static void
 set_takeover_error (GError     **error,
                     int          saved_errno,
-                    int          dirfd,
+                    FlDir       *dir,
                     const char  *what,
                     const char  *path,
                     gint64       file_uid)
 {
-  struct stat dir_st;
+  gint64 self_uid = _fl_platform_self_uid ();
+  FlFileInfo dir_info;
 
-  if ((saved_errno == EPERM || saved_errno == EACCES) && fstat (dirfd, &dir_st) == 0 &&
-      (dir_st.st_mode & S_ISVTX) != 0 && file_uid >= 0 && (uid_t) file_uid != geteuid () &&
-      dir_st.st_uid != geteuid ())
+  if ((saved_errno == EPERM || saved_errno == EACCES) &&
+      _fl_platform_dir_info (dir, &dir_info) == 0 &&
+      (dir_info.mode & 01000) != 0 && file_uid >= 0 && file_uid != self_uid &&
+      dir_info.uid != self_uid)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
                    "Cannot %s “%s”: its directory is sticky (mode +t), so only the file's "
                    "owner (uid %u), the directory's owner (uid %u) or root may move or remove "
                    "it, and this process runs as uid %u. Ask one of them to run flctl reclaim "
-                   "on it", what, path, (guint) file_uid, (guint) dir_st.st_uid,
-                   (guint) geteuid ());
+                   "on it", what, path, (guint) file_uid, (guint) dir_info.uid,
+                   (guint) self_uid);
       return;
     }
   _fl_set_error_from_errno (error, saved_errno, what, path);
@@ -104,8 +85,7 @@ typedef struct
 {
   char        *name;      /* T.lock.claim.<g>: the one we own, or the live one we met */
   char        *own_name;  /* our claim file's name in the graveyard format, while it has one */
-  int          fd;        /* our claim file: LOCK_EX held from its creation; -1 when none */
-  struct stat  st;
+  FlHandle     fd;        /* our claim file: exclusive kernel lock from its creation on */
 } Claim;
 
 typedef enum
@@ -122,29 +102,18 @@ claim_name (const char *lock_name,
   return g_strdup_printf ("%s.claim.%u", lock_name, generation);
 }
 
-static gboolean
-stat_is (int                dirfd,
-         const char        *name,
-         const struct stat *st)
-{
-  struct stat now;
-
-  return fstatat (dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-         now.st_dev == st->st_dev && now.st_ino == st->st_ino;
-}
-
 /* Step T6 for the claim: close our claim file, which leaves a claim we own dead under its
  * name; our own name, if it still has one, goes. */
 static void
 claim_clear (Claim *claim,
-             int    dirfd)
+             FlDir *dir)
 {
-  if (claim->fd >= 0)
+  if (claim->fd != FL_HANDLE_NONE)
     {
-      if (claim->own_name != NULL && stat_is (dirfd, claim->own_name, &claim->st))
-        unlinkat (dirfd, claim->own_name, 0);
-      close (claim->fd);
-      claim->fd = -1;
+      if (claim->own_name != NULL)
+        _fl_platform_unlink_held (dir, claim->own_name, claim->fd);
+      _fl_platform_close (claim->fd);
+      claim->fd = FL_HANDLE_NONE;
     }
   g_clear_pointer (&claim->own_name, g_free);
   g_clear_pointer (&claim->name, g_free);
@@ -155,38 +124,34 @@ claim_clear (Claim *claim,
  * LOCK_SH makes us start over with another name, as the named temp does (fl-temp.c). */
 static gboolean
 claim_create (Claim       *claim,
-              int          dirfd,
+              FlDir       *dir,
               const char  *lock_name,
               const char  *path,
               GError     **error)
 {
   for (guint attempt = 0; attempt < 100; attempt++)
     {
-      g_autofree char *name = _fl_graveyard_name (lock_name, _fl_process_self_pid (),
+      g_autofree char *name = _fl_graveyard_name (lock_name, _fl_platform_self_pid (),
                                                   g_random_int ());
-      int fd = openat (dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      struct stat st;
+      FlHandle fd;
+      int err = _fl_platform_create_excl (dir, name, &fd);
 
-      if (fd < 0 && errno == EEXIST)
+      if (err == EEXIST)
         continue;
-      if (fd < 0)
+      if (err != 0)
         {
-          int saved_errno = errno;
-          set_takeover_error (error, saved_errno, dirfd, "create a takeover claim next to",
-                              path, -1);
+          set_takeover_error (error, err, dir, "create a takeover claim next to", path, -1);
           return FALSE;
         }
-      if (fstat (fd, &st) == 0 && flock (fd, LOCK_EX | LOCK_NB) == 0)
+      if (_fl_platform_kernel_lock (fd, FL_KERNEL_EXCLUSIVE) == 0)
         {
           claim->fd = fd;
-          claim->st = st;
           claim->own_name = g_steal_pointer (&name);
           _fl_test_crash_point ("C1");
           return TRUE;
         }
-      if (stat_is (dirfd, name, &st))
-        unlinkat (dirfd, name, 0);
-      close (fd);
+      _fl_platform_unlink_held (dir, name, fd);
+      _fl_platform_close (fd);
     }
 
   g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
@@ -199,65 +164,67 @@ claim_create (Claim       *claim,
 /* Steps C2-C3. */
 static ClaimResult
 claim_take (Claim       *claim,
-            int          dirfd,
+            FlDir       *dir,
             const char  *lock_name,
             const char  *path,
             GError     **error)
 {
   guint generation = 0;
 
-  if (!claim_create (claim, dirfd, lock_name, path, error))
+  if (!claim_create (claim, dir, lock_name, path, error))
     return CLAIM_FAILED;
 
   for (guint tries = 0; generation < CLAIM_GENERATIONS_MAX && tries < 2 * CLAIM_GENERATIONS_MAX;
        tries++)
     {
       g_autofree char *name = claim_name (lock_name, generation);
-      struct stat pst;
+      FlFileInfo pinfo;
       int saved_errno;
-      int pfd;
+      FlHandle pfd = FL_HANDLE_NONE;
 
       /* Step C2 */
-      if (linkat (dirfd, claim->own_name, dirfd, name, 0) == 0)
+      saved_errno = _fl_platform_link_noreplace (dir, claim->own_name, name);
+      if (saved_errno == 0)
         {
           claim->name = g_steal_pointer (&name);
           _fl_test_crash_point ("C2");
-          unlinkat (dirfd, claim->own_name, 0);
+          _fl_platform_unlink (dir, claim->own_name);
           g_clear_pointer (&claim->own_name, g_free);
           return CLAIM_OWNED;
         }
-      saved_errno = errno;
       if (saved_errno != EEXIST)
         {
           g_autofree char *claim_path = g_strdup_printf ("%s.claim.%u", path, generation);
 
-          set_takeover_error (error, saved_errno, dirfd, "create the takeover claim",
+          set_takeover_error (error, saved_errno, dir, "create the takeover claim",
                               claim_path, -1);
           return CLAIM_FAILED;
         }
 
       /* Step C3: is that generation's claim live? */
-      pfd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      if (pfd < 0 && errno == ENOENT)
+      saved_errno = _fl_platform_open_read (dir, name, &pfd);
+      if (saved_errno == ENOENT)
         continue;  /* a holder removed it meanwhile: C2 again, same generation */
-      if (pfd < 0 || fstat (pfd, &pst) < 0 || !S_ISREG (pst.st_mode))
+      if (saved_errno == 0 &&
+          (_fl_platform_file_info (pfd, &pinfo) != 0 || pinfo.type != FL_FILE_REGULAR))
+        saved_errno = EINVAL;
+      if (saved_errno != 0)
         {
-          saved_errno = pfd < 0 ? errno : EINVAL;
-          if (pfd >= 0)
-            close (pfd);
+          if (pfd != FL_HANDLE_NONE)
+            _fl_platform_close (pfd);
           g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
                        "“%s.claim.%u” is not a takeover claim libfl can use (%s): remove it if "
                        "it does not belong there", path, generation,
                        saved_errno == ELOOP ? "a symbolic link" : g_strerror (saved_errno));
           return CLAIM_FAILED;
         }
-      if (flock (pfd, LOCK_SH | LOCK_NB) < 0)
+      if (_fl_platform_kernel_lock (pfd, FL_KERNEL_SHARED) != 0)
         {
-          close (pfd);
+          _fl_platform_close (pfd);
           claim->name = g_steal_pointer (&name);
           return CLAIM_BUSY;  /* its owner holds LOCK_EX: a live taker */
         }
-      close (pfd);
+      _fl_platform_close (pfd);
       _fl_test_crash_point ("C3");
       generation++;  /* dead for good: the next generation */
     }
@@ -293,24 +260,20 @@ is_claim_name (const char *name,
  * past one would stay for good. The directory is read once; this runs only after a takeover
  * that went the claim way, which is rare. */
 void
-_fl_takeover_clear_claims (int         dirfd,
+_fl_takeover_clear_claims (FlDir      *dir,
                            const char *lock_name)
 {
   gsize lock_len = strlen (lock_name);
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
-  struct dirent *de;
+  FlDirList *list;
+  const char *name;
+  FlFileType type;
 
-  if (dir == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
-  while ((de = readdir (dir)) != NULL)
-    if (is_claim_name (de->d_name, lock_name, lock_len))
-      unlinkat (dirfd, de->d_name, 0);
-  closedir (dir);
+  if (_fl_platform_dir_list_open (dir, &list) != 0)
+    return;
+  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL)
+    if (is_claim_name (name, lock_name, lock_len))
+      _fl_platform_unlink (dir, name);
+  _fl_platform_dir_list_close (list);
 }
 
 void
@@ -329,17 +292,17 @@ _fl_takeover_note_shared (FlLockState *state)
 
 /* Who owns a live claim, for messages. */
 static char *
-describe_claim_owner (int          dirfd,
+describe_claim_owner (FlDir       *dir,
                       const char  *name)
 {
-  g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (int));
-  struct stat st;
+  g_autoptr(GArray) pids = NULL;
+  FlFileInfo st;
   FlProcessInfo info;
   char *ret;
   int pid;
 
-  if (name == NULL || fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-      !_fl_process_list_flock_holders (st.st_dev, st.st_ino, FALSE, pids) || pids->len == 0)
+  if (name == NULL || _fl_platform_stat_at (dir, name, &st) != 0 ||
+      (pids = _fl_process_kernel_lock_holders (&st.id, FALSE)) == NULL || pids->len == 0)
     return g_strdup ("another process");
   pid = g_array_index (pids, int, 0);
   _fl_process_probe (pid, FALSE, &info);
@@ -351,7 +314,7 @@ describe_claim_owner (int          dirfd,
 
 /* Steps T1-T5: we exclude every other taker, by LOCK_EX on the stale inode or by the claim. */
 static FlTakeoverResult
-takeover_steps (int           dirfd,
+takeover_steps (FlDir        *dir,
                 const char   *lock_name,
                 FlLockState  *stale,
                 GError      **error)
@@ -362,35 +325,34 @@ takeover_steps (int           dirfd,
   /* Step T1: we hold LOCK_EX on the inode we judged; is it still the one at T.lock? Only a
    * holder of that LOCK_EX can move it away (docs/protocol.md, section 4), so from here to
    * T2 it stays, unless a peer without kernel locks acts. */
-  if (!same_inode_at (dirfd, lock_name, stale))
+  if (!same_inode_at (dir, lock_name, stale))
     return FL_TAKEOVER_CHANGED;
 
   _fl_test_crash_point ("T1");
 
   /* Step T2 */
-  graveyard = g_strdup_printf ("%s.gy.%d.%08x", lock_name, _fl_process_self_pid (),
-                               g_random_int ());
-  if (rename_noreplace (dirfd, lock_name, graveyard) < 0)
+  graveyard = _fl_graveyard_name (lock_name, _fl_platform_self_pid (), g_random_int ());
+  saved_errno = _fl_platform_rename_noreplace (dir, lock_name, graveyard);
+  if (saved_errno != 0)
     {
-      saved_errno = errno;
       if (saved_errno == ENOENT)
         return FL_TAKEOVER_CHANGED;
-      set_takeover_error (error, saved_errno, dirfd, "move aside the stale lock", stale->path,
-                          stale->st.st_uid);
+      set_takeover_error (error, saved_errno, dir, "move aside the stale lock", stale->path,
+                          stale->info.uid);
       return FL_TAKEOVER_FAILED;
     }
 
   _fl_test_crash_point ("T2");
 
   /* Step T3 */
-  if (same_inode_at (dirfd, graveyard, stale))
+  if (same_inode_at (dir, graveyard, stale))
     {
       /* Step T4 */
-      if (unlinkat (dirfd, graveyard, 0) < 0 && errno != ENOENT)
+      saved_errno = _fl_platform_unlink (dir, graveyard);
+      if (saved_errno != 0 && saved_errno != ENOENT)
         {
-          saved_errno = errno;
-          set_takeover_error (error, saved_errno, dirfd, "remove the graveyard of",
-                              stale->path, stale->st.st_uid);
+          set_takeover_error (error, saved_errno, dir, "remove the graveyard of",
+                              stale->path, stale->info.uid);
           return FL_TAKEOVER_FAILED;
         }
       _fl_test_crash_point ("T4");
@@ -398,12 +360,13 @@ takeover_steps (int           dirfd,
       return FL_TAKEOVER_DONE;
     }
 
-  /* Step T5: we moved someone else's lock. Put it back with link(), which cannot replace a
+  /* Step T5: we moved someone else's lock. Put it back with a link, which cannot replace a
    * lock created meanwhile; rename() could, and that is how the original module makes two
    * holders. */
-  if (linkat (dirfd, graveyard, dirfd, lock_name, 0) == 0)
-    unlinkat (dirfd, graveyard, 0);
-  else if (errno == EEXIST)
+  saved_errno = _fl_platform_link_noreplace (dir, graveyard, lock_name);
+  if (saved_errno == 0)
+    _fl_platform_unlink (dir, graveyard);
+  else if (saved_errno == EEXIST)
     g_message ("A peer without kernel locks replaced “%s” during a takeover; the lock it held "
                "was left in “%s” because a newer lock exists", stale->path, graveyard);
   /* ENOENT: a cleaner removed the graveyard; there is nothing to restore. */
@@ -412,7 +375,7 @@ takeover_steps (int           dirfd,
 }
 
 FlTakeoverResult
-_fl_takeover (int           dirfd,
+_fl_takeover (FlDir        *dir,
               const char   *lock_name,
               FlLockState  *stale,
               GError      **error)
@@ -424,19 +387,19 @@ _fl_takeover (int           dirfd,
   g_assert (stale->stale);
 
   if (!stale->only_probers)
-    return takeover_steps (dirfd, lock_name, stale, error);
+    return takeover_steps (dir, lock_name, stale, error);
 
   /* Only shared holders: we keep our LOCK_SH on X (a later taker's LOCK_EX is refused, so it
    * comes this way too) and need the claim to act. */
-  claim = (Claim) { .fd = -1 };
-  switch (claim_take (&claim, dirfd, lock_name, stale->path, error))
+  claim = (Claim) { .fd = FL_HANDLE_NONE };
+  switch (claim_take (&claim, dir, lock_name, stale->path, error))
     {
     case CLAIM_OWNED:
-      result = takeover_steps (dirfd, lock_name, stale, error);
+      result = takeover_steps (dir, lock_name, stale, error);
       break;
     case CLAIM_BUSY:
       {
-        g_autofree char *owner = describe_claim_owner (dirfd, claim.name);
+        g_autofree char *owner = describe_claim_owner (dir, claim.name);
         g_autofree char *shared = _fl_lock_state_describe_shared (stale, TRUE);
         char *reason = g_strdup_printf ("%s; %s, and %s is taking the lock over (it owns "
                                         "the takeover claim “%s”)",
@@ -453,6 +416,6 @@ _fl_takeover (int           dirfd,
     }
 
   /* Step T6: our claim file goes dead before we let go of X. */
-  claim_clear (&claim, dirfd);
+  claim_clear (&claim, dir);
   return result;
 }

@@ -7,13 +7,14 @@
 #include <glib.h>
 
 #include "fl-names-private.h"
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
 typedef struct
 {
-  int   fd;    /* LOCK_EX is held on it from creation on */
-  char *name;  /* NULL for an O_TMPFILE, which has no name until it is the lock */
+  FlHandle  fd;    /* the kernel lock (exclusive) is held on it from creation on */
+  char     *name;  /* NULL for an unnamed file (O_TMPFILE), which has none until it is the lock */
 } FlTemp;
 
 typedef enum
@@ -29,19 +30,19 @@ gboolean     _fl_temp_use_named (void);
 
 /* Step A2: create, take the kernel lock, write the PID, set the identity. */
 gboolean     _fl_temp_create    (FlTemp            *temp,
-                                 int                dirfd,
+                                 FlDir             *dir,
                                  const FlLockPath  *lp,
                                  gboolean           named,
                                  GError           **error);
 
-/* Step A3: link() it to T.lock; a named temp is removed once linked. */
+/* Step A3: link it to T.lock; a named temp is removed once linked. */
 FlLinkResult _fl_temp_link      (FlTemp            *temp,
-                                 int                dirfd,
+                                 FlDir             *dir,
                                  const FlLockPath  *lp,
                                  GError           **error);
 
-/* Removes a named temp and closes the descriptor; nothing is left behind. */
+/* Removes a named temp and closes it; nothing is left behind. */
 void         _fl_temp_discard   (FlTemp            *temp,
-                                 int                dirfd);
+                                 FlDir             *dir);
 
 G_END_DECLS

@@ -5,11 +5,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include "fl-content-private.h"
 #include "fl-error-private.h"
@@ -42,37 +37,13 @@ _fl_temp_use_named (void)
 
 void
 _fl_temp_discard (FlTemp *temp,
-                  int     dirfd)
+                  FlDir  *dir)
 {
   if (temp->name != NULL)
-    unlinkat (dirfd, temp->name, 0);
+    _fl_platform_unlink (dir, temp->name);
   g_clear_pointer (&temp->name, g_free);
-  if (temp->fd >= 0)
-    close (temp->fd);
-  temp->fd = -1;
-}
-
-static gboolean
-write_all (int         fd,
-           const char *buf,
-           gsize       len)
-{
-  while (len > 0)
-    {
-      gssize n = write (fd, buf, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            errno = ENOSPC;
-          return FALSE;
-        }
-      buf += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
+  _fl_platform_close (temp->fd);
+  temp->fd = FL_HANDLE_NONE;
 }
 
 /* A temp whose kernel lock someone else got first is asked again a few times, briefly (a
@@ -83,57 +54,60 @@ write_all (int         fd,
 
 static gboolean
 open_temp (FlTemp           *temp,
-           int               dirfd,
+           FlDir            *dir,
            const FlLockPath *lp,
            gboolean          named,
            GError          **error)
 {
-  temp->fd = -1;
+  int err = EOPNOTSUPP;
+
+  temp->fd = FL_HANDLE_NONE;
   temp->name = NULL;
 
   if (!named)
-    temp->fd = openat (dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    err = _fl_platform_create_unnamed (dir, &temp->fd);
 
-  if (temp->fd < 0)
+  if (err != 0)
     {
-      if (!named && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL &&
-          errno != ENOENT)
+      if (!named && err != EOPNOTSUPP)
         {
-          _fl_set_error_from_errno (error, errno, "create a lock in", lp->directory);
+          _fl_set_error_from_errno (error, err, "create a lock in", lp->directory);
           return FALSE;
         }
 
-      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, _fl_process_self_pid (),
+      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, _fl_platform_self_pid (),
                                     g_random_int ());
-      temp->fd = openat (dirfd, temp->name,
-                         O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-      if (temp->fd < 0)
+      err = _fl_platform_create_excl (dir, temp->name, &temp->fd);
+      if (err != 0)
         {
           g_autofree char *path = g_build_filename (lp->directory, temp->name, NULL);
-          _fl_set_error_from_errno (error, errno, "create the temp file", path);
+          _fl_set_error_from_errno (error, err, "create the temp file", path);
           g_clear_pointer (&temp->name, g_free);
+          temp->fd = FL_HANDLE_NONE;
           return FALSE;
         }
     }
   return TRUE;
 }
 
-/* Whether LOCK_EX could be had on @fd within a few short waits; errno says why not. */
-static gboolean
-lock_temp (int fd)
+/* 0 if the exclusive kernel lock could be had on @fd within a few short waits, else why not. */
+static int
+lock_temp (FlHandle fd)
 {
   for (guint asks = 1;; asks++)
     {
-      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
-        return TRUE;
-      if ((errno != EWOULDBLOCK && errno != EINTR) || asks == FL_TEMP_LOCK_ASKS)
-        return FALSE;
+      int err = _fl_platform_kernel_lock (fd, FL_KERNEL_EXCLUSIVE);
+
+      if (err == 0)
+        return 0;
+      if ((err != EWOULDBLOCK && err != EINTR) || asks == FL_TEMP_LOCK_ASKS)
+        return err;
       /* Randomised, so that a prober in step with us cannot stay in step. */
       g_usleep ((gulong) g_random_int_range (75, 125) << (asks - 1));
     }
 }
 
-/* Step A2's kernel lock. Between openat() and flock() any process that can read the directory
+/* Step A2's kernel lock. Between the create and the lock any process that can read the directory
  * can open a named temp and take LOCK_SH on it (root can reach an O_TMPFILE too, through
  * /proc/<pid>/fd). Such a temp is never linked: a holder without its kernel lock is judged by
  * its PID alone, and a holder whose PID exits while a forked child holds on (daemon()) would
@@ -142,7 +116,7 @@ lock_temp (int fd)
  * flag 0): that holder has exactly the original module's guarantees, no fewer. */
 gboolean
 _fl_temp_create (FlTemp           *temp,
-                 int               dirfd,
+                 FlDir            *dir,
                  const FlLockPath *lp,
                  gboolean          named,
                  GError          **error)
@@ -150,28 +124,29 @@ _fl_temp_create (FlTemp           *temp,
   FlIdentity identity;
   gboolean kernel_lock;
   char pid_text[16];
-  char xattr[FL_IDENTITY_MAX];
+  char record[FL_IDENTITY_MAX];
   gsize len;
+  int err;
 
   for (guint tries = 1;; tries++)
     {
       int saved_errno;
 
-      if (!open_temp (temp, dirfd, lp, named, error))
+      if (!open_temp (temp, dir, lp, named, error))
         return FALSE;
-      if (lock_temp (temp->fd))
+      saved_errno = lock_temp (temp->fd);
+      if (saved_errno == 0)
         {
           kernel_lock = TRUE;
           break;
         }
-      saved_errno = errno;
       if (saved_errno == ENOLCK || saved_errno == EOPNOTSUPP || saved_errno == EINVAL)
         {
           kernel_lock = FALSE;
           break;
         }
 
-      _fl_temp_discard (temp, dirfd);
+      _fl_temp_discard (temp, dir);
       if (saved_errno != EWOULDBLOCK && saved_errno != EINTR)
         {
           _fl_set_error_from_errno (error, saved_errno, "lock the new lock file in",
@@ -193,19 +168,20 @@ _fl_temp_create (FlTemp           *temp,
   identity.kernel_lock = kernel_lock;
 
   len = (gsize) g_snprintf (pid_text, sizeof pid_text, "%d", identity.pid);
-  if (!write_all (temp->fd, pid_text, len))
+  err = _fl_platform_write_all (temp->fd, pid_text, len);
+  if (err != 0)
     {
-      int saved_errno = errno;
-      _fl_temp_discard (temp, dirfd);
-      _fl_set_error_from_errno (error, saved_errno, "write the lock for", lp->lock_path);
+      _fl_temp_discard (temp, dir);
+      _fl_set_error_from_errno (error, err, "write the lock for", lp->lock_path);
       return FALSE;
     }
 
-  /* Without user xattrs (some filesystems) the lock still works: the kernel lock decides. */
-  len = identity.kernel_lock ? _fl_process_self_identity_xattr (xattr, sizeof xattr)
-                             : _fl_identity_format (&identity, xattr, sizeof xattr);
+  /* Without an identity record (some filesystems keep no user xattrs) the lock still works:
+   * the kernel lock decides. */
+  len = identity.kernel_lock ? _fl_process_self_identity_record (record, sizeof record)
+                             : _fl_identity_format (&identity, record, sizeof record);
   if (len > 0)
-    fsetxattr (temp->fd, FL_IDENTITY_XATTR, xattr, len, 0);
+    _fl_platform_identity_set (temp->fd, record, len);
 
   return TRUE;
 }
@@ -214,32 +190,26 @@ _fl_temp_create (FlTemp           *temp,
 /* Step A3 */
 FlLinkResult
 _fl_temp_link (FlTemp           *temp,
-               int               dirfd,
+               FlDir            *dir,
                const FlLockPath *lp,
                GError          **error)
 {
-  int r, saved_errno;
+  int saved_errno;
 
   if (temp->name == NULL)
-    {
-      char proc_path[64];
-
-      g_snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", temp->fd);
-      r = linkat (AT_FDCWD, proc_path, dirfd, lp->lock_name, AT_SYMLINK_FOLLOW);
-    }
+    saved_errno = _fl_platform_link_unnamed (dir, temp->fd, lp->lock_name);
   else
-    r = linkat (dirfd, temp->name, dirfd, lp->lock_name, 0);
+    saved_errno = _fl_platform_link_noreplace (dir, temp->name, lp->lock_name);
 
-  if (r == 0)
+  if (saved_errno == 0)
     {
       _fl_test_crash_point ("A3");
       if (temp->name != NULL)
-        unlinkat (dirfd, temp->name, 0);
+        _fl_platform_unlink (dir, temp->name);
       g_clear_pointer (&temp->name, g_free);
       return FL_LINK_HELD;
     }
 
-  saved_errno = errno;
   if (saved_errno == EEXIST)
     return FL_LINK_EXISTS;
   if (saved_errno == ENOENT)

@@ -1,13 +1,15 @@
 /* fl-waiter-private.h: sleeping until a lock may have become free
  *
- * The one platform interface for waiting (docs/protocol.md, section 5); fl-waiter-linux.c
- * implements it with inotify and pidfds. Where those are missing it backs off with jitter.
+ * docs/protocol.md, section 5: on the platform's events (platform/fl-platform.h, "Waiting");
+ * where those are missing, with jittered backoff.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
 #include <gio/gio.h>
+
+#include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
 
@@ -21,8 +23,8 @@ typedef enum
   FL_WAKE_CANCELLED,
 } FlWake;
 
-/* Arms the watch on @dirfd for @lock_name; call it before the link() that may fail. */
-FlWaiter *_fl_waiter_new       (int            dirfd,
+/* Arms the watch on @dir for @lock_name; call it before the link() that may fail. */
+FlWaiter *_fl_waiter_new       (FlDir         *dir,
                                 const char    *lock_name,
                                 gint64         backoff_min_us,
                                 gint64         backoff_max_us);

@@ -1,0 +1,1207 @@
+/* fl-platform-linux.c: fl-platform.h on Linux
+ *
+ * Directories are descriptors and every name is looked up with the *at() calls, so a directory
+ * renamed or replaced under its path stays the one we opened. Kernel locks are flock(), which
+ * belongs to the open file description: every handle on the file shares it, and the kernel
+ * drops it when the last one closes. Processes come from kill(pid, 0) and /proc; waiting is
+ * inotify on the directory plus a pidfd.
+ *
+ * Plain C and libc only, as fl-platform.h promises.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fl-platform.h"
+#include "fl-platform-linux.h"
+
+#ifndef SYS_pidfd_open
+# define SYS_pidfd_open 434
+#endif
+
+/* The largest PID Linux hands out (PID_MAX_LIMIT); anything above is no process. */
+#define LINUX_PID_MAX 4194304
+
+/* The user xattr that carries the holder identity (docs/protocol.md, "identity"). */
+#define IDENTITY_XATTR "user.libfl.holder"
+
+struct _FlDir
+{
+  int fd;
+};
+
+static int
+fd_of (FlHandle file)
+{
+  return (int) file;
+}
+
+static int64_t
+timespec_us (const struct timespec *ts)
+{
+  return (int64_t) ts->tv_sec * 1000000 + ts->tv_nsec / 1000;
+}
+
+static void
+info_from_stat (const struct stat *st,
+                FlFileInfo        *info)
+{
+  if (S_ISREG (st->st_mode))
+    info->type = FL_FILE_REGULAR;
+  else if (S_ISDIR (st->st_mode))
+    info->type = FL_FILE_DIRECTORY;
+  else if (S_ISLNK (st->st_mode))
+    info->type = FL_FILE_SYMLINK;
+  else if (S_ISFIFO (st->st_mode))
+    info->type = FL_FILE_FIFO;
+  else if (S_ISSOCK (st->st_mode))
+    info->type = FL_FILE_SOCKET;
+  else
+    info->type = FL_FILE_DEVICE;
+  info->id.dev = (uint64_t) st->st_dev;
+  info->id.ino = (uint64_t) st->st_ino;
+  info->size = (int64_t) st->st_size;
+  info->mtime_ns = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+  info->ctime_ns = (int64_t) st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+  info->uid = (int64_t) st->st_uid;
+  info->mode = (uint32_t) (st->st_mode & 07777);
+  info->nlink = (uint32_t) st->st_nlink;
+}
+
+/* Reads at most size - 1 bytes of a small system file and terminates them: -1 with errno set
+ * when it cannot be opened. A bound keeps a hostile or odd file from costing more. */
+static ssize_t
+read_bounded (const char *path,
+              char       *buf,
+              size_t      size)
+{
+  size_t total = 0;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return -1;
+
+  while (total < size - 1)
+    {
+      ssize_t n = read (fd, buf + total, size - 1 - total);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      total += (size_t) n;
+    }
+  close (fd);
+
+  buf[total] = '\0';
+  return (ssize_t) total;
+}
+
+
+/* Directories */
+
+static int
+open_directory (const char *path)
+{
+  return open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+}
+
+/* mkdir -p, each level 0777 minus the umask, as g_mkdir_with_parents() does. */
+static int
+make_directories (const char *path)
+{
+  char buf[PATH_MAX];
+  size_t len = strlen (path);
+
+  if (len == 0 || len >= sizeof buf)
+    return ENAMETOOLONG;
+  memcpy (buf, path, len + 1);
+
+  for (char *p = buf + 1; ; p++)
+    {
+      if (*p == '/' || *p == '\0')
+        {
+          char saved = *p;
+
+          *p = '\0';
+          if (mkdir (buf, 0777) < 0 && errno != EEXIST)
+            return errno;
+          *p = saved;
+          if (saved == '\0')
+            return 0;
+        }
+    }
+}
+
+int
+_fl_platform_dir_open (const char *path,
+                       bool        create,
+                       FlDir     **out)
+{
+  int fd = open_directory (path);
+
+  *out = NULL;
+  if (fd < 0 && errno == ENOENT && create)
+    {
+      int err = make_directories (path);
+
+      if (err != 0)
+        return err;
+      fd = open_directory (path);
+    }
+  if (fd < 0)
+    return errno;
+
+  *out = malloc (sizeof **out);
+  if (*out == NULL)
+    {
+      close (fd);
+      return ENOMEM;
+    }
+  (*out)->fd = fd;
+  return 0;
+}
+
+int
+_fl_platform_dir_open_at (FlDir      *dir,
+                          const char *name,
+                          FlDir     **out)
+{
+  int fd = openat (dir->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+  *out = NULL;
+  if (fd < 0)
+    return errno;
+  *out = malloc (sizeof **out);
+  if (*out == NULL)
+    {
+      close (fd);
+      return ENOMEM;
+    }
+  (*out)->fd = fd;
+  return 0;
+}
+
+void
+_fl_platform_dir_close (FlDir *dir)
+{
+  if (dir == NULL)
+    return;
+  close (dir->fd);
+  free (dir);
+}
+
+int
+_fl_platform_dir_info (FlDir      *dir,
+                       FlFileInfo *info)
+{
+  struct stat st;
+
+  if (fstat (dir->fd, &st) < 0)
+    return errno;
+  info_from_stat (&st, info);
+  return 0;
+}
+
+struct _FlDirList
+{
+  DIR *dir;
+};
+
+int
+_fl_platform_dir_list_open (FlDir      *dir,
+                            FlDirList **out)
+{
+  /* A description of its own: fdopendir() takes the descriptor, and a dup() would share its
+   * offset with any other listing of the same directory. */
+  int fd = openat (dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  DIR *d;
+
+  *out = NULL;
+  if (fd < 0)
+    return errno;
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      int err = errno;
+      close (fd);
+      return err;
+    }
+  *out = malloc (sizeof **out);
+  if (*out == NULL)
+    {
+      closedir (d);
+      return ENOMEM;
+    }
+  (*out)->dir = d;
+  return 0;
+}
+
+const char *
+_fl_platform_dir_list_next (FlDirList  *list,
+                            FlFileType *type)
+{
+  struct dirent *de;
+
+  while ((de = readdir (list->dir)) != NULL)
+    {
+      const char *n = de->d_name;
+
+      if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+        continue;
+      switch (de->d_type)
+        {
+        case DT_REG:  *type = FL_FILE_REGULAR; break;
+        case DT_DIR:  *type = FL_FILE_DIRECTORY; break;
+        case DT_LNK:  *type = FL_FILE_SYMLINK; break;
+        case DT_FIFO: *type = FL_FILE_FIFO; break;
+        case DT_SOCK: *type = FL_FILE_SOCKET; break;
+        case DT_CHR:
+        case DT_BLK:  *type = FL_FILE_DEVICE; break;
+        default:      *type = FL_FILE_UNKNOWN; break;
+        }
+      return n;
+    }
+  return NULL;
+}
+
+void
+_fl_platform_dir_list_close (FlDirList *list)
+{
+  if (list == NULL)
+    return;
+  closedir (list->dir);
+  free (list);
+}
+
+
+/* Files by name */
+
+int
+_fl_platform_stat_at (FlDir      *dir,
+                      const char *name,
+                      FlFileInfo *info)
+{
+  struct stat st;
+
+  if (fstatat (dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno;
+  info_from_stat (&st, info);
+  return 0;
+}
+
+int
+_fl_platform_stat_path (const char *path,
+                        FlFileInfo *info)
+{
+  struct stat st;
+
+  if (fstatat (AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno;
+  info_from_stat (&st, info);
+  return 0;
+}
+
+int
+_fl_platform_open_read (FlDir      *dir,
+                        const char *name,
+                        FlHandle   *out)
+{
+  int fd = openat (dir->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+  *out = fd;
+  return fd < 0 ? errno : 0;
+}
+
+int
+_fl_platform_create_excl (FlDir      *dir,
+                          const char *name,
+                          FlHandle   *out)
+{
+  int fd = openat (dir->fd, name,
+                   O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+
+  *out = fd;
+  return fd < 0 ? errno : 0;
+}
+
+int
+_fl_platform_create_unnamed (FlDir    *dir,
+                             FlHandle *out)
+{
+  int fd = openat (dir->fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+
+  *out = fd;
+  if (fd >= 0)
+    return 0;
+  /* Old kernels and filesystems without O_TMPFILE say one of these: no unnamed files here. */
+  if (errno == EISDIR || errno == EINVAL || errno == ENOENT)
+    return EOPNOTSUPP;
+  return errno;
+}
+
+int
+_fl_platform_link_noreplace (FlDir      *dir,
+                             const char *from,
+                             const char *to)
+{
+  return linkat (dir->fd, from, dir->fd, to, 0) < 0 ? errno : 0;
+}
+
+int
+_fl_platform_link_unnamed (FlDir      *dir,
+                           FlHandle    file,
+                           const char *to)
+{
+  char proc_path[64];
+
+  /* Through /proc, which any user may do (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH). Without
+   * /proc this says ENOENT, and the caller makes a named temp instead. */
+  snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", fd_of (file));
+  return linkat (AT_FDCWD, proc_path, dir->fd, to, AT_SYMLINK_FOLLOW) < 0 ? errno : 0;
+}
+
+int
+_fl_platform_rename_noreplace (FlDir      *dir,
+                               const char *from,
+                               const char *to)
+{
+  if (renameat2 (dir->fd, from, dir->fd, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  /* Some filesystems lack the flag; callers rename only to fresh random names. */
+  if (errno == EINVAL || errno == ENOSYS)
+    return renameat (dir->fd, from, dir->fd, to) < 0 ? errno : 0;
+  return errno;
+}
+
+int
+_fl_platform_unlink (FlDir      *dir,
+                     const char *name)
+{
+  return unlinkat (dir->fd, name, 0) < 0 ? errno : 0;
+}
+
+int
+_fl_platform_unlink_held (FlDir      *dir,
+                          const char *name,
+                          FlHandle    held)
+{
+  struct stat ours, named;
+
+  if (fstat (fd_of (held), &ours) < 0)
+    return errno;
+  if (fstatat (dir->fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno;
+  if (named.st_dev != ours.st_dev || named.st_ino != ours.st_ino)
+    return ESTALE;
+  return unlinkat (dir->fd, name, 0) < 0 ? errno : 0;
+}
+
+
+/* Open files */
+
+void
+_fl_platform_close (FlHandle file)
+{
+  if (file >= 0)
+    close (fd_of (file));
+}
+
+int
+_fl_platform_file_info (FlHandle    file,
+                        FlFileInfo *info)
+{
+  struct stat st;
+
+  if (fstat (fd_of (file), &st) < 0)
+    return errno;
+  info_from_stat (&st, info);
+  return 0;
+}
+
+int
+_fl_platform_read_head (FlHandle  file,
+                        char     *buf,
+                        size_t    size,
+                        size_t   *n_read)
+{
+  ssize_t n;
+
+  do
+    n = pread (fd_of (file), buf, size, 0);
+  while (n < 0 && errno == EINTR);
+
+  *n_read = n > 0 ? (size_t) n : 0;
+  return n < 0 ? errno : 0;
+}
+
+int
+_fl_platform_write_all (FlHandle    file,
+                        const char *buf,
+                        size_t      len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd_of (file), buf, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno;
+      if (n == 0)
+        return ENOSPC;
+      buf += n;
+      len -= (size_t) n;
+    }
+  return 0;
+}
+
+bool
+_fl_platform_file_is_remote (FlHandle file)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd_of (file), &sfs) < 0)
+    return false;
+
+  switch ((unsigned long) sfs.f_type)
+    {
+    case 0x6969:      /* NFS */
+    case 0xFF534D42:  /* CIFS */
+    case 0xFE534D42:  /* SMB2 */
+    case 0x517B:      /* SMB */
+    case 0x65735546:  /* FUSE */
+    case 0x564c:      /* NCP */
+    case 0x6B414653:  /* AFS */
+    case 0x01021997:  /* 9P */
+    case 0x00C36400:  /* CEPH */
+      return true;
+    default:
+      return false;
+    }
+}
+
+int
+_fl_platform_dup (FlHandle  file,
+                  FlHandle *out)
+{
+  int fd = fcntl (fd_of (file), F_DUPFD_CLOEXEC, 3);
+
+  *out = fd;
+  return fd < 0 ? errno : 0;
+}
+
+int
+_fl_platform_identity_set (FlHandle    file,
+                           const char *buf,
+                           size_t      len)
+{
+  return fsetxattr (fd_of (file), IDENTITY_XATTR, buf, len, 0) < 0 ? errno : 0;
+}
+
+int
+_fl_platform_identity_get (FlHandle  file,
+                           char     *buf,
+                           size_t    size,
+                           size_t   *len)
+{
+  ssize_t n = fgetxattr (fd_of (file), IDENTITY_XATTR, buf, size);
+
+  *len = n > 0 ? (size_t) n : 0;
+  return n < 0 ? errno : 0;
+}
+
+
+/* The kernel lock */
+
+int
+_fl_platform_kernel_lock (FlHandle     file,
+                          FlKernelMode mode)
+{
+  int op = (mode == FL_KERNEL_EXCLUSIVE ? LOCK_EX : LOCK_SH) | LOCK_NB;
+
+  return flock (fd_of (file), op) < 0 ? errno : 0;
+}
+
+/* /proc/locks, one line per lock: "1: FLOCK  ADVISORY  READ  1234 08:01:5678 0 EOF"; a process
+ * blocked waiting for a lock gets a line that starts "1: -> FLOCK". The device is printed as
+ * major:minor in hex. The file lists every lock of the system, so it is read in chunks, a
+ * line at a time, up to a bound; a line longer than the buffer is skipped. */
+#define PROC_LOCKS_MAX (8 * 1024 * 1024)
+
+typedef struct
+{
+  unsigned int major_, minor_;
+  unsigned long long ino;
+  bool         shared;
+  int          self;
+  int         *pids;
+  size_t       max;
+  size_t      *n_pids;
+} LocksQuery;
+
+static void
+parse_locks_line (char             *line,
+                  const LocksQuery *q)
+{
+  char *colon = strchr (line, ':');
+  char type[16], kind[16], mode[16];
+  unsigned int major_, minor_;
+  unsigned long long ino;
+  int pid;
+
+  if (colon == NULL || strstr (colon, "->") != NULL)
+    return;
+  if (sscanf (colon + 1, " %15s %15s %15s %d %x:%x:%llu", type, kind, mode, &pid, &major_,
+              &minor_, &ino) != 7)
+    return;
+  if (strcmp (type, "FLOCK") != 0 || strcmp (mode, q->shared ? "READ" : "WRITE") != 0)
+    return;
+  if (major_ != q->major_ || minor_ != q->minor_ || ino != q->ino)
+    return;
+  if (pid <= 0 || pid == q->self || *q->n_pids >= q->max)
+    return;
+  for (size_t i = 0; i < *q->n_pids; i++)
+    if (q->pids[i] == pid)
+      return;
+  q->pids[(*q->n_pids)++] = pid;
+}
+
+bool
+_fl_platform_kernel_lock_holders (const FlFileId *id,
+                                  FlKernelMode    mode,
+                                  int            *pids,
+                                  size_t          max,
+                                  size_t         *n_pids)
+{
+  LocksQuery q = {
+    major ((dev_t) id->dev), minor ((dev_t) id->dev), id->ino, mode == FL_KERNEL_SHARED,
+    (int) getpid (), pids, max, n_pids,
+  };
+  char buf[4096];
+  size_t have = 0, total = 0;
+  bool skipping = false;
+  int fd;
+
+  *n_pids = 0;
+  fd = open ("/proc/locks", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return false;
+
+  while (total < PROC_LOCKS_MAX)
+    {
+      ssize_t n = read (fd, buf + have, sizeof buf - 1 - have);
+      char *line, *nl;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      total += (size_t) n;
+      have += (size_t) n;
+      buf[have] = '\0';
+
+      line = buf;
+      while ((nl = strchr (line, '\n')) != NULL)
+        {
+          *nl = '\0';
+          if (!skipping)
+            parse_locks_line (line, &q);
+          skipping = false;
+          line = nl + 1;
+        }
+      have = (size_t) (buf + have - line);
+      memmove (buf, line, have);
+      if (have == sizeof buf - 1)
+        {
+          have = 0;
+          skipping = true;
+        }
+    }
+
+  close (fd);
+  return true;
+}
+
+
+/* Processes */
+
+bool
+_fl_parse_proc_stat (const char  *buf,
+                     size_t       len,
+                     char       **comm,
+                     char        *state,
+                     uint64_t    *start_ticks)
+{
+  const char *open_paren, *close_paren, *p, *end = buf + len;
+  unsigned int field = 3;
+  uint64_t value = 0;
+
+  open_paren = memchr (buf, '(', len);
+  if (open_paren == NULL)
+    return false;
+
+  /* comm may itself contain ") ": the real end is the last ')'. */
+  close_paren = NULL;
+  for (p = end; p > open_paren; p--)
+    if (p[-1] == ')')
+      {
+        close_paren = p - 1;
+        break;
+      }
+  if (close_paren == NULL || close_paren + 2 >= end || close_paren[1] != ' ')
+    return false;
+
+  p = close_paren + 2;
+  *state = *p;
+
+  /* Walk to field 22, starttime. */
+  while (p < end && field < 22)
+    {
+      if (*p == ' ')
+        field++;
+      p++;
+    }
+  if (field != 22 || p >= end || *p < '0' || *p > '9')
+    return false;
+
+  for (; p < end && *p >= '0' && *p <= '9'; p++)
+    {
+      uint64_t digit = (uint64_t) (*p - '0');
+
+      /* Exact: value * 10 + digit fits exactly when value <= (MAX - digit) / 10. */
+      if (value > (UINT64_MAX - digit) / 10)
+        return false;
+      value = value * 10 + digit;
+    }
+  *start_ticks = value;
+
+  if (comm != NULL)
+    *comm = strndup (open_paren + 1, (size_t) (close_paren - open_paren - 1));
+
+  return true;
+}
+
+int64_t
+_fl_platform_boottime_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_BOOTTIME, &ts);
+  return timespec_us (&ts);
+}
+
+static int64_t
+realtime_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return timespec_us (&ts);
+}
+
+static long clock_ticks_per_second;
+
+static void
+init_clock_ticks (void)
+{
+  long value = sysconf (_SC_CLK_TCK);
+
+  clock_ticks_per_second = value > 0 ? value : 100;
+}
+
+static int64_t
+ticks_to_us (uint64_t ticks)
+{
+  /* Once, safely: the directory model judges files from several threads. pthread_once() rather
+   * than anything GLib's: ThreadSanitizer sees its ordering. */
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+  pthread_once (&once, init_clock_ticks);
+  return (int64_t) (ticks * (1000000 / (uint64_t) clock_ticks_per_second));
+}
+
+/* After `unshare --pid --fork` without a new /proc mount, /proc shows the parent's namespace,
+ * where /proc/<pid> is another process than our <pid>. */
+bool
+_fl_platform_processes_visible (void)
+{
+  char link[32];
+  ssize_t n;
+  long long pid;
+  char *end;
+
+  n = readlink ("/proc/self", link, sizeof link - 1);
+  if (n <= 0)
+    return false;
+  link[n] = '\0';
+  pid = strtoll (link, &end, 10);
+  return *end == '\0' && pid == (long long) getpid ();
+}
+
+/* A thread group whose leader called pthread_exit() shows the leader as a zombie while its
+ * other threads run: only a group with no other thread left has exited. */
+static bool
+zombie_group_has_threads (int pid)
+{
+  char path[64];
+  char buf[2048];
+  const char *line;
+
+  snprintf (path, sizeof path, "/proc/%d/status", pid);
+  if (read_bounded (path, buf, sizeof buf) <= 0)
+    return true;  /* cannot tell: a live holder must not be called dead */
+  line = strstr (buf, "\nThreads:");
+  if (line == NULL)
+    return true;
+  return strtoll (line + strlen ("\nThreads:"), NULL, 10) > 1;
+}
+
+void
+_fl_platform_process_probe (int            pid,
+                            bool           details,
+                            FlProcessInfo *info)
+{
+  char path[64];
+  char buf[1024];
+  ssize_t len;
+  char state = '?';
+  struct stat st;
+
+  memset (info, 0, sizeof *info);
+  info->uid = -1;
+
+  /* Never let a PID <= 0 reach kill(): 0 and -1 mean "my group" and "everyone". */
+  if (pid <= 0 || pid > LINUX_PID_MAX)
+    {
+      info->state = FL_PROCESS_UNKNOWN;
+      return;
+    }
+
+  if (kill (pid, 0) < 0 && errno == ESRCH)
+    {
+      info->state = FL_PROCESS_GONE;
+      return;
+    }
+
+  /* From here the process exists: only ESRCH is gone (docs/protocol.md, "evidence"). What
+   * /proc cannot show (hidepid, no /proc, another namespace's) leaves it running with its
+   * start time unknown. */
+  info->state = FL_PROCESS_RUNNING;
+
+  if (!_fl_platform_processes_visible ())
+    return;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", pid);
+  len = read_bounded (path, buf, sizeof buf);
+  if (len < 0)
+    {
+      /* Exited between kill() and open(), or hidden from us (hidepid=invisible says ENOENT
+       * too): ask kill() again, which tells the two apart. */
+      if ((errno == ENOENT || errno == ESRCH) && kill (pid, 0) < 0 && errno == ESRCH)
+        info->state = FL_PROCESS_GONE;
+      return;
+    }
+
+  if (_fl_parse_proc_stat (buf, (size_t) len, &info->name, &state, &info->start_ticks))
+    {
+      int64_t now_boot = _fl_platform_boottime_now ();
+
+      if ((state == 'Z' || state == 'X') && !zombie_group_has_threads (pid))
+        info->state = FL_PROCESS_ZOMBIE;
+      info->start_boot_us = ticks_to_us (info->start_ticks);
+      info->start_real_us = realtime_now () - (now_boot - info->start_boot_us);
+    }
+
+  snprintf (path, sizeof path, "/proc/%d", pid);
+  if (stat (path, &st) == 0)
+    info->uid = st.st_uid;
+
+  if (details)
+    {
+      char cmd[4096];
+
+      snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+      len = read_bounded (path, cmd, sizeof cmd);
+      if (len > 0)
+        {
+          for (ssize_t i = 0; i < len; i++)
+            if (cmd[i] == '\0')
+              cmd[i] = ' ';
+          while (len > 0 && cmd[len - 1] == ' ')
+            cmd[--len] = '\0';
+          info->cmdline = strndup (cmd, (size_t) len);
+        }
+    }
+}
+
+void
+_fl_platform_process_info_clear (FlProcessInfo *info)
+{
+  free (info->name);
+  info->name = NULL;
+  free (info->cmdline);
+  info->cmdline = NULL;
+}
+
+int
+_fl_platform_self_pid (void)
+{
+  return (int) getpid ();
+}
+
+int64_t
+_fl_platform_self_uid (void)
+{
+  return (int64_t) geteuid ();
+}
+
+void
+_fl_platform_self (FlPlatformSelf *self)
+{
+  char stat_buf[1024];
+  char buf[64];
+  struct stat st;
+
+  memset (self, 0, sizeof *self);
+
+  /* /proc/self, not /proc/<pid>: in a PID namespace without its own /proc mount, the latter is
+   * another process. */
+  if (read_bounded ("/proc/self/stat", stat_buf, sizeof stat_buf) > 0)
+    {
+      char state;
+
+      if (!_fl_parse_proc_stat (stat_buf, strlen (stat_buf), NULL, &state, &self->start_ticks))
+        self->start_ticks = 0;
+    }
+
+  if (read_bounded ("/proc/sys/kernel/random/boot_id", buf, sizeof buf) > 0)
+    {
+      size_t n = 0;
+
+      for (const char *p = buf; *p && n < sizeof self->boot_id - 1; p++)
+        if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+          self->boot_id[n++] = *p;
+        else if (*p >= 'A' && *p <= 'F')
+          self->boot_id[n++] = (char) (*p - 'A' + 'a');
+      self->boot_id[n] = '\0';
+    }
+
+  if (stat ("/proc/self/ns/pid", &st) == 0)
+    self->pidns = st.st_ino;
+
+  if (gethostname (self->host_name, sizeof self->host_name) != 0)
+    self->host_name[0] = '\0';
+  self->host_name[sizeof self->host_name - 1] = '\0';
+}
+
+size_t
+_fl_platform_max_handles (void)
+{
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    return (size_t) limit.rlim_cur;
+  return 0;
+}
+
+int
+_fl_platform_process_watch (int       pid,
+                            FlHandle *out)
+{
+  int fd;
+
+  *out = FL_HANDLE_NONE;
+  if (pid <= 0 || pid > LINUX_PID_MAX)
+    return EINVAL;
+  /* pidfds are close-on-exec by definition. */
+  fd = (int) syscall (SYS_pidfd_open, (pid_t) pid, 0u);
+  if (fd < 0)
+    return errno;
+  *out = fd;
+  return 0;
+}
+
+
+/* Waiting */
+
+struct _FlWatch
+{
+  int   inotify_fd;  /* -1: no directory events */
+  int   wd;
+  int   pidfd;       /* -1: no process watched */
+  char *name;
+};
+
+/* Closing an inotify instance that had a watch costs milliseconds (the kernel waits for an
+ * SRCU grace period), and an acquirer that waited would pay it while holding the lock. So each
+ * thread keeps one instance and only adds and removes watches on it. */
+typedef struct
+{
+  int fd;
+  int pid;  /* a forked child must not share its parent's instance */
+} CachedInotify;
+
+static pthread_key_t cached_inotify_key;
+static pthread_once_t cached_inotify_once = PTHREAD_ONCE_INIT;
+
+static void
+cached_inotify_free (void *data)
+{
+  CachedInotify *c = data;
+
+  if (c->fd >= 0 && c->pid == getpid ())
+    close (c->fd);
+  free (c);
+}
+
+static void
+cached_inotify_init (void)
+{
+  pthread_key_create (&cached_inotify_key, cached_inotify_free);
+}
+
+static int
+take_inotify (void)
+{
+  CachedInotify *c;
+
+  pthread_once (&cached_inotify_once, cached_inotify_init);
+  c = pthread_getspecific (cached_inotify_key);
+  if (c != NULL && c->fd >= 0)
+    {
+      int fd = c->fd;
+
+      c->fd = -1;
+      if (c->pid == getpid ())
+        return fd;
+      close (fd);  /* the parent's, inherited through fork(): only our reference goes */
+    }
+  return inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+}
+
+static void
+give_back_inotify (int fd)
+{
+  CachedInotify *c = pthread_getspecific (cached_inotify_key);
+
+  if (c == NULL)
+    {
+      c = malloc (sizeof *c);
+      if (c == NULL)
+        {
+          close (fd);
+          return;
+        }
+      c->fd = -1;
+      pthread_setspecific (cached_inotify_key, c);
+    }
+  if (c->fd >= 0)
+    close (c->fd);
+  c->fd = fd;
+  c->pid = getpid ();
+}
+
+FlWatch *
+_fl_platform_watch_new (FlDir      *dir,
+                        const char *name)
+{
+  FlWatch *watch = calloc (1, sizeof *watch);
+  char path[64];
+
+  if (watch == NULL)
+    abort ();  /* as g_malloc() does: there is no sensible way on */
+  watch->pidfd = -1;
+  watch->name = strdup (name);
+  if (watch->name == NULL)
+    abort ();
+
+  watch->inotify_fd = take_inotify ();
+  if (watch->inotify_fd >= 0)
+    {
+      /* Through /proc/self/fd: the very directory we hold open, even if it was renamed. */
+      snprintf (path, sizeof path, "/proc/self/fd/%d", dir->fd);
+      watch->wd = inotify_add_watch (watch->inotify_fd, path,
+                                     IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |
+                                     IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
+      if (watch->wd < 0)
+        {
+          /* No instances or watches left, or no /proc: the caller backs off instead. */
+          close (watch->inotify_fd);
+          watch->inotify_fd = -1;
+        }
+    }
+  return watch;
+}
+
+void
+_fl_platform_watch_free (FlWatch *watch)
+{
+  if (watch == NULL)
+    return;
+  if (watch->inotify_fd >= 0)
+    {
+      char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+
+      inotify_rm_watch (watch->inotify_fd, watch->wd);
+      /* Events of this wait (and the IN_IGNORED) must not wake the next one. */
+      while (read (watch->inotify_fd, buf, sizeof buf) > 0)
+        ;
+      give_back_inotify (watch->inotify_fd);
+    }
+  if (watch->pidfd >= 0)
+    close (watch->pidfd);
+  free (watch->name);
+  free (watch);
+}
+
+bool
+_fl_platform_watch_has_events (FlWatch *watch)
+{
+  return watch->inotify_fd >= 0;
+}
+
+bool
+_fl_platform_watch_process (FlWatch *watch,
+                            int      pid)
+{
+  FlHandle pidfd = FL_HANDLE_NONE;
+
+  if (watch->pidfd >= 0)
+    close (watch->pidfd);
+  if (pid > 0)
+    _fl_platform_process_watch (pid, &pidfd);
+  watch->pidfd = (int) pidfd;
+  return watch->pidfd >= 0;
+}
+
+/* Drains the queue; true if any event concerns our name or the directory itself. */
+static bool
+drain_inotify (FlWatch *watch)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  bool relevant = false;
+
+  for (;;)
+    {
+      ssize_t len = read (watch->inotify_fd, buf, sizeof buf);
+
+      if (len < 0 && errno == EINTR)
+        continue;
+      if (len <= 0)
+        break;
+
+      for (char *p = buf; p < buf + len;)
+        {
+          const struct inotify_event *ev = (const struct inotify_event *) p;
+
+          if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
+            relevant = true;
+          else if (ev->len > 0 && strcmp (ev->name, watch->name) == 0)
+            relevant = true;
+
+          p += sizeof (struct inotify_event) + ev->len;
+        }
+    }
+
+  return relevant;
+}
+
+static int64_t
+monotonic_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+FlWatchResult
+_fl_platform_watch_wait (FlWatch  *watch,
+                         int       timeout_ms,
+                         FlHandle  cancel)
+{
+  int64_t until = timeout_ms >= 0 ? monotonic_ms () + timeout_ms : -1;
+
+  for (;;)
+    {
+      struct pollfd fds[3];
+      nfds_t nfds = 0;
+      int inotify_slot = -1, pid_slot = -1, cancel_slot = -1;
+      int left = -1, r;
+
+      if (until >= 0)
+        {
+          int64_t now = monotonic_ms ();
+
+          if (now >= until)
+            return FL_WATCH_TIMEOUT;
+          left = (int) (until - now < INT_MAX ? until - now : INT_MAX);
+        }
+
+      if (watch->inotify_fd >= 0)
+        {
+          inotify_slot = (int) nfds;
+          fds[nfds++] = (struct pollfd) { watch->inotify_fd, POLLIN, 0 };
+        }
+      if (watch->pidfd >= 0)
+        {
+          pid_slot = (int) nfds;
+          fds[nfds++] = (struct pollfd) { watch->pidfd, POLLIN, 0 };
+        }
+      if (cancel >= 0)
+        {
+          cancel_slot = (int) nfds;
+          fds[nfds++] = (struct pollfd) { fd_of (cancel), POLLIN, 0 };
+        }
+
+      r = poll (fds, nfds, left);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return FL_WATCH_ERROR;
+      if (r == 0)
+        continue;  /* the deadline check above says so */
+
+      if (cancel_slot >= 0 && fds[cancel_slot].revents)
+        return FL_WATCH_CANCELLED;
+
+      if (pid_slot >= 0 && fds[pid_slot].revents)
+        {
+          close (watch->pidfd);
+          watch->pidfd = -1;
+          return FL_WATCH_PROCESS;
+        }
+
+      if (inotify_slot >= 0 && fds[inotify_slot].revents && drain_inotify (watch))
+        return FL_WATCH_NAME;
+    }
+}
+
+
+void
+_fl_platform_die_now (void)
+{
+  kill (getpid (), SIGKILL);
+}

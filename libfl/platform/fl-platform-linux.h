@@ -1,0 +1,17 @@
+/* fl-platform-linux.h: what fl-platform-linux.c offers beyond fl-platform.h, for its tests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses; malloc'd raw bytes), state,
+ * start ticks. */
+bool _fl_parse_proc_stat (const char  *buf,
+                          size_t       len,
+                          char       **comm,
+                          char        *state,
+                          uint64_t    *start_ticks);

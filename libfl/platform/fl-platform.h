@@ -1,0 +1,304 @@
+/* fl-platform.h: every operating-system call libfl makes, behind one small interface
+ *
+ * The protocol code (acquire, judge, takeover, release, reclaim, scan, the directory model)
+ * calls only these functions; one file per platform implements them all:
+ * fl-platform-linux.c today, fl-platform-win32.c next (docs/porting.md says which system call
+ * implements each function on each platform, and what a new port must provide).
+ *
+ * Plain C on purpose: no GLib type or call crosses this line, so a platform file builds and is
+ * tested with its system's compiler alone, and what it promises is visible in its types.
+ *
+ * Conventions:
+ *  - Functions that can fail return 0 or an errno value (EEXIST, ENOENT, EWOULDBLOCK, ...),
+ *    never -1, and never touch the global errno on purpose. A port maps its own error codes to
+ *    these; docs/porting.md lists the mapping each function relies on.
+ *  - Names are single components, looked up in an FlDir: never a path with separators, and
+ *    never followed if they are symbolic links (or reparse points).
+ *  - Every handle is close-on-exec (not inherited by spawned programs), and no open blocks:
+ *    a FIFO where a lock file belongs is never waited on.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An open file: a descriptor on POSIX, a HANDLE on Windows. Both fit; -1 is "none" on both
+ * (INVALID_HANDLE_VALUE is (HANDLE) -1). */
+typedef intptr_t FlHandle;
+#define FL_HANDLE_NONE ((FlHandle) -1)
+
+/* An open directory that names are looked up in: it stays the same directory if its path is
+ * renamed or replaced meanwhile (docs/protocol.md, section 3a). */
+typedef struct _FlDir FlDir;
+
+typedef enum
+{
+  FL_FILE_UNKNOWN,    /* a listing that could not tell (d_type DT_UNKNOWN) */
+  FL_FILE_REGULAR,
+  FL_FILE_DIRECTORY,
+  FL_FILE_SYMLINK,    /* or any reparse point on Windows */
+  FL_FILE_FIFO,
+  FL_FILE_SOCKET,
+  FL_FILE_DEVICE,
+} FlFileType;
+
+/* What makes two names the same file: device + inode; volume serial + file index. */
+typedef struct
+{
+  uint64_t dev;
+  uint64_t ino;
+} FlFileId;
+
+typedef struct
+{
+  FlFileType type;
+  FlFileId   id;
+  int64_t    size;
+  int64_t    mtime_ns;   /* wall clock; anyone who can write the file can set it */
+  int64_t    ctime_ns;   /* status change (POSIX), which no utime() moves back; where a
+                          * platform has none, its change or creation time */
+  int64_t    uid;        /* owner, -1 where the platform has no numeric owner */
+  uint32_t   mode;       /* POSIX permission and sticky bits; 0 where none */
+  uint32_t   nlink;
+} FlFileInfo;
+
+static inline bool
+fl_file_id_equal (const FlFileId *a,
+                  const FlFileId *b)
+{
+  return a->dev == b->dev && a->ino == b->ino;
+}
+
+
+/* Directories */
+
+/* Opens the directory at @path (following links in the path, as any open of a path does).
+ * With @create, missing directories are made first. ENOENT, ENOTDIR as usual. */
+int         _fl_platform_dir_open       (const char      *path,
+                                         bool             create,
+                                         FlDir          **out);
+/* Opens @name in @dir if it is a directory and not a link: ENOTDIR or ELOOP otherwise. */
+int         _fl_platform_dir_open_at    (FlDir           *dir,
+                                         const char      *name,
+                                         FlDir          **out);
+void        _fl_platform_dir_close      (FlDir           *dir);
+/* The directory's own information (sticky bit and owner, for permission messages). */
+int         _fl_platform_dir_info       (FlDir           *dir,
+                                         FlFileInfo      *info);
+
+/* Listing: the names in @dir except "." and "..", each once, in no order. @type is the
+ * listing's own idea of the entry (FL_FILE_UNKNOWN where it has none): a hint, never trusted
+ * for a decision. */
+typedef struct _FlDirList FlDirList;
+
+int         _fl_platform_dir_list_open  (FlDir           *dir,
+                                         FlDirList      **out);
+/* NULL at the end. The name stays valid until the next call. */
+const char *_fl_platform_dir_list_next  (FlDirList       *list,
+                                         FlFileType      *type);
+void        _fl_platform_dir_list_close (FlDirList       *list);
+
+
+/* Files by name */
+
+/* Information about @name itself, a link never followed. */
+int         _fl_platform_stat_at        (FlDir           *dir,
+                                         const char      *name,
+                                         FlFileInfo      *info);
+/* The same for a whole path: links in the directories are followed, the last component never. */
+int         _fl_platform_stat_path      (const char      *path,
+                                         FlFileInfo      *info);
+
+/* Opens @name for reading without following a link (ELOOP) and without blocking. */
+int         _fl_platform_open_read      (FlDir           *dir,
+                                         const char      *name,
+                                         FlHandle        *out);
+/* Creates @name, which must not exist (EEXIST), for reading and writing, mode 0644. */
+int         _fl_platform_create_excl    (FlDir           *dir,
+                                         const char      *name,
+                                         FlHandle        *out);
+/* Creates a file in @dir with no name yet (Linux O_TMPFILE): EOPNOTSUPP where none exists. */
+int         _fl_platform_create_unnamed (FlDir           *dir,
+                                         FlHandle        *out);
+
+/* Makes @to a second name of @from; never replaces @to (EEXIST). EPERM, EOPNOTSUPP or EMLINK:
+ * the filesystem has no hard links. EBUSY: something holds the name briefly (an indexer or
+ * antivirus on Windows): the caller may retry. */
+int         _fl_platform_link_noreplace (FlDir           *dir,
+                                         const char      *from,
+                                         const char      *to);
+/* Gives the unnamed file @file the name @to (EEXIST as above). ENOENT: the file went away or
+ * the platform cannot name it after all; make a named one. */
+int         _fl_platform_link_unnamed   (FlDir           *dir,
+                                         FlHandle         file,
+                                         const char      *to);
+/* Renames @from to @to without replacing @to (EEXIST). Where the filesystem cannot refuse to
+ * replace, a plain rename is done: callers only rename to fresh random names. */
+int         _fl_platform_rename_noreplace (FlDir         *dir,
+                                           const char    *from,
+                                           const char    *to);
+int         _fl_platform_unlink         (FlDir           *dir,
+                                         const char      *name);
+/* Removes @name only while it is still the file @held is open on (release, step R2): ESTALE
+ * when the name is another file now, ENOENT when it is gone. The caller holds the file's
+ * kernel lock, so no libfl process can swap the name in between. */
+int         _fl_platform_unlink_held    (FlDir           *dir,
+                                         const char      *name,
+                                         FlHandle         held);
+
+
+/* Open files */
+
+void        _fl_platform_close          (FlHandle         file);
+int         _fl_platform_file_info      (FlHandle         file,
+                                         FlFileInfo      *info);
+/* Reads at most @size bytes from offset 0: the content of a lock file is bounded. */
+int         _fl_platform_read_head      (FlHandle         file,
+                                         char            *buf,
+                                         size_t           size,
+                                         size_t          *n_read);
+int         _fl_platform_write_all      (FlHandle         file,
+                                         const char      *buf,
+                                         size_t           len);
+/* Whether the file is on a network or FUSE filesystem, where PIDs may be another machine's.
+ * False when it cannot be told. */
+bool        _fl_platform_file_is_remote (FlHandle         file);
+/* A second handle on the same open file (sharing its kernel lock), close-on-exec, >= 3. */
+int         _fl_platform_dup            (FlHandle         file,
+                                         FlHandle        *out);
+
+/* The holder identity stored beside the content (docs/protocol.md, "identity"): a user xattr
+ * on Linux. ENOTSUP where the filesystem keeps none: the kernel lock still decides. */
+int         _fl_platform_identity_set   (FlHandle         file,
+                                         const char      *buf,
+                                         size_t           len);
+/* ENODATA when the file has none. */
+int         _fl_platform_identity_get   (FlHandle         file,
+                                         char            *buf,
+                                         size_t           size,
+                                         size_t          *len);
+
+
+/* The kernel lock: advisory, tied to the open file (not the process), dropped by the kernel
+ * when the last handle on it closes, however the process ends. */
+typedef enum
+{
+  FL_KERNEL_SHARED,
+  FL_KERNEL_EXCLUSIVE,
+} FlKernelMode;
+
+/* Never waits: EWOULDBLOCK when another open file holds a conflicting lock; ENOLCK,
+ * EOPNOTSUPP or EINVAL when the filesystem has no kernel locks; EINTR may be retried.
+ * Taking EXCLUSIVE over our own SHARED converts it. */
+int         _fl_platform_kernel_lock    (FlHandle         file,
+                                         FlKernelMode     mode);
+
+/* For messages only: the PIDs of processes that hold the kernel lock on @id, shared or
+ * exclusive ones, this process left out, at most @max of them. Returns false when nobody can
+ * tell (no /proc/locks, another platform). */
+bool        _fl_platform_kernel_lock_holders (const FlFileId *id,
+                                              FlKernelMode    mode,
+                                              int            *pids,
+                                              size_t          max,
+                                              size_t         *n_pids);
+
+
+/* Processes */
+
+typedef enum
+{
+  FL_PROCESS_UNKNOWN,  /* not probed: PID out of range */
+  FL_PROCESS_GONE,     /* the system says no such process (ESRCH) */
+  FL_PROCESS_ZOMBIE,   /* exited, not yet reaped */
+  FL_PROCESS_RUNNING,  /* exists; its start time is known when the system shows it */
+} FlProcessState;
+
+typedef struct
+{
+  FlProcessState state;
+  uint64_t       start_ticks;    /* in the system's own unit since boot, 0 when unknown */
+  int64_t        start_boot_us;  /* start time on the boot clock, 0 when unknown */
+  int64_t        start_real_us;  /* start time on the wall clock, 0 when unknown */
+  int64_t        uid;            /* -1 when unknown */
+  char          *name;           /* raw bytes as the system gives them (malloc), NULL if unknown */
+  char          *cmdline;        /* arguments joined by spaces (malloc); only with details */
+} FlProcessInfo;
+
+/* Never signals or probes a PID <= 0 (0 and -1 mean "my group" and "everyone" to kill()). */
+void        _fl_platform_process_probe  (int              pid,
+                                         bool             details,
+                                         FlProcessInfo   *info);
+void        _fl_platform_process_info_clear (FlProcessInfo *info);
+
+/* This process's PID, asked anew each time: right in a child however it was made. */
+int         _fl_platform_self_pid       (void);
+int64_t     _fl_platform_self_uid       (void);
+
+/* What tells this process apart from another with the same PID (docs/protocol.md,
+ * "identity"); fields the platform cannot tell stay 0 or empty. */
+typedef struct
+{
+  uint64_t start_ticks;    /* as FlProcessInfo.start_ticks */
+  char     boot_id[40];    /* this boot of this machine, lowercase hex */
+  uint64_t pidns;          /* PID namespace */
+  char     host_name[72];
+} FlPlatformSelf;
+
+void        _fl_platform_self           (FlPlatformSelf  *self);
+
+/* Whether this process sees its own PID namespace's processes (Linux: /proc is ours). */
+bool        _fl_platform_processes_visible (void);
+
+/* How many handles this process may have open at once; 0 when there is no known limit. */
+size_t      _fl_platform_max_handles    (void);
+
+/* Microseconds on the boot clock process start times count on. */
+int64_t     _fl_platform_boottime_now   (void);
+
+/* A handle that polls readable (POSIX) or is signalled (Windows) once @pid has exited. ESRCH
+ * when @pid is gone already; another error (ENOSYS, EMFILE) when it cannot be watched. */
+int         _fl_platform_process_watch  (int              pid,
+                                         FlHandle        *out);
+
+
+/* Waiting (docs/protocol.md, section 5): a watch on one name in a directory, and on at most
+ * one process, with a timeout and a cancellation handle. The backoff policy is the caller's. */
+typedef struct _FlWatch FlWatch;
+
+typedef enum
+{
+  FL_WATCH_NAME,       /* @name was removed or renamed away, or the directory was moved */
+  FL_WATCH_PROCESS,    /* the watched process exited; it is no longer watched */
+  FL_WATCH_TIMEOUT,
+  FL_WATCH_CANCELLED,  /* @cancel became readable / signalled */
+  FL_WATCH_ERROR,      /* the wait itself failed: re-check */
+} FlWatchResult;
+
+/* Never NULL. Without directory events (none left, or none on this filesystem)
+ * _fl_platform_watch_has_events() is false and only the process and the timeout wake. */
+FlWatch    *_fl_platform_watch_new      (FlDir           *dir,
+                                         const char      *name);
+void        _fl_platform_watch_free     (FlWatch         *watch);
+bool        _fl_platform_watch_has_events (FlWatch       *watch);
+/* Replaces the watched process (0: none). False when @pid cannot be watched. */
+bool        _fl_platform_watch_process  (FlWatch         *watch,
+                                         int              pid);
+/* @timeout_ms < 0 waits without limit; @cancel may be FL_HANDLE_NONE. */
+FlWatchResult _fl_platform_watch_wait   (FlWatch         *watch,
+                                         int              timeout_ms,
+                                         FlHandle         cancel);
+
+
+/* For the crash-point tests only: the process dies at once, as from SIGKILL, running nothing. */
+void        _fl_platform_die_now        (void);
+
+#ifdef __cplusplus
+}
+#endif
