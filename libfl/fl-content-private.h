@@ -9,8 +9,8 @@
 
 G_BEGIN_DECLS
 
-/* Set on the temp file before link(); readers of the original format never see it. */
-#define FL_IDENTITY_XATTR "user.libfl.holder"
+/* The identity record, set on the temp file before the link (the platform stores it: a user
+ * xattr on Linux); readers of the original format never see it. */
 #define FL_IDENTITY_MAX   256
 
 typedef struct

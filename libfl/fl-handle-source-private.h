@@ -16,8 +16,8 @@ G_BEGIN_DECLS
 typedef gboolean (*FlHandleFunc) (FlHandle handle,
                                   gpointer user_data);
 
-/* Calls @func in the global default main context, as g_unix_fd_add() does, when @handle polls readable (a pidfd) or is
- * signalled (a process HANDLE). Returns the source ID. */
+/* Calls @func in the global default main context, as g_unix_fd_add() does, when @handle
+ * polls readable (a pidfd) or is signalled (a process HANDLE). Returns the source ID. */
 guint _fl_handle_add_watch (FlHandle     handle,
                             FlHandleFunc func,
                             gpointer     user_data);

@@ -43,9 +43,6 @@
 /* The largest PID Linux hands out (PID_MAX_LIMIT); anything above is no process. */
 #define LINUX_PID_MAX 4194304
 
-/* The user xattr that carries the holder identity (docs/protocol.md, "identity"). */
-#define IDENTITY_XATTR "user.libfl.holder"
-
 struct _FlDir
 {
   int fd;
@@ -517,7 +514,7 @@ _fl_platform_identity_set (FlHandle    file,
                            const char *buf,
                            size_t      len)
 {
-  return fsetxattr (fd_of (file), IDENTITY_XATTR, buf, len, 0) < 0 ? errno : 0;
+  return fsetxattr (fd_of (file), FL_IDENTITY_XATTR, buf, len, 0) < 0 ? errno : 0;
 }
 
 int
@@ -526,7 +523,7 @@ _fl_platform_identity_get (FlHandle  file,
                            size_t    size,
                            size_t   *len)
 {
-  ssize_t n = fgetxattr (fd_of (file), IDENTITY_XATTR, buf, size);
+  ssize_t n = fgetxattr (fd_of (file), FL_IDENTITY_XATTR, buf, size);
 
   *len = n > 0 ? (size_t) n : 0;
   return n < 0 ? errno : 0;

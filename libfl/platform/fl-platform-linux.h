@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The user xattr that carries the holder identity on Linux (docs/protocol.md, section 1). */
+#define FL_IDENTITY_XATTR "user.libfl.holder"
+
 /* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses; malloc'd raw bytes), state,
  * start ticks. */
 bool _fl_parse_proc_stat (const char  *buf,

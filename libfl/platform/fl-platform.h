@@ -21,9 +21,16 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The one errno value of this interface that not every C library has (mingw-w64 lacks it); past
+ * every value mingw-w64 defines (the last is 140). */
+#ifndef ESTALE
+# define ESTALE 1116
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -27,6 +27,7 @@
 
 #include "fl-content-private.h"
 #include "fl-names-private.h"
+#include "platform/fl-platform-linux.h"
 
 int LLVMFuzzerInitialize (int    *argc,
                           char ***argv);

@@ -23,6 +23,7 @@
 #include "fl-process-private.h"
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
+#include "platform/fl-platform-linux.h"
 
 /* Writes @path as a lock of @pid in the original format plus the identity a libfl holder of
  * that PID would have written, with its start ticks off by @ticks_off and no kernel lock. */
