@@ -44,6 +44,18 @@ FlWake    _fl_waiter_wait      (FlWaiter      *self,
 /* Whether events drive the waiting (for tests and the benchmark). */
 gboolean  _fl_waiter_has_events (FlWaiter     *self);
 
+/* How this process's waits ended so far, for tests: a waiter that polls shows re-checks where
+ * an event-driven one shows events. Counts every FlWaiter of the process, never reset. */
+typedef struct
+{
+  guint waits;      /* _fl_waiter_wait() calls */
+  guint events;     /* ended by FL_WAKE_EVENT */
+  guint rechecks;   /* ended by FL_WAKE_RECHECK */
+  guint unwatched;  /* waits that had no event source at all (no directory events) */
+} FlWaiterCounts;
+
+void      _fl_waiter_get_counts (FlWaiterCounts *counts);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlWaiter, _fl_waiter_free)
 
 G_END_DECLS

@@ -73,6 +73,17 @@ _fl_waiter_watch_pid (FlWaiter *self,
   self->holder_unwatched = pid != self->watched_pid || !self->pid_armed;
 }
 
+static gint counts_waits, counts_events, counts_rechecks, counts_unwatched;
+
+void
+_fl_waiter_get_counts (FlWaiterCounts *counts)
+{
+  counts->waits = (guint) g_atomic_int_get (&counts_waits);
+  counts->events = (guint) g_atomic_int_get (&counts_events);
+  counts->rechecks = (guint) g_atomic_int_get (&counts_rechecks);
+  counts->unwatched = (guint) g_atomic_int_get (&counts_unwatched);
+}
+
 static gint64
 jittered (gint64 us)
 {
@@ -90,8 +101,10 @@ _fl_waiter_wait (FlWaiter     *self,
   gint64 recheck_at;
   FlWake wake;
 
+  g_atomic_int_inc (&counts_waits);
   if (!_fl_platform_watch_has_events (self->watch))
     {
+      g_atomic_int_inc (&counts_unwatched);
       recheck_at = g_get_monotonic_time () + jittered (self->backoff_us);
       self->backoff_us = MIN (self->backoff_us * 2, self->backoff_max_us);
     }
@@ -160,6 +173,10 @@ _fl_waiter_wait (FlWaiter     *self,
 out:
   if (have_cancel_fd)
     g_cancellable_release_fd (cancellable);
+  if (wake == FL_WAKE_EVENT)
+    g_atomic_int_inc (&counts_events);
+  else if (wake == FL_WAKE_RECHECK)
+    g_atomic_int_inc (&counts_rechecks);
 
   return wake;
 }

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "fl-judge-private.h"
+#include "fl-lock-private.h"
 #include "fl-test-util.h"
+#include "fl-waiter-private.h"
 
 static FlLockOptions *
 options_with_timeout (gint64 timeout_ms)
@@ -112,6 +114,95 @@ test_wake_on_release (FlTestDir     *fx,
   g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
   g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
   g_assert_cmpint (fl_test_proc_exit_code (holder), ==, 0);
+}
+
+/* The wake-up is the release's own event, not a re-check that happened to come after it: with
+ * re-checks a minute apart, the waiter that was asleep when the holder let go got the lock by
+ * an event, and re-checked never. A waiter that polls (as the original module does, every
+ * 15 ms) fails here however fast it is. */
+typedef struct
+{
+  const char    *target;
+  FlLockOptions *options;
+  FlLock        *lock;
+  GError        *error;
+  gint           done;
+} Acquirer;
+
+static gpointer
+acquirer_thread (gpointer user_data)
+{
+  Acquirer *a = user_data;
+
+  a->lock = fl_lock_acquire (a->target, a->options, NULL, &a->error);
+  g_atomic_int_set (&a->done, 1);
+  return NULL;
+}
+
+static guint waits_before;
+
+static gboolean
+waiting_cb (gpointer user_data)
+{
+  FlWaiterCounts counts;
+
+  _fl_waiter_get_counts (&counts);
+  return counts.waits > waits_before;
+}
+
+static gboolean
+acquired_cb_done (gpointer user_data)
+{
+  Acquirer *a = user_data;
+
+  return g_atomic_int_get (&a->done) == 1;
+}
+
+static void
+test_wake_by_event (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
+  g_autoptr(FlLockOptions) options = options_with_timeout (120000);
+  FlWaiterCounts before, after;
+  Acquirer a = { fx->target, options, NULL, NULL, 0 };
+  GThread *thread;
+
+  fl_lock_options_set_backoff_ms (options, 60000, 60000);
+  _fl_waiter_get_counts (&before);
+  waits_before = before.waits;
+
+  thread = g_thread_new ("acquirer", acquirer_thread, &a);
+  /* Asleep in its wait: from here only an event or a re-check a minute away can wake it. */
+  g_assert_true (fl_test_wait_until (waiting_cb, NULL, 30000));
+  fl_test_holder_release (holder);
+  g_assert_true (fl_test_wait_until (acquired_cb_done, &a, 30000));
+  g_thread_join (thread);
+
+  g_assert_no_error (a.error);
+  g_assert_true (fl_lock_is_held (a.lock));
+  _fl_waiter_get_counts (&after);
+  g_test_message ("waits %u, events %u, re-checks %u", after.waits - before.waits,
+                  after.events - before.events, after.rechecks - before.rechecks);
+  g_assert_cmpuint (after.unwatched, ==, before.unwatched);
+  g_assert_cmpuint (after.rechecks, ==, before.rechecks);
+  g_assert_cmpuint (after.events, >, before.events);
+  g_object_unref (a.lock);
+}
+
+/* The waiter has directory events here (inotify on Linux): it never falls back to backoff. */
+static void
+test_waiter_has_events (FlTestDir     *fx,
+                        gconstpointer  data)
+{
+  FlDir *dir = NULL;
+  FlWaiter *waiter;
+
+  g_assert_cmpint (_fl_platform_dir_open (fx->dir, FALSE, &dir), ==, 0);
+  waiter = _fl_waiter_new (dir, "x.lock", 1000, 1000000);
+  g_assert_true (_fl_waiter_has_events (waiter));
+  _fl_waiter_free (waiter);
+  _fl_platform_dir_close (dir);
 }
 
 /* A waiter wakes when the holder dies (its pidfd, or the kernel lock gone): long before its own
@@ -330,6 +421,8 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/wait/timeout", NULL, test_timeout);
   FL_TEST_ADD ("/libfl/wait/timeout-zero", NULL, test_timeout_zero);
   FL_TEST_ADD ("/libfl/wait/wake-on-release", NULL, test_wake_on_release);
+  FL_TEST_ADD ("/libfl/wait/wake-by-event", NULL, test_wake_by_event);
+  FL_TEST_ADD ("/libfl/wait/waiter-has-events", NULL, test_waiter_has_events);
   FL_TEST_ADD ("/libfl/wait/wake-on-death", NULL, test_wake_on_death);
   FL_TEST_ADD ("/libfl/wait/cancel-from-thread", NULL, test_cancel_from_thread);
   FL_TEST_ADD ("/libfl/wait/cancel-before", NULL, test_cancel_before);
