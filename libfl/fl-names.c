@@ -5,6 +5,12 @@
 #include "config.h"
 
 #include <limits.h>
+
+/* 255 bytes is what Linux filesystems allow in one name; NTFS allows 255 UTF-16 units, which is
+ * never fewer bytes of ASCII. Not every C library defines it (mingw-w64 does not). */
+#ifndef NAME_MAX
+# define NAME_MAX 255
+#endif
 #include <string.h>
 
 #include "fl-error.h"
