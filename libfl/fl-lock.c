@@ -165,6 +165,8 @@ move_to_directory_at_path (FlDir              **dir,
                            const FlLockOptions *options,
                            gboolean             named,
                            guint               *moves,
+                           gint64               deadline,
+                           GCancellable        *cancellable,
                            GError             **error)
 {
   _fl_temp_discard (temp, *dir);
@@ -182,7 +184,8 @@ move_to_directory_at_path (FlDir              **dir,
     }
 
   *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
-  return *dir != NULL && _fl_temp_create (temp, *dir, lp, named, error);
+  return *dir != NULL &&
+         _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
 }
 
 static FlLock *
@@ -221,7 +224,7 @@ acquire (const char          *target,
   if (dir == NULL)
     return NULL;
 
-  if (!_fl_temp_create (&temp, dir, &lp, named, error))
+  if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
     goto out;
 
   for (;;)
@@ -246,7 +249,7 @@ acquire (const char          *target,
               temp.fd = FL_HANDLE_NONE;
               claimed = FALSE;  /* any claims we left are in the old directory */
               if (!move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
-                                              &moves, error))
+                                              &moves, deadline, cancellable, error))
                 goto out;
               continue;
             }
@@ -263,7 +266,7 @@ acquire (const char          *target,
         case FL_LINK_RETRY:
           _fl_temp_discard (&temp, dir);
           named = TRUE;
-          if (!_fl_temp_create (&temp, dir, &lp, named, error))
+          if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
             goto out;
           continue;
 

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "fl-names-private.h"
 #include "platform/fl-platform.h"
@@ -28,11 +28,15 @@ typedef enum
 /* Whether to skip O_TMPFILE (FL_NAMED_TEMP=1, or _fl_lock_set_force_named_temp()). */
 gboolean     _fl_temp_use_named (void);
 
-/* Step A2: create, take the kernel lock, write the PID, set the identity. */
+/* Step A2: create, take the kernel lock, write the PID, set the identity. When others keep
+ * taking shared locks on every new temp, goes on until @deadline_us (monotonic, -1 = none;
+ * a try-acquire passes its start) or cancellation. */
 gboolean     _fl_temp_create    (FlTemp            *temp,
                                  FlDir             *dir,
                                  const FlLockPath  *lp,
                                  gboolean           named,
+                                 gint64             deadline_us,
+                                 GCancellable      *cancellable,
                                  GError           **error);
 
 /* Step A3: link it to T.lock; a named temp is removed once linked. */

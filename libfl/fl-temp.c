@@ -113,14 +113,24 @@ lock_temp (FlHandle fd)
  * its PID alone, and a holder whose PID exits while a forked child holds on (daemon()) would
  * lose its lock. So it is asked again briefly, then discarded and a new one, with a new random
  * name, is made. Only a filesystem without kernel locks at all may link without one (identity
- * flag 0): that holder has exactly the original module's guarantees, no fewer. */
+ * flag 0): that holder has exactly the original module's guarantees, no fewer.
+ *
+ * After FL_TEMP_TRIES temps in a row someone is doing it on purpose: a try-acquire says so; an
+ * acquire that may wait goes on, with backoff, until its deadline, as it would wait for a
+ * holder (the soak's attacker holds its shared locks until a quiet millisecond, which a busy
+ * directory may not have for a while). */
+#define FL_TEMP_BACKOFF_MAX_US (50 * 1000)
+
 gboolean
 _fl_temp_create (FlTemp           *temp,
                  FlDir            *dir,
                  const FlLockPath *lp,
                  gboolean          named,
+                 gint64            deadline_us,
+                 GCancellable     *cancellable,
                  GError          **error)
 {
+  gint64 backoff_us = 1000;
   FlIdentity identity;
   gboolean kernel_lock;
   char pid_text[16];
@@ -153,15 +163,33 @@ _fl_temp_create (FlTemp           *temp,
                                     lp->directory);
           return FALSE;
         }
-      if (tries == FL_TEMP_TRIES)
+      if (tries < FL_TEMP_TRIES)
+        continue;
+
+      if (deadline_us >= 0 && g_get_monotonic_time () >= deadline_us)
         {
-          g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+          /* A try-acquire's deadline is its start: it says so after FL_TEMP_TRIES temps. */
+          gboolean waited = tries > FL_TEMP_TRIES;
+
+          g_set_error (error, FL_ERROR, waited ? FL_ERROR_TIMEOUT : FL_ERROR_FAILED,
                        "Cannot create the lock “%s”: another process keeps taking shared locks "
-                       "on new files in “%s” (%u new lock files in a row). Find it (fuser or "
+                       "on new files in “%s” (%u new lock files in a row%s). Find it (fuser or "
                        "lsof on the directory's files) and stop it",
-                       lp->lock_path, lp->directory, tries);
+                       lp->lock_path, lp->directory, tries,
+                       waited ? ", until the timeout" : "");
           return FALSE;
         }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      {
+        gint64 pause = backoff_us - backoff_us / 4 +
+                       g_random_int_range (0, (gint32) MAX (1, backoff_us / 2));
+
+        if (deadline_us >= 0)
+          pause = MIN (pause, MAX (0, deadline_us - g_get_monotonic_time ()));
+        g_usleep ((gulong) pause);
+        backoff_us = MIN (backoff_us * 2, FL_TEMP_BACKOFF_MAX_US);
+      }
     }
 
   _fl_process_self_identity (&identity);

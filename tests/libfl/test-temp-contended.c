@@ -154,6 +154,65 @@ test_every_temp_lost (FlTestDir     *fx,
   _fl_lock_set_force_named_temp (FALSE);
 }
 
+/* A waiting acquire outlasts an attacker that wins more than a try-acquire's temps in a row (a
+ * busy directory may give it no quiet moment for a while): it goes on making temps, with
+ * backoff, and gets the lock with its kernel lock. */
+static void
+test_many_temps_lost_wait (FlTestDir     *fx,
+                           gconstpointer  data)
+{
+  gboolean named = GPOINTER_TO_INT (data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_auto(GStrv) names = NULL;
+
+  _fl_lock_set_force_named_temp (named);
+  steal_left = 12;
+  temps_made = 0;
+  lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (steal_left, ==, 0);
+  g_assert_cmpuint (temps_made, ==, 13);
+  assert_holds_kernel_lock (fx->lock);
+  names = fl_test_list_dir (fx->dir);
+  g_assert_cmpuint (g_strv_length (names), ==, 1);
+
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  drop_stolen ();
+  _fl_lock_set_force_named_temp (FALSE);
+}
+
+/* ...but not past its timeout: then FL_ERROR_TIMEOUT says who is doing what, and nothing is
+ * left behind. */
+static void
+test_every_temp_lost_wait (FlTestDir     *fx,
+                           gconstpointer  data)
+{
+  gboolean named = GPOINTER_TO_INT (data);
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_auto(GStrv) names = NULL;
+
+  _fl_lock_set_force_named_temp (named);
+  fl_lock_options_set_timeout_ms (options, 300);
+  steal_left = G_MAXUINT;
+  temps_made = 0;
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  steal_left = 0;
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->dir);
+  g_assert_nonnull (strstr (error->message, "shared locks"));
+  g_test_message ("%u temps, then: %s", temps_made, error->message);
+  g_assert_cmpuint (temps_made, >, 8);
+  names = fl_test_list_dir (fx->dir);
+  g_assert_cmpuint (g_strv_length (names), ==, 0);
+
+  drop_stolen ();
+  _fl_lock_set_force_named_temp (FALSE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -169,6 +228,15 @@ main (int   argc,
                test_every_temp_lost);
   FL_TEST_ADD ("/libfl/temp/contended/every-temp-lost/o-tmpfile", GINT_TO_POINTER (FALSE),
                test_every_temp_lost);
+
+  FL_TEST_ADD ("/libfl/temp/contended/many-temps-lost-wait/named", GINT_TO_POINTER (TRUE),
+               test_many_temps_lost_wait);
+  FL_TEST_ADD ("/libfl/temp/contended/many-temps-lost-wait/o-tmpfile", GINT_TO_POINTER (FALSE),
+               test_many_temps_lost_wait);
+  FL_TEST_ADD ("/libfl/temp/contended/every-temp-lost-wait/named", GINT_TO_POINTER (TRUE),
+               test_every_temp_lost_wait);
+  FL_TEST_ADD ("/libfl/temp/contended/every-temp-lost-wait/o-tmpfile", GINT_TO_POINTER (FALSE),
+               test_every_temp_lost_wait);
 
   return g_test_run ();
 }
