@@ -354,6 +354,98 @@ real_now_us (void)
   return filetime_ticks_to_unix_us (filetime_ticks (&ft));
 }
 
+/* What this process knows about each handle it gave out (docs/windows.md, "Handle table"):
+ *  - the kernel lock mode it holds, since a Windows lock cannot be converted in place and a
+ *    second LockFileEx on one handle stacks instead of replacing;
+ *  - the volume serial seen when it was opened: wine reports 0 for a handle whose name was
+ *    renamed or deleted since (wine gap 9), which would make every held lock look replaced.
+ * Entries go in _fl_platform_close(); a handle closed otherwise leaves a stale entry. */
+#define MODE_NONE (-1)
+
+typedef struct
+{
+  HANDLE handle;
+  DWORD  serial;
+  int    mode;  /* FlKernelMode, or MODE_NONE */
+} HandleEntry;
+
+static SRWLOCK handles_lock = SRWLOCK_INIT;
+static HandleEntry *handles;
+static size_t handles_len, handles_size;
+
+/* Called with handles_lock held. NULL only when out of memory and @add. */
+static HandleEntry *
+handles_find (HANDLE h,
+              bool   add)
+{
+  for (size_t i = 0; i < handles_len; i++)
+    if (handles[i].handle == h)
+      return &handles[i];
+  if (!add)
+    return NULL;
+  if (handles_len == handles_size)
+    {
+      size_t size = handles_size ? 2 * handles_size : 64;
+      HandleEntry *grown = realloc (handles, size * sizeof *grown);
+
+      if (grown == NULL)
+        return NULL;
+      handles = grown;
+      handles_size = size;
+    }
+  handles[handles_len] = (HandleEntry) { h, 0, MODE_NONE };
+  return &handles[handles_len++];
+}
+
+static void
+handles_forget (HANDLE h)
+{
+  HandleEntry *e;
+
+  AcquireSRWLockExclusive (&handles_lock);
+  if ((e = handles_find (h, false)) != NULL)
+    *e = handles[--handles_len];
+  ReleaseSRWLockExclusive (&handles_lock);
+}
+
+/* Remembers the serial of a handle just opened (by a name that is still there). */
+static void
+handles_remember (HANDLE h,
+                  DWORD  serial)
+{
+  HandleEntry *e;
+
+  AcquireSRWLockExclusive (&handles_lock);
+  if ((e = handles_find (h, true)) != NULL)
+    {
+      e->serial = serial;
+      e->mode = MODE_NONE;
+    }
+  ReleaseSRWLockExclusive (&handles_lock);
+}
+
+static DWORD
+handles_serial (HANDLE h)
+{
+  HandleEntry *e;
+  DWORD serial = 0;
+
+  AcquireSRWLockShared (&handles_lock);
+  if ((e = handles_find (h, false)) != NULL)
+    serial = e->serial;
+  ReleaseSRWLockShared (&handles_lock);
+  return serial;
+}
+
+static void
+remember_serial (HANDLE h)
+{
+  BY_HANDLE_FILE_INFORMATION bhfi;
+
+  if (GetFileInformationByHandle (h, &bhfi))
+    handles_remember (h, bhfi.dwVolumeSerialNumber);
+}
+
 static int
 handle_info (HANDLE      h,
              FlFileInfo *info)
@@ -377,7 +469,7 @@ handle_info (HANDLE      h,
                    type == FILE_TYPE_PIPE ? FL_FILE_FIFO :
                    type == FILE_TYPE_CHAR ? FL_FILE_DEVICE : FL_FILE_UNKNOWN;
     }
-  info->id.dev = bhfi.dwVolumeSerialNumber;
+  info->id.dev = bhfi.dwVolumeSerialNumber ? bhfi.dwVolumeSerialNumber : handles_serial (h);
   info->id.ino = ((uint64_t) bhfi.nFileIndexHigh << 32) | bhfi.nFileIndexLow;
   info->size = (int64_t) (((uint64_t) bhfi.nFileSizeHigh << 32) | bhfi.nFileSizeLow);
   info->mtime_us = filetime_ticks_to_unix_us (filetime_ticks (&bhfi.ftLastWriteTime));
@@ -691,6 +783,7 @@ _fl_platform_open_read (FlDir      *dir,
       CloseHandle (h);
       return ELOOP;
     }
+  remember_serial (h);
   *out = (FlHandle) h;
   return 0;
 }
@@ -710,7 +803,10 @@ _fl_platform_create_excl (FlDir      *dir,
   err = h == INVALID_HANDLE_VALUE ? last_error () : 0;
   free (path);
   if (err == 0)
-    *out = (FlHandle) h;
+    {
+      remember_serial (h);
+      *out = (FlHandle) h;
+    }
   return err;
 }
 
@@ -759,6 +855,30 @@ _fl_platform_link_unnamed (FlDir      *dir,
   return ENOENT;
 }
 
+/* Whether @a and @b both exist and are one file. */
+static bool
+same_file (const wchar_t *a,
+           const wchar_t *b)
+{
+  const wchar_t *paths[2] = { a, b };
+  FlFileInfo info[2];
+
+  for (int i = 0; i < 2; i++)
+    {
+      HANDLE h = open_path (paths[i], FILE_READ_ATTRIBUTES, OPEN_EXISTING,
+                            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS);
+      int err;
+
+      if (h == INVALID_HANDLE_VALUE)
+        return false;
+      err = handle_info (h, &info[i]);
+      CloseHandle (h);
+      if (err != 0)
+        return false;
+    }
+  return fl_file_id_equal (&info[0].id, &info[1].id);
+}
+
 int
 _fl_platform_rename_noreplace (FlDir      *dir,
                                const char *from,
@@ -783,6 +903,10 @@ _fl_platform_rename_noreplace (FlDir      *dir,
       err = is_transient (code) ? EBUSY : map_error (code);
       break;
     }
+  /* Wine renames with rename(2): two names of one file stay as they were, and it says
+   * success (docs/windows.md, wine gap 8). */
+  if (err == 0 && same_file (wfrom, wto))
+    err = EEXIST;
   free (wfrom);
   free (wto);
   return err;
@@ -879,39 +1003,12 @@ _fl_platform_unlink_held (FlDir      *dir,
 
 /* Open files */
 
-/* The kernel lock mode each handle holds, since a Windows lock cannot be converted in place
- * and a second LockFileEx on one handle stacks instead of replacing (docs/windows.md). */
-#define LOCK_TABLE_MAX 256
-static SRWLOCK lock_table_lock = SRWLOCK_INIT;
-static struct { HANDLE handle; FlKernelMode mode; } lock_table[LOCK_TABLE_MAX];
-static size_t lock_table_len;
-
-static int
-lock_table_find (HANDLE h)
-{
-  for (size_t i = 0; i < lock_table_len; i++)
-    if (lock_table[i].handle == h)
-      return (int) i;
-  return -1;
-}
-
-static void
-lock_table_forget (HANDLE h)
-{
-  int i;
-
-  AcquireSRWLockExclusive (&lock_table_lock);
-  if ((i = lock_table_find (h)) >= 0)
-    lock_table[i] = lock_table[--lock_table_len];
-  ReleaseSRWLockExclusive (&lock_table_lock);
-}
-
 void
 _fl_platform_close (FlHandle file)
 {
   if (file == FL_HANDLE_NONE || file == 0)
     return;
-  lock_table_forget ((HANDLE) file);
+  handles_forget ((HANDLE) file);
   CloseHandle ((HANDLE) file);
 }
 
@@ -989,6 +1086,7 @@ _fl_platform_dup (FlHandle  file,
   if (!DuplicateHandle (GetCurrentProcess (), (HANDLE) file, GetCurrentProcess (), &h, 0, FALSE,
                         DUPLICATE_SAME_ACCESS))
     return last_error ();
+  handles_remember (h, handles_serial ((HANDLE) file));
   *out = (FlHandle) h;
   return 0;
 }
@@ -1053,33 +1151,28 @@ _fl_platform_kernel_lock (FlHandle     file,
                           FlKernelMode mode)
 {
   HANDLE h = (HANDLE) file;
+  HandleEntry *e;
   DWORD code = 0;
-  int i, err = 0;
+  int err = 0;
 
-  AcquireSRWLockExclusive (&lock_table_lock);
-  i = lock_table_find (h);
-  if (i >= 0 && lock_table[i].mode == mode)
-    goto out;
-  if (i < 0 && lock_table_len == LOCK_TABLE_MAX)
+  AcquireSRWLockExclusive (&handles_lock);
+  e = handles_find (h, true);
+  if (e == NULL)
+    err = ENOLCK;
+  else if (e->mode != (int) mode)
     {
-      err = ENOLCK;
-      goto out;
+      if (e->mode != MODE_NONE)
+        unlock_byte (h);
+      if (lock_byte (h, mode, &code))
+        e->mode = (int) mode;
+      else
+        {
+          err = map_error (code);
+          if (e->mode != MODE_NONE && !lock_byte (h, (FlKernelMode) e->mode, &code))
+            e->mode = MODE_NONE;
+        }
     }
-  if (i >= 0)
-    unlock_byte (h);
-  if (lock_byte (h, mode, &code))
-    {
-      if (i < 0)
-        i = (int) lock_table_len++;
-      lock_table[i].handle = h;
-      lock_table[i].mode = mode;
-      goto out;
-    }
-  err = map_error (code);
-  if (i >= 0 && !lock_byte (h, lock_table[i].mode, &code))
-    lock_table[i] = lock_table[--lock_table_len];
-out:
-  ReleaseSRWLockExclusive (&lock_table_lock);
+  ReleaseSRWLockExclusive (&handles_lock);
   return err;
 }
 
@@ -1406,16 +1499,16 @@ _fl_platform_watch_wait (FlWatch *watch,
 
   for (;;)
     {
-      HANDLE handles[3];
+      HANDLE waits[3];
       DWORD count = 0, wait_ms = INFINITE, r, n;
       int i_process = -1, i_cancel = -1;
 
       if (watch_arm (watch))
-        handles[count++] = watch->overlapped.hEvent;
+        waits[count++] = watch->overlapped.hEvent;
       if (watch->process != NULL)
-        i_process = (int) count, handles[count++] = watch->process;
+        i_process = (int) count, waits[count++] = watch->process;
       if (cancel != FL_HANDLE_NONE && cancel != 0)
-        i_cancel = (int) count, handles[count++] = (HANDLE) cancel;
+        i_cancel = (int) count, waits[count++] = (HANDLE) cancel;
       if (timeout_ms >= 0)
         {
           ULONGLONG now = GetTickCount64 ();
@@ -1423,7 +1516,7 @@ _fl_platform_watch_wait (FlWatch *watch,
           wait_ms = now >= deadline ? 0 : (DWORD) (deadline - now);
         }
 
-      r = count ? WaitForMultipleObjects (count, handles, FALSE, wait_ms) : (Sleep (wait_ms),
+      r = count ? WaitForMultipleObjects (count, waits, FALSE, wait_ms) : (Sleep (wait_ms),
                                                                              WAIT_TIMEOUT);
       if (r == WAIT_TIMEOUT)
         return FL_WATCH_TIMEOUT;
