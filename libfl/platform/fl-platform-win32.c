@@ -1231,6 +1231,23 @@ fill_times (HANDLE         process,
   info->start_boot_us = info->start_real_us - (real_now_us () - _fl_platform_boottime_now ());
 }
 
+/* OpenProcess with the PID checked: Windows ignores a PID's two low bits, so "4013" would
+ * open process 4012, which is another process. */
+static HANDLE
+open_process (int   pid,
+              DWORD access)
+{
+  HANDLE h = OpenProcess (access, FALSE, (DWORD) pid);
+
+  if (h != NULL && GetProcessId (h) != (DWORD) pid)
+    {
+      CloseHandle (h);
+      SetLastError (ERROR_INVALID_PARAMETER);
+      return NULL;
+    }
+  return h;
+}
+
 void
 _fl_platform_process_probe (int            pid,
                             bool           details,
@@ -1245,7 +1262,7 @@ _fl_platform_process_probe (int            pid,
   if (pid <= 0)
     return;
 
-  h = OpenProcess (PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE, (DWORD) pid);
+  h = open_process (pid, PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE);
   if (h != NULL)
     {
       /* Signalled means exited: Windows shows no zombie, even while handles keep it. */
@@ -1272,7 +1289,7 @@ _fl_platform_process_probe (int            pid,
   /* Denied: it exists. Without SYNCHRONIZE (a protected process) the exit code still tells;
    * 259 (STILL_ACTIVE) may also be a real exit code, so it counts as running. */
   info->state = FL_PROCESS_RUNNING;
-  h = OpenProcess (PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD) pid);
+  h = open_process (pid, PROCESS_QUERY_LIMITED_INFORMATION);
   if (h == NULL)
     return;
   if (GetExitCodeProcess (h, &exit_code) && exit_code != STILL_ACTIVE)
@@ -1351,7 +1368,7 @@ _fl_platform_process_watch (int pid)
 
   if (pid <= 0)
     return FL_HANDLE_NONE;
-  h = OpenProcess (SYNCHRONIZE, FALSE, (DWORD) pid);
+  h = open_process (pid, SYNCHRONIZE);
   if (h == NULL)
     return FL_HANDLE_NONE;
   if (WaitForSingleObject (h, 0) == WAIT_OBJECT_0)
@@ -1460,7 +1477,7 @@ _fl_platform_watch_process (FlWatch *watch,
     return true;
   if (pid < 0)
     return false;
-  watch->process = OpenProcess (SYNCHRONIZE, FALSE, (DWORD) pid);
+  watch->process = open_process (pid, SYNCHRONIZE);
   return watch->process != NULL;
 }
 
