@@ -339,6 +339,12 @@ filetime_ticks_to_unix_us (uint64_t ticks)
   return ((int64_t) ticks - (int64_t) FILETIME_UNIX_EPOCH) / 10;
 }
 
+static int64_t
+filetime_ticks_to_unix_ns (uint64_t ticks)
+{
+  return ((int64_t) ticks - (int64_t) FILETIME_UNIX_EPOCH) * 100;
+}
+
 static uint64_t
 filetime_ticks (const FILETIME *ft)
 {
@@ -472,13 +478,13 @@ handle_info (HANDLE      h,
   info->id.dev = bhfi.dwVolumeSerialNumber ? bhfi.dwVolumeSerialNumber : handles_serial (h);
   info->id.ino = ((uint64_t) bhfi.nFileIndexHigh << 32) | bhfi.nFileIndexLow;
   info->size = (int64_t) (((uint64_t) bhfi.nFileSizeHigh << 32) | bhfi.nFileSizeLow);
-  info->mtime_us = filetime_ticks_to_unix_us (filetime_ticks (&bhfi.ftLastWriteTime));
+  info->mtime_ns = filetime_ticks_to_unix_ns (filetime_ticks (&bhfi.ftLastWriteTime));
   /* ChangeTime is NTFS's ctime (SetFileTime cannot set it); creation time where it is 0. */
   if (GetFileInformationByHandleEx (h, FileBasicInfo, &basic, sizeof basic) &&
       basic.ChangeTime.QuadPart != 0)
-    info->ctime_us = filetime_ticks_to_unix_us ((uint64_t) basic.ChangeTime.QuadPart);
+    info->ctime_ns = filetime_ticks_to_unix_ns ((uint64_t) basic.ChangeTime.QuadPart);
   else
-    info->ctime_us = filetime_ticks_to_unix_us (filetime_ticks (&bhfi.ftCreationTime));
+    info->ctime_ns = filetime_ticks_to_unix_ns (filetime_ticks (&bhfi.ftCreationTime));
   info->uid = -1;
   info->mode = 0;
   info->nlink = bhfi.nNumberOfLinks;
@@ -641,18 +647,6 @@ _fl_platform_dir_info (FlDir      *dir,
                        FlFileInfo *info)
 {
   return handle_info (dir->handle, info);
-}
-
-bool
-_fl_platform_dir_is_remote (FlDir *dir)
-{
-  wchar_t root[MAX_PATH + 8];
-
-  if (wcsncmp (dir->path, L"\\\\?\\UNC\\", 8) == 0)
-    return true;
-  if (!GetVolumePathNameW (dir->path, root, MAX_PATH + 8))
-    return false;
-  return GetDriveTypeW (root) == DRIVE_REMOTE;
 }
 
 int
@@ -1077,6 +1071,24 @@ _fl_platform_write_all (FlHandle    file,
   return 0;
 }
 
+/* A file's path on a network share starts \\?\UNC\; a mapped drive letter is
+ * DRIVE_REMOTE. */
+bool
+_fl_platform_file_is_remote (FlHandle file)
+{
+  wchar_t path[MAX_PATH + 16], root[MAX_PATH + 16];
+  DWORD n = GetFinalPathNameByHandleW ((HANDLE) file, path, MAX_PATH + 16,
+                                       FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+
+  if (n == 0 || n >= MAX_PATH + 16)
+    return false;
+  if (wcsncmp (path, L"\\\\?\\UNC\\", 8) == 0)
+    return true;
+  if (!GetVolumePathNameW (path, root, MAX_PATH + 16))
+    return false;
+  return GetDriveTypeW (root) == DRIVE_REMOTE;
+}
+
 int
 _fl_platform_dup (FlHandle  file,
                   FlHandle *out)
@@ -1361,22 +1373,37 @@ _fl_platform_processes_visible (void)
   return true;
 }
 
-FlHandle
-_fl_platform_process_watch (int pid)
+/* Handles are limited by memory only (about 16 million per process); libfl makes no CRT
+ * descriptors, whose table has a limit of its own. */
+size_t
+_fl_platform_max_handles (void)
+{
+  return 0;
+}
+
+int
+_fl_platform_process_watch (int       pid,
+                            FlHandle *out)
 {
   HANDLE h;
+  DWORD code;
 
+  *out = FL_HANDLE_NONE;
   if (pid <= 0)
-    return FL_HANDLE_NONE;
+    return EINVAL;
   h = open_process (pid, SYNCHRONIZE);
   if (h == NULL)
-    return FL_HANDLE_NONE;
+    {
+      code = GetLastError ();
+      return code == ERROR_INVALID_PARAMETER ? ESRCH : map_error (code);
+    }
   if (WaitForSingleObject (h, 0) == WAIT_OBJECT_0)
     {
       CloseHandle (h);
-      return FL_HANDLE_NONE;
+      return ESRCH;
     }
-  return (FlHandle) h;
+  *out = (FlHandle) h;
+  return 0;
 }
 
 
