@@ -646,7 +646,11 @@ int
 _fl_platform_dir_info (FlDir      *dir,
                        FlFileInfo *info)
 {
-  return handle_info (dir->handle, info);
+  int err = handle_info (dir->handle, info);
+
+  if (err == 0 && info->id.dev == 0)
+    info->id.dev = dir->id.dev;  /* wine gap 9: a directory renamed since it was opened */
+  return err;
 }
 
 int

@@ -242,6 +242,66 @@ test_unlink_held (Fixture       *f,
   g_assert_cmpint (_fl_platform_stat_at (f->dir, "a.moved", &info), ==, 0);
 }
 
+#ifdef G_OS_WIN32
+/* An "antivirus": opens @name without FILE_SHARE_DELETE, as scanners and indexers do. */
+static HANDLE
+open_unshared (Fixture    *f,
+               const char *name)
+{
+  g_autofree char *path = g_build_filename (f->path, name, NULL);
+  g_autofree gunichar2 *wpath = g_utf8_to_utf16 (path, -1, NULL, NULL, NULL);
+  HANDLE h = CreateFileW (wpath, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                          OPEN_EXISTING, 0, NULL);
+
+  g_assert_true (h != INVALID_HANDLE_VALUE);
+  return h;
+}
+
+static gpointer
+close_soon_thread (gpointer data)
+{
+  g_usleep (50 * 1000);  /* how long the scanner looks: the scenario, not a synchronisation */
+  CloseHandle (data);
+  return NULL;
+}
+#endif
+
+/* Renames and deletes wait out a brief sharing violation, and say EBUSY for a lasting one. */
+static void
+test_antivirus (Fixture       *f,
+                gconstpointer  data)
+{
+#ifdef G_OS_WIN32
+  HANDLE scanner;
+  GThread *thread;
+  gint64 start;
+  FlFileInfo info;
+
+  make_file (f, "a", "1", NULL);
+  scanner = open_unshared (f, "a");
+  start = g_get_monotonic_time ();
+  g_assert_cmpint (_fl_platform_rename_noreplace (f->dir, "a", "b"), ==, EBUSY);
+  g_assert_cmpint (_fl_platform_unlink (f->dir, "a"), ==, EBUSY);
+  g_test_message ("two lasting sharing violations reported after %" G_GINT64_FORMAT " ms",
+                  (g_get_monotonic_time () - start) / 1000);
+  g_assert_cmpint (_fl_platform_stat_at (f->dir, "a", &info), ==, 0);
+
+  thread = g_thread_new ("scanner", close_soon_thread, scanner);
+  start = g_get_monotonic_time ();
+  g_assert_cmpint (_fl_platform_rename_noreplace (f->dir, "a", "b"), ==, 0);
+  g_test_message ("rename past a 50 ms scanner took %" G_GINT64_FORMAT " ms",
+                  (g_get_monotonic_time () - start) / 1000);
+  g_thread_join (thread);
+
+  thread = g_thread_new ("scanner", close_soon_thread, open_unshared (f, "b"));
+  g_assert_cmpint (_fl_platform_unlink (f->dir, "b"), ==, 0);
+  g_thread_join (thread);
+  assert_gone (f, "b");
+#else
+  g_test_skip ("POSIX has no share modes: nothing can hold a name against rename or unlink");
+#endif
+}
+
 /* Makes @name a symbolic link to @target; false where this system or user may not. */
 static gboolean
 make_symlink (Fixture    *f,
@@ -886,6 +946,7 @@ main (int   argc,
   ADD ("unlink", test_unlink);
   ADD ("unlink-open", test_unlink_open);
   ADD ("unlink-held", test_unlink_held);
+  ADD ("antivirus", test_antivirus);
   ADD ("symlink", test_symlink);
   ADD ("dir-open-create", test_dir_open_create);
   ADD ("dir-list", test_dir_list);
