@@ -1248,14 +1248,19 @@ fill_times (HANDLE         process,
 }
 
 /* OpenProcess with the PID checked: Windows ignores a PID's two low bits, so "4013" would
- * open process 4012, which is another process. */
+ * open process 4012, which is another process. GetProcessId needs
+ * PROCESS_QUERY_LIMITED_INFORMATION; a process that refuses it (protected) is taken unchecked
+ * with @access alone, which can only make a dead PID look alive, never the reverse. */
 static HANDLE
 open_process (int   pid,
               DWORD access)
 {
-  HANDLE h = OpenProcess (access, FALSE, (DWORD) pid);
+  HANDLE h = OpenProcess (access | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD) pid);
 
-  if (h != NULL && GetProcessId (h) != (DWORD) pid)
+  if (h == NULL)
+    return GetLastError () == ERROR_ACCESS_DENIED ? OpenProcess (access, FALSE, (DWORD) pid)
+                                                  : NULL;
+  if (GetProcessId (h) != (DWORD) pid)
     {
       CloseHandle (h);
       SetLastError (ERROR_INVALID_PARAMETER);
