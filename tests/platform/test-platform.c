@@ -20,6 +20,7 @@
 #include <windows.h>
 #include <io.h>
 #else
+#include <glib-unix.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -904,6 +905,40 @@ test_watch_timeout (Fixture       *f,
 }
 
 
+/* A cancellation handle that is already readable (POSIX) or signalled (Windows). */
+static void
+test_watch_cancel (Fixture       *f,
+                   gconstpointer  data)
+{
+  FlWatch *watch;
+  FlHandle cancel;
+#ifdef G_OS_WIN32
+  HANDLE event = CreateEventW (NULL, TRUE, TRUE, NULL);
+
+  cancel = (FlHandle) event;
+#else
+  int fds[2];
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  g_assert_cmpint (write (fds[1], "x", 1), ==, 1);
+  cancel = fds[0];
+#endif
+
+  make_file (f, "w.lock", "1", NULL);
+  watch = _fl_platform_watch_new (f->dir, "w.lock");
+  g_assert_cmpint (_fl_platform_watch_wait (watch, DEADLINE_US / 1000, cancel), ==,
+                   FL_WATCH_CANCELLED);
+  g_assert_cmpint (_fl_platform_watch_wait (watch, -1, cancel), ==, FL_WATCH_CANCELLED);
+  _fl_platform_watch_free (watch);
+#ifdef G_OS_WIN32
+  CloseHandle (event);
+#else
+  close (fds[0]);
+  close (fds[1]);
+#endif
+}
+
+
 /* What the other processes do */
 
 static int
@@ -974,6 +1009,7 @@ main (int   argc,
   ADD ("process/watch", test_process_watch);
   ADD ("watch/name", test_watch_name);
   ADD ("watch/timeout", test_watch_timeout);
+  ADD ("watch/cancel", test_watch_cancel);
 #undef ADD
   g_test_add_func ("/platform/process/self", test_process_self);
   g_test_add_func ("/platform/process/die-now", test_die_now);
