@@ -563,6 +563,33 @@ test_kernel_lock_same_process (Fixture       *f,
   _fl_platform_close (h1);
 }
 
+/* The shape of acquire and release (docs/protocol.md): a temp locked before it is linked as
+ * T.lock, the temp's name dropped, a reader refused the lock but not the content, and the
+ * release removing T.lock through the handle opened on the temp's (now gone) name. */
+static void
+test_kernel_lock_protocol (Fixture       *f,
+                           gconstpointer  data)
+{
+  FlHandle temp, reader;
+  g_autofree char *content = NULL;
+
+  make_file (f, "T.lock.1234.tmp", "1234\n", &temp);
+  g_assert_cmpint (_fl_platform_kernel_lock (temp, FL_KERNEL_EXCLUSIVE), ==, 0);
+  g_assert_cmpint (_fl_platform_link_noreplace (f->dir, "T.lock.1234.tmp", "T.lock"), ==, 0);
+  g_assert_cmpint (_fl_platform_unlink (f->dir, "T.lock.1234.tmp"), ==, 0);
+
+  g_assert_cmpint (_fl_platform_open_read (f->dir, "T.lock", &reader), ==, 0);
+  g_assert_cmpint (_fl_platform_kernel_lock (reader, FL_KERNEL_SHARED), ==, EWOULDBLOCK);
+  content = read_name (f, "T.lock");
+  g_assert_cmpstr (content, ==, "1234\n");
+
+  /* The identity of a handle whose name is gone must still be the file's (wine gap 9). */
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock", temp), ==, 0);
+  _fl_platform_close (temp);
+  _fl_platform_close (reader);
+  assert_gone (f, "T.lock");
+}
+
 static void
 test_kernel_lock_dup (Fixture       *f,
                       gconstpointer  data)
@@ -1005,6 +1032,7 @@ main (int   argc,
   ADD ("create-unnamed", test_create_unnamed);
   ADD ("kernel-lock/same-process", test_kernel_lock_same_process);
   ADD ("kernel-lock/dup", test_kernel_lock_dup);
+  ADD ("kernel-lock/protocol", test_kernel_lock_protocol);
   ADD ("kernel-lock/child", test_kernel_lock_child);
   ADD ("process/watch", test_process_watch);
   ADD ("watch/name", test_watch_name);
