@@ -303,6 +303,26 @@ test_antivirus (Fixture       *f,
 #endif
 }
 
+/* A handle stays the file's after its name moves (a takeover renames T.lock to the graveyard
+ * and judges the file it still has open): same identity, and unlink_held finds it. */
+static void
+test_identity_after_rename (Fixture       *f,
+                            gconstpointer  data)
+{
+  FlHandle h;
+  FlFileInfo held, named;
+
+  make_file (f, "T.lock", "1", NULL);
+  g_assert_cmpint (_fl_platform_open_read (f->dir, "T.lock", &h), ==, 0);
+  g_assert_cmpint (_fl_platform_rename_noreplace (f->dir, "T.lock", "T.lock.gy.1"), ==, 0);
+  g_assert_cmpint (_fl_platform_file_info (h, &held), ==, 0);
+  g_assert_cmpint (_fl_platform_stat_at (f->dir, "T.lock.gy.1", &named), ==, 0);
+  g_assert_true (fl_file_id_equal (&held.id, &named.id));
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock.gy.1", h), ==, 0);
+  _fl_platform_close (h);
+  assert_gone (f, "T.lock.gy.1");
+}
+
 /* Makes @name a symbolic link to @target; false where this system or user may not. */
 static gboolean
 make_symlink (Fixture    *f,
@@ -1023,6 +1043,7 @@ main (int   argc,
   ADD ("unlink", test_unlink);
   ADD ("unlink-open", test_unlink_open);
   ADD ("unlink-held", test_unlink_held);
+  ADD ("identity-after-rename", test_identity_after_rename);
   ADD ("antivirus", test_antivirus);
   ADD ("symlink", test_symlink);
   ADD ("dir-open-create", test_dir_open_create);
