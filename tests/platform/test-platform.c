@@ -323,6 +323,35 @@ test_identity_after_rename (Fixture       *f,
   assert_gone (f, "T.lock.gy.1");
 }
 
+/* A directory where a lock file belongs (a hostile entry): it opens for reading, as open(2)
+ * lets it, but reads, replaces and unlinks are refused. */
+static void
+test_hostile_directory (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->path, "T.lock", NULL);
+  FlHandle h = FL_HANDLE_NONE;
+  FlFileInfo info;
+  char buf[16];
+  size_t n = 0;
+
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  make_file (f, "a", "1", NULL);
+
+  g_assert_cmpint (_fl_platform_open_read (f->dir, "T.lock", &h), ==, 0);
+  g_assert_cmpint (_fl_platform_file_info (h, &info), ==, 0);
+  g_assert_cmpint (info.type, ==, FL_FILE_DIRECTORY);
+  g_assert_cmpint (_fl_platform_read_head (h, buf, sizeof buf, &n), ==, EISDIR);
+  _fl_platform_close (h);
+
+  g_assert_cmpint (_fl_platform_create_excl (f->dir, "T.lock", &h), ==, EEXIST);
+  g_assert_cmpint (_fl_platform_link_noreplace (f->dir, "a", "T.lock"), ==, EEXIST);
+  g_assert_cmpint (_fl_platform_rename_noreplace (f->dir, "a", "T.lock"), ==, EEXIST);
+  g_assert_cmpint (_fl_platform_unlink (f->dir, "T.lock"), ==, EISDIR);
+  g_assert_cmpint (_fl_platform_stat_at (f->dir, "T.lock", &info), ==, 0);
+  g_assert_cmpint (info.type, ==, FL_FILE_DIRECTORY);
+}
+
 /* Makes @name a symbolic link to @target; false where this system or user may not. */
 static gboolean
 make_symlink (Fixture    *f,
@@ -1044,6 +1073,7 @@ main (int   argc,
   ADD ("unlink-open", test_unlink_open);
   ADD ("unlink-held", test_unlink_held);
   ADD ("identity-after-rename", test_identity_after_rename);
+  ADD ("hostile-directory", test_hostile_directory);
   ADD ("antivirus", test_antivirus);
   ADD ("symlink", test_symlink);
   ADD ("dir-open-create", test_dir_open_create);
