@@ -29,11 +29,6 @@
 
 #include "fl-platform.h"
 
-/* mingw-w64's errno.h has no ESTALE (docs/windows.md, "Header"): the winsock value. */
-#ifndef ESTALE
-#define ESTALE 10070
-#endif
-
 /* mingw-w64 10 hides FileDispositionInfoEx below _WIN32_WINNT 0x0A000002: use its number. */
 #define FL_FILE_DISPOSITION_INFO_EX_CLASS ((FILE_INFO_BY_HANDLE_CLASS) 21)
 #define FL_DISPOSITION_DELETE 0x1

@@ -29,11 +29,6 @@
 
 #include "fl-platform.h"
 
-/* mingw-w64 has no ESTALE: the value fl-platform-win32.c returns (docs/windows.md). */
-#ifndef ESTALE
-#define ESTALE 10070
-#endif
-
 #define DEADLINE_US (10 * G_USEC_PER_SEC)
 
 static char *self_exe;
