@@ -1504,9 +1504,8 @@ _fl_platform_watch_process (FlWatch *watch,
   if (watch->process != NULL)
     CloseHandle (watch->process);
   watch->process = NULL;
-  if (pid == 0)
-    return true;
-  if (pid < 0)
+  /* 0 is "none": nothing is watched, and the caller re-checks with backoff (fl-waiter.c). */
+  if (pid <= 0)
     return false;
   watch->process = open_process (pid, SYNCHRONIZE);
   return watch->process != NULL;

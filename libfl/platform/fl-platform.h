@@ -294,7 +294,8 @@ FlWatch    *_fl_platform_watch_new      (FlDir           *dir,
                                          const char      *name);
 void        _fl_platform_watch_free     (FlWatch         *watch);
 bool        _fl_platform_watch_has_events (FlWatch       *watch);
-/* Replaces the watched process (0: none). False when @pid cannot be watched. */
+/* Replaces the watched process. False when nothing is watched now: @pid is 0 (none), gone, or
+ * cannot be watched; the caller then re-checks with backoff. */
 bool        _fl_platform_watch_process  (FlWatch         *watch,
                                          int              pid);
 /* @timeout_ms < 0 waits without limit; @cancel may be FL_HANDLE_NONE. */
