@@ -6,12 +6,14 @@
 
 #include <glib.h>
 
+#include "platform/fl-platform.h"
+
 #include "fl-enums.h"
 
 G_BEGIN_DECLS
 
-/* The kernel's PID_MAX_LIMIT on 64-bit Linux: no PID is larger. */
-#define FL_PID_MAX 4194304
+/* No PID is larger (platform/fl-platform.h). */
+#define FL_PID_MAX FL_PLATFORM_PID_MAX
 
 /* Long enough for ".<pid>.<8 hex>.tmp" and ".gy.<pid>.<8 hex>" with any int PID. */
 #define FL_NAME_SUFFIX_MAX 24

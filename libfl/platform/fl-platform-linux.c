@@ -40,8 +40,6 @@
 # define SYS_pidfd_open 434
 #endif
 
-/* The largest PID Linux hands out (PID_MAX_LIMIT); anything above is no process. */
-#define LINUX_PID_MAX 4194304
 
 struct _FlDir
 {
@@ -790,7 +788,7 @@ _fl_platform_process_probe (int            pid,
   info->uid = -1;
 
   /* Never let a PID <= 0 reach kill(): 0 and -1 mean "my group" and "everyone". */
-  if (pid <= 0 || pid > LINUX_PID_MAX)
+  if (pid <= 0 || pid > FL_PLATFORM_PID_MAX)
     {
       info->state = FL_PROCESS_UNKNOWN;
       return;
@@ -930,7 +928,7 @@ _fl_platform_process_watch (int       pid,
   int fd;
 
   *out = FL_HANDLE_NONE;
-  if (pid <= 0 || pid > LINUX_PID_MAX)
+  if (pid <= 0 || pid > FL_PLATFORM_PID_MAX)
     return EINVAL;
   /* pidfds are close-on-exec by definition. */
   fd = (int) syscall (SYS_pidfd_open, (pid_t) pid, 0u);

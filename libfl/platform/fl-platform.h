@@ -36,6 +36,15 @@
 extern "C" {
 #endif
 
+/* The largest PID the system hands out: Linux's PID_MAX_LIMIT; on Windows any DWORD, of which
+ * the Node module (process.kill() takes an int32) can only name the int32 ones. A PID above it
+ * names no process, so a lock holding it is stale without asking the system. */
+#ifdef _WIN32
+# define FL_PLATFORM_PID_MAX INT32_MAX
+#else
+# define FL_PLATFORM_PID_MAX 4194304
+#endif
+
 /* An open file: a descriptor on POSIX, a HANDLE on Windows. Both fit; -1 is "none" on both
  * (INVALID_HANDLE_VALUE is (HANDLE) -1). */
 typedef intptr_t FlHandle;
