@@ -12,7 +12,7 @@
  *    fail;
  *  - antivirus scanners and indexers open files without FILE_SHARE_DELETE for a few ms, so
  *    links, renames and deletes that fail with ERROR_ACCESS_DENIED or ERROR_SHARING_VIOLATION
- *    are retried with backoff for about RETRY_BUDGET_MS before EBUSY is returned;
+ *    are retried with backoff for FL_BUSY_RETRY_MS (1500 by default) before EBUSY is returned;
  *  - no handle is inheritable (that is close-on-exec on Windows).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -35,7 +35,9 @@
 #define FL_DISPOSITION_POSIX_SEMANTICS 0x2
 #define FL_DISPOSITION_IGNORE_READONLY 0x10
 
-#define RETRY_BUDGET_MS 1500
+/* The default of FL_BUSY_RETRY_MS: what SQLite, Qt and Go spend on the same retries. */
+#define RETRY_BUDGET_DEFAULT_MS 1500
+#define RETRY_BUDGET_LIMIT_MS   60000
 #define KERNEL_LOCK_OFFSET_HIGH 1 /* offset 2^32 */
 
 /* 100 ns ticks between 1601-01-01 (FILETIME) and 1970-01-01 (Unix). */
@@ -156,12 +158,34 @@ is_transient (DWORD code)
          code == ERROR_DELETE_PENDING;
 }
 
-/* Sleeps 1, 2, 4 ... 64 ms; false once RETRY_BUDGET_MS have passed since @start. */
+/* How long one call retries: FL_BUSY_RETRY_MS (0 to 60000) from the environment, read once,
+ * else RETRY_BUDGET_DEFAULT_MS. A racing first read computes the same value twice. */
+static DWORD
+retry_budget_ms (void)
+{
+  static volatile LONG budget = -1;
+  LONG value = InterlockedCompareExchange (&budget, -1, -1);
+
+  if (value < 0)
+    {
+      const char *text = getenv ("FL_BUSY_RETRY_MS");
+      char *end = NULL;
+      long parsed = text != NULL ? strtol (text, &end, 10) : -1;
+
+      value = text != NULL && end != text && *end == '\0' && parsed >= 0
+              ? (LONG) (parsed < RETRY_BUDGET_LIMIT_MS ? parsed : RETRY_BUDGET_LIMIT_MS)
+              : RETRY_BUDGET_DEFAULT_MS;
+      InterlockedExchange (&budget, value);
+    }
+  return (DWORD) value;
+}
+
+/* Sleeps 1, 2, 4 ... 64 ms; false once the retry budget has passed since @start. */
 static bool
 retry_backoff (ULONGLONG start,
                DWORD    *delay_ms)
 {
-  if (GetTickCount64 () - start >= RETRY_BUDGET_MS)
+  if (GetTickCount64 () - start >= retry_budget_ms ())
     return false;
   Sleep (*delay_ms);
   if (*delay_ms < 64)

@@ -15,7 +15,8 @@
  *  - Names are single components, looked up in an FlDir: never a path with separators, and
  *    never followed if they are symbolic links (or reparse points).
  *  - Every handle is close-on-exec (not inherited by spawned programs), and no open blocks:
- *    a FIFO where a lock file belongs is never waited on.
+ *    a FIFO where a lock file belongs is never waited on. Every handle the platform returns is
+ *    closed with _fl_platform_close() (the Win32 file keeps state per handle).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -50,8 +51,9 @@ extern "C" {
 typedef intptr_t FlHandle;
 #define FL_HANDLE_NONE ((FlHandle) -1)
 
-/* An open directory that names are looked up in: it stays the same directory if its path is
- * renamed or replaced meanwhile (docs/protocol.md, section 3a). */
+/* An open directory that names are looked up in. On Linux it stays the same directory if its
+ * path is renamed or replaced meanwhile; the Win32 file joins names to the path it opened, so
+ * there a swap is only detected (by file identity, docs/protocol.md section 3a), not followed. */
 typedef struct _FlDir FlDir;
 
 typedef enum
@@ -212,7 +214,9 @@ typedef enum
 
 /* Never waits: EWOULDBLOCK when another open file holds a conflicting lock; ENOLCK,
  * EOPNOTSUPP or EINVAL when the filesystem has no kernel locks; EINTR may be retried.
- * Taking EXCLUSIVE over our own SHARED converts it. */
+ * Taking EXCLUSIVE over our own SHARED converts it; after a refused conversion what the handle
+ * holds is unspecified (flock drops it, Windows keeps it): ask anew. Not for a handle from
+ * _fl_platform_dup(), which shares the lock of the handle it copies. */
 int         _fl_platform_kernel_lock    (FlHandle         file,
                                          FlKernelMode     mode);
 
@@ -232,7 +236,7 @@ typedef enum
 {
   FL_PROCESS_UNKNOWN,  /* not probed: PID out of range */
   FL_PROCESS_GONE,     /* the system says no such process (ESRCH) */
-  FL_PROCESS_ZOMBIE,   /* exited, not yet reaped */
+  FL_PROCESS_ZOMBIE,   /* exited, not yet reaped, where the system shows it (never Windows) */
   FL_PROCESS_RUNNING,  /* exists; its start time is known when the system shows it */
 } FlProcessState;
 
