@@ -8,10 +8,15 @@
  * `flctl run`: Windows has no descriptor that COMMAND could inherit with the lock's kernel
  * lock (LockFileEx locks belong to the handle flctl opened and end with flctl), so flctl holds
  * the lock itself while COMMAND runs and releases it when COMMAND ends. If flctl is killed,
- * the lock is judged stale at once although COMMAND may still run: docs/flctl.1 says so. A
- * Ctrl+C while COMMAND runs reaches COMMAND through the console it shares with flctl, so flctl
- * ignores it and waits for COMMAND. COMMAND is started with GLib's spawn (CreateProcess, the
- * PATH searched), stdin, stdout and stderr inherited.
+ * the lock is judged stale at once although COMMAND may still run (unlike Linux, where the lock
+ * lives as long as COMMAND; docs/flctl.1 does not say this yet). A Ctrl+C while COMMAND runs
+ * reaches COMMAND through the console it shares with flctl, so flctl ignores it and waits for
+ * COMMAND. COMMAND is started with GLib's spawn (CreateProcess, the PATH searched), stdin,
+ * stdout and stderr inherited; other descriptors are not passed on.
+ *
+ * Closing the console, logoff and shutdown end the process soon after the handler returns, so
+ * the release queued for the main loop may not run: the lock is then left stale, which the
+ * next taker recovers at once (the kernel lock died with flctl).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
