@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 gboolean     flctl_os_isatty               (int              fd);
 /* Columns of the terminal on FD, or 0 when unknown. */
 int          flctl_os_terminal_width       (int              fd);
-/* PATH is a directory itself, not a link to one. Opens nothing (on Windows, GLib's stat would
- * open PATH without FILE_SHARE_DELETE). */
+/* PATH is a directory itself, not a link to one. Opens nothing (lstat(); GetFileAttributesW()
+ * on Windows, rather than GLib's stat emulation, which opens the file). */
 gboolean     flctl_os_is_real_directory    (const char      *path);
 /* The name status, list and the inspector show for this process, where the OS lets it change. */
 void         flctl_os_set_process_name     (const char      *name);
