@@ -8,12 +8,11 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
 
 static gboolean
@@ -29,16 +28,14 @@ flctl_hold_main (const FlctlArgs *args)
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  guint sources[3];
+  guint stop_handler;
 
   /* Shown as the holder's process name by status, list and the inspector. */
   if (args->process_name != NULL)
-    prctl (PR_SET_NAME, args->process_name, 0, 0, 0);
+    flctl_os_set_process_name (args->process_name);
 
   loop = g_main_loop_new (NULL, FALSE);
-  sources[0] = g_unix_signal_add (SIGTERM, quit_cb, loop);
-  sources[1] = g_unix_signal_add (SIGINT, quit_cb, loop);
-  sources[2] = g_unix_signal_add (SIGHUP, quit_cb, loop);
+  stop_handler = flctl_os_add_stop_handler (quit_cb, loop);
 
   lock = fl_lock_try_acquire (args->operands[0], NULL, &error);
   if (lock == NULL)
@@ -48,8 +45,7 @@ flctl_hold_main (const FlctlArgs *args)
   fflush (stdout);
   g_main_loop_run (loop);
 
-  for (gsize i = 0; i < G_N_ELEMENTS (sources); i++)
-    g_source_remove (sources[i]);
+  flctl_os_remove_stop_handler (stop_handler);
   if (!fl_lock_release (lock, &error))
     return flctl_report_error ("hold", error);
   return FLCTL_EXIT_OK;

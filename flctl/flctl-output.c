@@ -11,11 +11,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
 
 char *
@@ -28,6 +28,7 @@ flctl_format_time (gint64 unix_us)
   return g_date_time_format (time, "%Y-%m-%d %H:%M:%S");
 }
 
+#ifndef FLCTL_NO_JSON
 static char *
 format_time_iso8601 (gint64 unix_us)
 {
@@ -37,6 +38,7 @@ format_time_iso8601 (gint64 unix_us)
     return NULL;
   return g_date_time_format (time, "%Y-%m-%dT%H:%M:%SZ");
 }
+#endif
 
 /* One word per state, so the state is readable without colour. */
 const char *
@@ -127,20 +129,19 @@ flctl_use_color (int fd)
     return FALSE;
   if (term == NULL || g_str_equal (term, "dumb"))
     return FALSE;
-  return isatty (fd) == 1;
+  return flctl_os_isatty (fd);
 }
 
 /* 0 when fd is not a terminal: nothing is cut then. */
 int
 flctl_terminal_width (int fd)
 {
-  struct winsize size;
+  int width;
 
-  if (isatty (fd) != 1)
+  if (!flctl_os_isatty (fd))
     return 0;
-  if (ioctl (fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-    return size.ws_col;
-  return 80;
+  width = flctl_os_terminal_width (fd);
+  return width > 0 ? width : 80;
 }
 
 char *
@@ -161,6 +162,7 @@ flctl_styled (const char *text,
   return g_strdup_printf ("\033[%sm%s\033[0m", sgr[style], text);
 }
 
+#ifndef FLCTL_NO_JSON
 static void
 add_string_or_null (JsonBuilder *builder,
                     const char  *member,
@@ -289,6 +291,7 @@ flctl_print_json (JsonNode *node,
   g_print ("%s\n", data);
   fflush (stdout);
 }
+#endif
 
 char *
 flctl_describe_holder (FlSnapshot *snapshot,

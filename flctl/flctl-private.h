@@ -8,7 +8,11 @@
 #pragma once
 
 #include <libfl/fl.h>
+/* FLCTL_NO_JSON: built without JSON-GLib (the mingw sysroot has none yet); --json is then
+ * refused as a usage error. */
+#ifndef FLCTL_NO_JSON
 #include <json-glib/json-glib.h>
+#endif
 
 #include "flctl-args.h"
 #include "flctl-text.h"
@@ -77,6 +81,7 @@ int             flctl_terminal_width       (int                  fd);
 char           *flctl_styled               (const char          *text,
                                             FlctlStyle           style,
                                             gboolean             color);
+#ifndef FLCTL_NO_JSON
 void            flctl_add_snapshot_members (JsonBuilder         *builder,
                                             FlSnapshot          *snapshot,
                                             const char          *state,
@@ -86,6 +91,7 @@ JsonNode       *flctl_snapshot_to_json     (FlSnapshot          *snapshot,
 JsonNode       *flctl_unlocked_to_json     (const char          *target);
 void            flctl_print_json           (JsonNode            *node,
                                             gboolean             pretty);
+#endif
 void            flctl_print_field          (const char          *label,
                                             const char          *value);
 void            flctl_print_record         (FlSnapshot          *snapshot,

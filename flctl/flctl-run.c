@@ -1,39 +1,24 @@
 /* flctl-run.c: `flctl run TARGET -- COMMAND`, hold a lock while a command runs
  *
- * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are blocked and read from a signalfd, so that
- * one main loop sees them with their sender. While flctl waits for the lock, one of them
- * cancels the wait (libfl leaves no lock and no temp file) and flctl dies of it. While COMMAND
- * runs, one sent with kill() is passed on to COMMAND; one from the terminal is not, because
- * the terminal sent it to COMMAND's process group already. Once COMMAND is gone the lock is
- * released and flctl exits with COMMAND's status, or dies of COMMAND's signal, as a shell
- * reports it (128+N). Signals that were ignored when flctl started stay ignored, for COMMAND
- * too (nohup, background jobs): COMMAND is started with posix_spawn(), which, unlike GLib's
- * spawn, leaves an ignored signal ignored, and gets the signal mask flctl started with.
- *
- * As flock(1) does, COMMAND inherits a descriptor of the lock file (fl_lock_dup_fd()), which
- * shares the kernel lock: if flctl is killed, the lock lives exactly as long as COMMAND, and
- * libfl judges it held by a child of flctl's PID. Every other descriptor is passed on too, as
- * a shell would, so `flctl run T -- cmd 3<file` works.
+ * While flctl waits for the lock, a stop request (a signal on Unix, a console control event
+ * on Windows) cancels the wait (libfl leaves no lock and no temp file) and flctl dies of it.
+ * While COMMAND runs, how the lock reaches COMMAND and what a stop request does is per OS
+ * (flctl-os-unix.c, flctl-os-win32.c). Once COMMAND is gone the lock is released and flctl
+ * exits with COMMAND's status, or dies of COMMAND's signal, as a shell reports it (128+N).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
-
-static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 typedef struct
 {
@@ -44,22 +29,15 @@ typedef struct
   GCancellable  *cancellable;
   FlLock        *lock;
   GError        *error;
-  sigset_t       saved_mask;
-  int            signal_fd;
-  guint          signal_source;
+  FlctlOsRun    *os;
   int            caught_signal;
-  GPid           child;
   gboolean       child_running;
-  int            wait_status;
 } Run;
 
 static void
 run_clear (Run *run)
 {
-  g_clear_handle_id (&run->signal_source, g_source_remove);
-  if (run->signal_fd >= 0)
-    close (run->signal_fd);
-  run->signal_fd = -1;
+  g_clear_pointer (&run->os, flctl_os_run_free);
   g_clear_object (&run->lock);
   g_clear_object (&run->cancellable);
   g_clear_pointer (&run->loop, g_main_loop_unref);
@@ -67,137 +45,37 @@ run_clear (Run *run)
 }
 
 static void
-forward_signal (Run                           *run,
-                const struct signalfd_siginfo *info)
-{
-  if (info->ssi_code == SI_KERNEL || (GPid) info->ssi_pid == run->child)
-    return;
-  if (run->child > 0)
-    kill (run->child, (int) info->ssi_signo);
-}
-
-static gboolean
-signal_cb (int          fd,
-           GIOCondition condition,
-           gpointer     user_data)
+stop_cb (int      signo,
+         gpointer user_data)
 {
   Run *run = user_data;
-  struct signalfd_siginfo info;
 
-  while (read (fd, &info, sizeof info) == (ssize_t) sizeof info)
-    {
-      if (run->child_running)
-        {
-          forward_signal (run, &info);
-        }
-      else if (run->caught_signal == 0)
-        {
-          run->caught_signal = (int) info.ssi_signo;
-          g_cancellable_cancel (run->cancellable);
-        }
-    }
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-setup_signals (Run *run)
-{
-  sigset_t block;
-
-  sigemptyset (&block);
-  for (gsize i = 0; i < G_N_ELEMENTS (handled_signals); i++)
-    {
-      struct sigaction old;
-
-      if (sigaction (handled_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-        sigaddset (&block, handled_signals[i]);
-    }
-  /* Before any thread exists, so that libfl's threads inherit the mask. */
-  if (sigprocmask (SIG_BLOCK, &block, &run->saved_mask) != 0)
-    return FALSE;
-  run->signal_fd = signalfd (-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (run->signal_fd < 0)
-    return FALSE;
-  run->signal_source = g_unix_fd_add (run->signal_fd, G_IO_IN, signal_cb, run);
-  return TRUE;
+  run->caught_signal = signo;
+  g_cancellable_cancel (run->cancellable);
 }
 
 static void
-child_exited_cb (GPid     pid,
-                 int      wait_status,
-                 gpointer user_data)
+child_exited_cb (gpointer user_data)
 {
   Run *run = user_data;
 
-  run->wait_status = wait_status;
   run->child_running = FALSE;
-  g_spawn_close_pid (pid);
   g_main_loop_quit (run->loop);
-}
-
-/* posix_spawnp() sets no signal to its default action (POSIX_SPAWN_SETSIGDEF is not asked for):
- * flctl installs no handler, so what COMMAND inherits is what flctl started with. The lock's
- * descriptor is dup2()ed onto itself, which clears close-on-exec in the child only. */
-static gboolean
-spawn_with_lock (Run     *run,
-                 int      lock_fd,
-                 GError **error)
-{
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  extern char **environ;
-  pid_t pid = -1;
-  int ret;
-
-  ret = posix_spawn_file_actions_init (&actions);
-  if (ret != 0)
-    goto failed;
-  ret = posix_spawnattr_init (&attr);
-  if (ret != 0)
-    {
-      posix_spawn_file_actions_destroy (&actions);
-      goto failed;
-    }
-  ret = posix_spawn_file_actions_adddup2 (&actions, lock_fd, lock_fd);
-  if (ret == 0)
-    ret = posix_spawnattr_setsigmask (&attr, &run->saved_mask);
-  if (ret == 0)
-    ret = posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK);
-  if (ret == 0)
-    ret = posix_spawnp (&pid, run->command[0], &actions, &attr, run->command, environ);
-  posix_spawnattr_destroy (&attr);
-  posix_spawn_file_actions_destroy (&actions);
-  if (ret == 0)
-    {
-      run->child = pid;
-      return TRUE;
-    }
-
-failed:
-  g_set_error (error, G_SPAWN_ERROR, ret == ENOENT ? G_SPAWN_ERROR_NOENT : G_SPAWN_ERROR_FAILED,
-               _("cannot run “%s”: %s"), run->command[0], g_strerror (ret));
-  return FALSE;
 }
 
 static void
 spawn_command (Run *run)
 {
   g_autoptr(GError) error = NULL;
-  int lock_fd = fl_lock_dup_fd (run->lock, &error);
-  gboolean spawned = lock_fd >= 0 && spawn_with_lock (run, lock_fd, &error);
 
-  if (lock_fd >= 0)
-    close (lock_fd);
-  if (!spawned)
+  if (!flctl_os_run_spawn (run->os, run->command, run->lock, child_exited_cb, run, &error))
     {
       g_propagate_error (&run->error, g_steal_pointer (&error));
       g_main_loop_quit (run->loop);
       return;
     }
   run->child_running = TRUE;
-  g_child_watch_add (run->child, child_exited_cb, run);
 }
-
 static void
 acquired_cb (GObject      *source,
              GAsyncResult *result,
@@ -257,7 +135,8 @@ run_locked (Run                 *run,
 
   run->loop = g_main_loop_new (NULL, FALSE);
   run->cancellable = g_cancellable_new ();
-  if (!setup_signals (run))
+  run->os = flctl_os_run_new (stop_cb, run);
+  if (run->os == NULL)
     {
       g_printerr ("flctl run: cannot set up signal handling: %s\n", g_strerror (errno));
       return FLCTL_EXIT_IO;
@@ -276,7 +155,7 @@ run_locked (Run                 *run,
           return flctl_report_error ("run", error);
         }
       g_clear_error (&error);
-      if (run->verbose || isatty (STDERR_FILENO) == 1)
+      if (run->verbose || flctl_os_isatty (STDERR_FILENO))
         print_waiting (run);
       fl_lock_acquire_async (run->target, options, run->cancellable, acquired_cb, run);
     }
@@ -305,7 +184,7 @@ run_locked (Run                 *run,
   if (!fl_lock_release (run->lock, &error))
     {
       flctl_report_error ("run", error);
-      if (run->error == NULL && run->caught_signal == 0 && !WIFSIGNALED (run->wait_status))
+      if (run->error == NULL && run->caught_signal == 0 && flctl_os_run_child_signal (run->os) == 0)
         return FLCTL_EXIT_IO;
     }
   if (run->caught_signal != 0)
@@ -316,16 +195,16 @@ run_locked (Run                 *run,
       flctl_print_error ("run", "%s", run->error->message);
       return g_error_matches (run->error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ? 127 : 126;
     }
-  if (WIFSIGNALED (run->wait_status))
-    flctl_die_by_signal (WTERMSIG (run->wait_status));
-  return WEXITSTATUS (run->wait_status);
+  if (flctl_os_run_child_signal (run->os) != 0)
+    flctl_die_by_signal (flctl_os_run_child_signal (run->os));
+  return flctl_os_run_child_status (run->os);
 }
 
 int
 flctl_run_main (const FlctlArgs *args)
 {
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  Run run = { .signal_fd = -1 };
+  Run run = { 0 };
   int status;
 
   run.target = args->operands[0];

@@ -6,10 +6,11 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gi18n.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
 
 /* What status shows for one PATH: a snapshot, or the target of a lock that does not exist. */
@@ -34,9 +35,8 @@ static char *
 unlocked_target_for (const char *path)
 {
   g_autofree char *directory = g_path_get_dirname (path);
-  struct stat st;
 
-  if (lstat (directory, &st) != 0 || !S_ISDIR (st.st_mode))
+  if (!flctl_os_is_real_directory (directory))
     return NULL;
   if (!flctl_looks_like_lock_file (path))
     return g_strdup (path);
@@ -86,6 +86,7 @@ flctl_status_main (const FlctlArgs *args)
     }
 
   now = g_get_real_time ();
+#ifndef FLCTL_NO_JSON
   if (args->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
@@ -103,6 +104,7 @@ flctl_status_main (const FlctlArgs *args)
       flctl_print_json (root, TRUE);
     }
   else
+#endif
     {
       for (guint i = 0; i < items->len; i++)
         {
@@ -129,6 +131,7 @@ flctl_list_main (const FlctlArgs *args)
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "list", &status);
   now = g_get_real_time ();
+#ifndef FLCTL_NO_JSON
   if (args->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
@@ -140,7 +143,9 @@ flctl_list_main (const FlctlArgs *args)
       json_node_set_array (root, array);
       flctl_print_json (root, TRUE);
     }
-  else if (snapshots->len > 0)
+  else
+#endif
+  if (snapshots->len > 0)
     {
       flctl_print_table (snapshots, now);
     }

@@ -7,13 +7,12 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
 
 typedef struct
@@ -60,6 +59,7 @@ change_style (FlChange change)
     }
 }
 
+#ifndef FLCTL_NO_JSON
 /* After a release the snapshot is the file's last picture; the state says what it is now. */
 static const char *
 state_now (FlSnapshot *snapshot,
@@ -92,6 +92,7 @@ print_json_event (FlSnapshot *snapshot,
   root = json_builder_get_root (builder);
   flctl_print_json (root, FALSE);
 }
+#endif
 
 static void
 print_line_event (Watch      *watch,
@@ -131,9 +132,11 @@ entry_changed_cb (FlDirectoryModel *model,
 
   if (snapshot == NULL)
     return;
+#ifndef FLCTL_NO_JSON
   if (watch->json)
     print_json_event (snapshot, change, now);
   else
+#endif
     print_line_event (watch, snapshot, change, now);
 }
 
@@ -151,7 +154,7 @@ flctl_watch_main (const FlctlArgs *args)
   g_autoptr(GMainLoop) loop = NULL;
   Watch watch = { args->json, FALSE };
   guint n_directories = g_strv_length (args->operands);
-  guint sources[3];
+  guint stop_handler;
 
   watch.color = !watch.json && flctl_use_color (STDOUT_FILENO);
   loop = g_main_loop_new (NULL, FALSE);
@@ -166,9 +169,7 @@ flctl_watch_main (const FlctlArgs *args)
         return flctl_report_error ("watch", error);
     }
 
-  sources[0] = g_unix_signal_add (SIGINT, quit_cb, loop);
-  sources[1] = g_unix_signal_add (SIGTERM, quit_cb, loop);
-  sources[2] = g_unix_signal_add (SIGHUP, quit_cb, loop);
+  stop_handler = flctl_os_add_stop_handler (quit_cb, loop);
 
   /* Tests and scripts wait for this line before they change anything. */
   g_printerr (ngettext ("flctl watch: watching %u directory, until interrupted\n",
@@ -177,8 +178,7 @@ flctl_watch_main (const FlctlArgs *args)
               n_directories);
   g_main_loop_run (loop);
 
-  for (gsize i = 0; i < G_N_ELEMENTS (sources); i++)
-    g_source_remove (sources[i]);
+  flctl_os_remove_stop_handler (stop_handler);
   g_signal_handlers_disconnect_by_data (model, &watch);
   return FLCTL_EXIT_OK;
 }

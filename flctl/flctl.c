@@ -9,14 +9,13 @@
 
 #include <errno.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
 
+#include "flctl-os.h"
 #include "flctl-private.h"
 
 typedef int (*FlctlCommandMain) (const FlctlArgs *args);
@@ -98,7 +97,7 @@ flctl_error_is_not_found (const GError *error)
 gboolean
 flctl_stdin_is_terminal (void)
 {
-  return isatty (STDIN_FILENO) == 1;
+  return flctl_os_isatty (STDIN_FILENO);
 }
 
 /* Only ever called when stdin is a terminal: scripts pass -y. */
@@ -180,25 +179,11 @@ flctl_scan_directories (const char * const *directories,
   return all;
 }
 
-/* After cleaning up, flctl dies of the signal that stopped it, as shells and timeout(1) do, so
- * that a calling shell sees 128+N and stops a script on SIGINT. No core file: the fault was
- * the command's, not flctl's. */
+/* flctl-os-unix.c and flctl-os-win32.c say what dying of a signal is there. */
 void
 flctl_die_by_signal (int signo)
 {
-  struct rlimit no_core = { 0, 0 };
-  sigset_t set;
-
-  fflush (stdout);
-  fflush (stderr);
-  setrlimit (RLIMIT_CORE, &no_core);
-  signal (signo, SIG_DFL);
-  sigemptyset (&set);
-  sigaddset (&set, signo);
-  sigprocmask (SIG_UNBLOCK, &set, NULL);
-  raise (signo);
-  /* Reached for signals whose default action is not to terminate. */
-  _exit (128 + signo);
+  flctl_os_die_by_signal (signo);
 }
 
 int
@@ -239,6 +224,11 @@ main (int    argc,
       return FLCTL_EXIT_OK;
     }
 
+#ifdef FLCTL_NO_JSON
+  if (args.json)
+    return flctl_usage_error (flctl_command_get_name (args.command), "%s",
+                              _("--json: this flctl was built without JSON-GLib"));
+#endif
   for (gsize i = 0; i < G_N_ELEMENTS (command_mains); i++)
     if (command_mains[i].command == args.command)
       return command_mains[i].main (&args);
