@@ -45,7 +45,9 @@ _fl_model_root_covers (Root       *root,
 {
   if (!g_str_has_prefix (path, root->prefix))
     return FALSE;
-  return root->recursive || strchr (path + strlen (root->prefix), '/') == NULL;
+  return root->recursive ||
+         !_fl_has_dir_separator (path + strlen (root->prefix),
+                                 strlen (path + strlen (root->prefix)));
 }
 
 Root *

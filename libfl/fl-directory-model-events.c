@@ -46,7 +46,8 @@ read_path (FlDirectoryModel *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_path_get_dirname (path);
-  const char *name = strrchr (path, '/');
+  const char *base = _fl_path_last_component (path);
+  const char *name = base != path ? base - 1 : NULL;  /* at the separator, as before */
   FlSnapshot *snap;
   FlDir *dirp;
 

@@ -343,7 +343,8 @@ register_root (FlDirectoryModel *self,
     fl_directory_model_remove_directory (self, path);
 
   root = g_atomic_rc_box_new0 (Root);
-  root->prefix = g_str_has_suffix (path, "/") ? g_strdup (path) : g_strconcat (path, "/", NULL);
+  root->prefix = path[0] != '\0' && G_IS_DIR_SEPARATOR (path[strlen (path) - 1])
+                 ? g_strdup (path) : g_strconcat (path, G_DIR_SEPARATOR_S, NULL);
   root->path = g_steal_pointer (&path);
   root->recursive = recursive;
   root->monitors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, _fl_model_monitor_free);
@@ -638,7 +639,7 @@ fl_directory_model_dup_related (FlDirectoryModel *self,
 
   dir = g_path_get_dirname (fl_snapshot_get_path (snap));
   base = g_path_get_basename (fl_snapshot_get_target (snap));
-  lock_path = g_strconcat (dir, "/", base, ".lock", NULL);
+  lock_path = g_strconcat (dir, G_DIR_SEPARATOR_S, base, ".lock", NULL);
 
   _fl_model_find_path (self, lock_path, &pos);
   for (guint i = pos; i < self->entries->len; i++)

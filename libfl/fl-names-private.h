@@ -12,6 +12,14 @@
 
 G_BEGIN_DECLS
 
+/* The last component of @path, in place: after its last directory separator (either slash on
+ * Windows), or @path itself. */
+const char *_fl_path_last_component (const char *path);
+
+/* Whether @s contains a directory separator (either slash on Windows). */
+gboolean    _fl_has_dir_separator  (const char *s,
+                                    gsize       len);
+
 /* No PID is larger (platform/fl-platform.h). */
 #define FL_PID_MAX FL_PLATFORM_PID_MAX
 

@@ -39,7 +39,7 @@ _fl_lock_path_init (FlLockPath  *self,
     }
 
   len = strlen (target);
-  if (target[len - 1] == '/')
+  if (G_IS_DIR_SEPARATOR (target[len - 1]))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
                    "The lock target “%s” ends with a slash: name a file, not a directory",
@@ -204,7 +204,7 @@ _fl_classify_name (const char *name,
 
   memset (info, 0, sizeof *info);
 
-  if (memchr (name, '\0', len) != NULL || memchr (name, '/', len) != NULL)
+  if (memchr (name, '\0', len) != NULL || _fl_has_dir_separator (name, len))
     return FALSE;
 
   /* T.lock.<pid>.<8 hex>.tmp */
@@ -236,5 +236,26 @@ _fl_classify_name (const char *name,
       return TRUE;
     }
 
+  return FALSE;
+}
+
+const char *
+_fl_path_last_component (const char *path)
+{
+  const char *base = path;
+
+  for (const char *p = path; *p; p++)
+    if (G_IS_DIR_SEPARATOR (*p))
+      base = p + 1;
+  return base;
+}
+
+gboolean
+_fl_has_dir_separator (const char *s,
+                       gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (G_IS_DIR_SEPARATOR (s[i]))
+      return TRUE;
   return FALSE;
 }

@@ -201,7 +201,7 @@ fl_snapshot_new (const char          *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (path[0] == '\0' || g_str_has_suffix (path, "/"))
+  if (path[0] == '\0' || G_IS_DIR_SEPARATOR (path[strlen (path) - 1]))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
                    "“%s” does not name a file: give the path of a lock file", path);
@@ -576,8 +576,7 @@ fl_entry_kind_for_name (const char  *name,
 
   g_return_val_if_fail (name != NULL, FALSE);
 
-  base = strrchr (name, '/');
-  base = base != NULL ? base + 1 : name;
+  base = _fl_path_last_component (name);
 
   if (!_fl_classify_name (base, strlen (base), &info))
     return FALSE;
