@@ -203,11 +203,11 @@ locker_acquire (Locker *self)
       return;
     }
 
-  /* Sleep-free retry; the deadline is read every 1024 attempts so it costs nothing. */
+  /* Sleep-free retry; the clock is read every 1024 attempts so it costs nothing. */
+  gint64 deadline = 0;
+
   for (guint64 attempt = 0; !dotlock_try (self); attempt++)
     {
-      static gint64 deadline;
-
       if (attempt == 0)
         deadline = g_get_monotonic_time () + LOCK_TIMEOUT_MS * G_GINT64_CONSTANT (1000);
       else if (attempt % 1024 == 0 && g_get_monotonic_time () > deadline)
