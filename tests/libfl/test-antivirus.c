@@ -102,6 +102,7 @@ typedef struct
   GMainLoop *loop;
   guint      opened[3];  /* lock, temp, graveyard */
   guint      missed;     /* gone before we could open it */
+  guint      unreadable;
 } Scanner;
 
 static const char *const kinds[] = { "lock", "temp", "graveyard" };
@@ -132,8 +133,9 @@ scan (Scanner    *self,
       return;
     }
   self->opened[kind_of (name)]++;
+  /* A scanner reads; a failure here would be a lock on byte 0 (Windows locks are mandatory). */
   if (read (fd, &byte, 1) < 0)
-    self->missed++;
+    self->unreadable++;
   g_usleep ((gulong) g_random_int_range (1000, 8000));
   close (fd);
 }
@@ -187,7 +189,7 @@ antivirus_main (const char *lock_dir,
   g_autoptr(GFile) dir = g_file_new_for_path (lock_dir);
   g_autoptr(GError) error = NULL;
   g_autoptr(GFileMonitor) monitor = NULL;
-  Scanner self = { (char *) lock_dir, (char *) stop, NULL, { 0 }, 0 };
+  Scanner self = { (char *) lock_dir, (char *) stop, NULL, { 0 }, 0, 0 };
 
   monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
   if (monitor == NULL)
@@ -202,8 +204,8 @@ antivirus_main (const char *lock_dir,
   fflush (stdout);
   g_main_loop_run (self.loop);
   g_main_loop_unref (self.loop);
-  printf ("%s=%u %s=%u %s=%u missed=%u\n", kinds[0], self.opened[0], kinds[1], self.opened[1],
-          kinds[2], self.opened[2], self.missed);
+  printf ("%s=%u %s=%u %s=%u missed=%u unreadable=%u\n", kinds[0], self.opened[0], kinds[1],
+          self.opened[1], kinds[2], self.opened[2], self.missed, self.unreadable);
   return 0;
 }
 
@@ -277,22 +279,23 @@ wait_counter (const char *counter,
   return FALSE;
 }
 
-/* Starts the scanner and waits for its "ready": its monitor is in place before any worker. */
+/* Starts the scanner and waits for its "ready": its monitor is in place before any worker.
+ * Its report comes later on @in. */
 static GSubprocess *
-spawn_antivirus (Fixture    *fx,
-                 const char *stop)
+spawn_antivirus (Fixture           *fx,
+                 const char        *stop,
+                 GDataInputStream **in)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) in = NULL;
   g_autofree char *line = NULL;
   GSubprocess *av;
 
   av = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, self_path, "--antivirus",
                          fx->lock_dir, stop, NULL);
   g_assert_no_error (error);
-  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (av));
+  *in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (av));
   /* Blocking, but bounded: the scanner prints this at once or exits (end of stream). */
-  line = g_data_input_stream_read_line_utf8 (in, NULL, NULL, &error);
+  line = g_data_input_stream_read_line_utf8 (*in, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (line, ==, "ready");
   return av;
@@ -310,13 +313,14 @@ test_antivirus (Fixture       *fx,
   g_autofree char *sections = g_strdup_printf ("%d", SECTIONS);
   g_autofree char *report = NULL;
   g_autoptr(GSubprocess) av = NULL;
+  g_autoptr(GDataInputStream) av_out = NULL;
   g_autoptr(GError) error = NULL;
   gint64 start = g_get_monotonic_time ();
   gint64 deadline = start + 240 * G_USEC_PER_SEC;
   gint64 final_value;
-  guint n_values = 0, n_killed = 0, opened[3] = { 0 }, missed = 0;
+  guint n_values = 0, n_killed = 0, opened[3] = { 0 }, missed = 0, unreadable = 0;
 
-  av = spawn_antivirus (fx, stop);
+  av = spawn_antivirus (fx, stop, &av_out);
   for (guint i = 0; i < WORKERS; i++)
     {
       g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
@@ -356,12 +360,16 @@ test_antivirus (Fixture       *fx,
     }
 
   g_assert_true (g_file_set_contents (stop, "", 0, NULL));
-  g_assert_true (g_subprocess_communicate_utf8 (av, NULL, NULL, &report, NULL, &error));
+  /* Bounded: the scanner sees the stop file within its next sweep, reports and exits. */
+  report = g_data_input_stream_read_line_utf8 (av_out, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (av));
+  g_assert_nonnull (report);
+  g_assert_true (g_subprocess_wait_check (av, NULL, &error));
+  g_assert_no_error (error);
   g_test_message ("antivirus: %s", report);
-  g_assert_cmpint (sscanf (report, "lock=%u temp=%u graveyard=%u missed=%u", &opened[0],
-                           &opened[1], &opened[2], &missed), ==, 4);
+  g_assert_cmpint (sscanf (report, "lock=%u temp=%u graveyard=%u missed=%u unreadable=%u",
+                           &opened[0], &opened[1], &opened[2], &missed, &unreadable), ==, 5);
+  g_assert_cmpuint (unreadable, ==, 0);
 
   for (guint i = 0; i < WORKERS; i++)
     {
@@ -408,6 +416,35 @@ test_antivirus (Fixture       *fx,
   }
 }
 
+/* The premise: a file the scanner has open cannot be renamed on Windows (ERROR_SHARING_VIOLATION,
+ * EACCES from the CRT), and can on Linux. Without it the test above would prove nothing. */
+static void
+test_scanner_blocks_rename (Fixture       *fx,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fx->lock_dir, "probe", NULL);
+  g_autofree char *moved = g_build_filename (fx->lock_dir, "probe.moved", NULL);
+  int fd;
+  int ret;
+
+  g_assert_true (g_file_set_contents (path, "1", -1, NULL));
+  fd = g_open (path, O_RDONLY, 0);
+  g_assert_cmpint (fd, >=, 0);
+  ret = g_rename (path, moved);
+#ifdef G_OS_WIN32
+  g_assert_cmpint (ret, <, 0);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_remove (path), <, 0);
+#else
+  g_assert_cmpint (ret, ==, 0);
+#endif
+  close (fd);
+#ifdef G_OS_WIN32
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+#endif
+  g_assert_true (g_file_test (moved, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -419,6 +456,8 @@ main (int    argc,
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
+  g_test_add ("/libfl/antivirus/scanner-blocks-rename", Fixture, NULL, fixture_set_up,
+              test_scanner_blocks_rename, fixture_tear_down);
   g_test_add ("/libfl/antivirus/p6x150-with-kills", Fixture, NULL, fixture_set_up,
               test_antivirus, fixture_tear_down);
   return g_test_run ();
