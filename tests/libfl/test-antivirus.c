@@ -401,9 +401,12 @@ test_antivirus (Fixture       *fx,
   g_assert_cmpint (final_value, >=, (gint64) (WORKERS - n_killed) * SECTIONS);
   g_assert_cmpint (final_value - (gint64) n_values, <=, n_killed);
   g_assert_cmpint (final_value - (gint64) n_values, >=, 0);
-  /* The scanner really was in the way: the lock and the temps were opened under it. */
+  /* The scanner really was in the way: the lock and (on Windows) the temps were opened under
+   * it. Linux's temps are O_TMPFILE, nameless until linked as the lock. */
   g_assert_cmpuint (opened[0], >, 0);
+#ifdef G_OS_WIN32
   g_assert_cmpuint (opened[1], >, 0);
+#endif
 
   /* What a killed holder left is stale, and taken over at once. */
   {
