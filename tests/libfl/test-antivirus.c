@@ -99,7 +99,7 @@ worker_main (const char *target,
 typedef struct
 {
   char      *dir;
-  char      *stop;
+  gint       stop;       /* atomic: stdin reached its end */
   GMainLoop *loop;
   guint      opened[3];  /* lock, temp, graveyard */
   guint      missed;     /* gone before we could open it */
@@ -185,7 +185,7 @@ sweep_cb (gpointer user_data)
   GDir *dir;
   const char *name;
 
-  if (g_file_test (self->stop, G_FILE_TEST_EXISTS))
+  if (g_atomic_int_get (&self->stop))
     {
       g_main_loop_quit (self->loop);
       return G_SOURCE_REMOVE;
@@ -199,14 +199,28 @@ sweep_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The scanner stops when its stdin ends: when the test closes it, or when the test dies (a
+ * failed assertion must not leave a scanner running). A thread, because GLib cannot poll a pipe
+ * on Windows. */
+static gpointer
+stdin_thread (gpointer user_data)
+{
+  Scanner *self = user_data;
+  char buf[64];
+
+  while (read (0, buf, sizeof buf) > 0)
+    ;
+  g_atomic_int_set (&self->stop, 1);
+  return NULL;
+}
+
 static int
-antivirus_main (const char *lock_dir,
-                const char *stop)
+antivirus_main (const char *lock_dir)
 {
   g_autoptr(GFile) dir = g_file_new_for_path (lock_dir);
   g_autoptr(GError) error = NULL;
   g_autoptr(GFileMonitor) monitor = NULL;
-  Scanner self = { (char *) lock_dir, (char *) stop, NULL, { 0 }, 0, 0, 0 };
+  Scanner self = { (char *) lock_dir, 0, NULL, { 0 }, 0, 0, 0 };
 
   monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
   if (monitor == NULL)
@@ -217,6 +231,7 @@ antivirus_main (const char *lock_dir,
   g_signal_connect (monitor, "changed", G_CALLBACK (changed_cb), &self);
   self.loop = g_main_loop_new (NULL, FALSE);
   g_timeout_add (2, sweep_cb, &self);
+  g_thread_unref (g_thread_new ("stdin", stdin_thread, &self));
   printf ("ready\n");
   fflush (stdout);
   g_main_loop_run (self.loop);
@@ -301,15 +316,14 @@ wait_counter (const char *counter,
  * Its report comes later on @in. */
 static GSubprocess *
 spawn_antivirus (Fixture           *fx,
-                 const char        *stop,
                  GDataInputStream **in)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
   GSubprocess *av;
 
-  av = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, self_path, "--antivirus",
-                         fx->lock_dir, stop, NULL);
+  av = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                         self_path, "--antivirus", fx->lock_dir, NULL);
   g_assert_no_error (error);
   *in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (av));
   /* Blocking, but bounded: the scanner prints this at once or exits (end of stream). */
@@ -327,7 +341,6 @@ test_antivirus (Fixture       *fx,
   gboolean killed[WORKERS] = { FALSE };
   g_autoptr(GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autofree gint64 *values = g_new0 (gint64, WORKERS * SECTIONS);
-  g_autofree char *stop = g_build_filename (fx->dir, "stop", NULL);
   g_autofree char *sections = g_strdup_printf ("%d", SECTIONS);
   g_autofree char *report = NULL;
   g_autoptr(GSubprocess) av = NULL;
@@ -338,7 +351,7 @@ test_antivirus (Fixture       *fx,
   gint64 final_value;
   guint n_values = 0, n_killed = 0, opened[3] = { 0 }, missed = 0, refused = 0, unreadable = 0;
 
-  av = spawn_antivirus (fx, stop, &av_out);
+  av = spawn_antivirus (fx, &av_out);
   for (guint i = 0; i < WORKERS; i++)
     {
       g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
@@ -377,8 +390,9 @@ test_antivirus (Fixture       *fx,
       g_object_unref (workers[i]);
     }
 
-  g_assert_true (g_file_set_contents (stop, "", 0, NULL));
-  /* Bounded: the scanner sees the stop file within its next sweep, reports and exits. */
+  g_assert_true (g_output_stream_close (g_subprocess_get_stdin_pipe (av), NULL, &error));
+  g_assert_no_error (error);
+  /* Bounded: the scanner sees the end of stdin within its next sweep, reports and exits. */
   report = g_data_input_stream_read_line_utf8 (av_out, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (report);
@@ -473,8 +487,8 @@ main (int    argc,
 {
   if (argc == 6 && strcmp (argv[1], "--worker") == 0)
     return worker_main (argv[2], argv[3], argv[4], (guint) atoi (argv[5]));
-  if (argc == 4 && strcmp (argv[1], "--antivirus") == 0)
-    return antivirus_main (argv[2], argv[3]);
+  if (argc == 3 && strcmp (argv[1], "--antivirus") == 0)
+    return antivirus_main (argv[2]);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
