@@ -88,9 +88,12 @@ errno_of (DWORD code)
     case ERROR_ALREADY_EXISTS:
     case ERROR_FILE_EXISTS:
       return EEXIST;
+    /* libuv's mapping. The module then throws (a link over a delete-pending name fails with
+     * 5 on real Windows: the module's acquire dies there, and so does this peer's). */
     case ERROR_ACCESS_DENIED:
+      return EPERM;
     case ERROR_SHARING_VIOLATION:
-      return EPERM; /* libuv's mapping, and the module then throws, or returns blind */
+      return EBUSY;
     default:
       return EIO;
     }
