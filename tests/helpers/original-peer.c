@@ -679,7 +679,13 @@ cmd_sections (const char *target,
       if (ret != 0)
         return ret;
     }
-  return fclose (record) == 0 ? 0 : FL_TEST_EXIT_FAILED;
+  if (fclose (record) != 0)
+    return FL_TEST_EXIT_FAILED;
+  /* Alive until told: see test-interop-portable.c, "no worker exits while others work". */
+  printf ("done\n");
+  fflush (stdout);
+  wait_stdin_eof ();
+  return 0;
 }
 
 static int

@@ -404,7 +404,6 @@ test_wake_by_event (Fixture       *fx,
 {
   g_autoptr(Holder) h = holder_start (fx);
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  g_autoptr(GError) error = NULL;
   FlWaiterCounts before, after;
   Acquirer a = { fx->target, options, NULL, NULL };
   GThread *thread;
