@@ -285,7 +285,7 @@ describe_open_error (FlLockState *self)
 }
 
 /* The held branch for an inspector: who really keeps the kernel lock? An acquirer skips
- * this, so a contended acquire stays one flock() (docs/protocol.md, J4). */
+ * this, so a contended acquire stays one kernel-lock probe (docs/protocol.md, J4). */
 static void
 judge_held_for_inspector (FlLockState *self)
 {

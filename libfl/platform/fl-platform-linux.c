@@ -149,6 +149,21 @@ make_directories (const char *path)
     }
 }
 
+/* Takes @fd: an FlDir on it, or ENOMEM with @fd closed. */
+static int
+dir_wrap (int     fd,
+          FlDir **out)
+{
+  *out = malloc (sizeof **out);
+  if (*out == NULL)
+    {
+      close (fd);
+      return ENOMEM;
+    }
+  (*out)->fd = fd;
+  return 0;
+}
+
 int
 _fl_platform_dir_open (const char *path,
                        bool        create,
@@ -168,14 +183,7 @@ _fl_platform_dir_open (const char *path,
   if (fd < 0)
     return errno;
 
-  *out = malloc (sizeof **out);
-  if (*out == NULL)
-    {
-      close (fd);
-      return ENOMEM;
-    }
-  (*out)->fd = fd;
-  return 0;
+  return dir_wrap (fd, out);
 }
 
 int
@@ -188,14 +196,7 @@ _fl_platform_dir_open_at (FlDir      *dir,
   *out = NULL;
   if (fd < 0)
     return errno;
-  *out = malloc (sizeof **out);
-  if (*out == NULL)
-    {
-      close (fd);
-      return ENOMEM;
-    }
-  (*out)->fd = fd;
-  return 0;
+  return dir_wrap (fd, out);
 }
 
 void

@@ -23,76 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "portable-test-util.h"
+
 #define SECTIONS 150
 #define WORKERS  6
 #define KILLS    2
 
 static const char *self_path;
-
-static gint64
-read_counter (const char *path)
-{
-  g_autofree char *text = NULL;
-  char *end;
-  gint64 value;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return -1;
-  value = g_ascii_strtoll (text, &end, 10);
-  return end != text && *end == '\0' ? value : -1;
-}
-
-/* The worker: test-exclusion.c's */
-
-static int
-worker_main (const char *target,
-             const char *counter,
-             const char *record,
-             guint       sections)
-{
-  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  FILE *out = fopen (record, "a");
-
-  if (out == NULL)
-    return 2;
-  fl_lock_options_set_timeout_ms (options, 300000);
-
-  for (guint i = 0; i < sections; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FlLock) lock = fl_lock_acquire (target, options, NULL, &error);
-      char buf[32];
-      gint64 value;
-      int len;
-
-      if (lock == NULL)
-        {
-          fprintf (stderr, "worker: acquire: %s\n", error->message);
-          return 1;
-        }
-      value = read_counter (counter);
-      if (value < 0)
-        {
-          fprintf (stderr, "worker: the counter is unreadable inside the lock\n");
-          return 4;
-        }
-      len = g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, value + 1);
-      if (!g_file_set_contents_full (counter, buf, len, G_FILE_SET_CONTENTS_NONE, 0644, &error))
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-      fprintf (out, "%s\n", buf);
-      fflush (out);
-      if (!fl_lock_release (lock, &error))
-        {
-          fprintf (stderr, "worker: release: %s\n", error->message);
-          return 1;
-        }
-    }
-  fclose (out);
-  return 0;
-}
 
 /* The antivirus */
 
@@ -268,48 +205,14 @@ fixture_set_up (Fixture       *fx,
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  remove_tree (fx->dir);
+  fl_portable_remove_tree (fx->dir);
   g_free (fx->dir);
   g_free (fx->lock_dir);
   g_free (fx->target);
   g_free (fx->counter);
-}
-
-static gboolean
-wait_counter (const char *counter,
-              gint64      at_least,
-              gint64      deadline_us)
-{
-  while (g_get_monotonic_time () < deadline_us)
-    {
-      if (read_counter (counter) >= at_least)
-        return TRUE;
-      g_usleep (1000);  /* polling a condition, with a deadline: not synchronisation by sleep */
-    }
-  return FALSE;
 }
 
 /* Starts the scanner and waits for its "ready": its monitor is in place before any worker.
@@ -368,9 +271,9 @@ test_antivirus (Fixture       *fx,
 
       while (killed[victim])
         victim = (victim + 1) % WORKERS;
-      if (!wait_counter (fx->counter, at, deadline))
+      if (!fl_portable_wait_counter (fx->counter, at, deadline))
         g_error ("the counter never reached %" G_GINT64_FORMAT ": at %" G_GINT64_FORMAT, at,
-                 read_counter (fx->counter));
+                 fl_portable_read_counter (fx->counter));
       g_subprocess_force_exit (workers[victim]);
       killed[victim] = TRUE;
       n_killed++;
@@ -427,7 +330,7 @@ test_antivirus (Fixture       *fx,
         }
     }
 
-  final_value = read_counter (fx->counter);
+  final_value = fl_portable_read_counter (fx->counter);
   g_test_message ("%u workers (%u killed) x %d sections under the antivirus: counter %"
                   G_GINT64_FORMAT ", %u recorded, %.1f s", WORKERS, n_killed, SECTIONS,
                   final_value, n_values, (g_get_monotonic_time () - start) / 1e6);
@@ -486,7 +389,7 @@ main (int    argc,
       char **argv)
 {
   if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return worker_main (argv[2], argv[3], argv[4], (guint) atoi (argv[5]));
+    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), FALSE);
   if (argc == 3 && strcmp (argv[1], "--antivirus") == 0)
     return antivirus_main (argv[2]);
 

@@ -20,77 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "portable-test-util.h"
+
 #define SECTIONS  500
 #define WORKERS   8
 #define KILLS     3
 
 static const char *self_path;
-
-/* The worker */
-
-static gint64
-read_counter (const char *path)
-{
-  g_autofree char *text = NULL;
-  char *end;
-  gint64 value;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return -1;
-  value = g_ascii_strtoll (text, &end, 10);
-  return end != text && *end == '\0' ? value : -1;
-}
-
-static int
-worker_main (const char *target,
-             const char *counter,
-             const char *record,
-             guint       sections)
-{
-  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  FILE *out = fopen (record, "a");
-
-  if (out == NULL)
-    return 2;
-  fl_lock_options_set_timeout_ms (options, 300000);
-
-  for (guint i = 0; i < sections; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FlLock) lock = fl_lock_acquire (target, options, NULL, &error);
-      char buf[32];
-      gint64 value;
-      int len;
-
-      if (lock == NULL)
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-      value = read_counter (counter);
-      if (value < 0)
-        {
-          fprintf (stderr, "worker: the counter is unreadable inside the lock\n");
-          return 4;  /* a holder's half-written counter: an overlap */
-        }
-      len = g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, value + 1);
-      /* In place, no rename and no fsync: only mutual exclusion keeps it whole. */
-      if (!g_file_set_contents_full (counter, buf, len, G_FILE_SET_CONTENTS_NONE, 0644, &error))
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-      fprintf (out, "%s\n", buf);
-      fflush (out);
-      if (!fl_lock_release (lock, &error))
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-    }
-  fclose (out);
-  return 0;
-}
 
 /* The test */
 
@@ -115,55 +51,16 @@ fixture_set_up (Fixture       *fx,
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      g_remove (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  remove_tree (fx->dir);
+  fl_portable_remove_tree (fx->dir);
   g_free (fx->dir);
   g_free (fx->target);
   g_free (fx->counter);
 }
 
-static double
-time_scale (void)
-{
-  const char *s = g_getenv ("FL_TEST_TIME_SCALE");
-  double v = s != NULL ? g_ascii_strtod (s, NULL) : 1.0;
-
-  return v >= 1.0 ? v : 1.0;
-}
-
 /* Waits (with a deadline) until the counter reaches @at least: the moment to kill someone. */
-static gboolean
-wait_counter (const char *counter,
-              gint64      at_least,
-              gint64      deadline_us)
-{
-  while (g_get_monotonic_time () < deadline_us)
-    {
-      if (read_counter (counter) >= at_least)
-        return TRUE;
-      g_usleep (1000);  /* polling a condition, with a deadline: not synchronisation by sleep */
-    }
-  return FALSE;
-}
-
 static void
 test_exclusion_with_kills (Fixture       *fx,
                            gconstpointer  data)
@@ -172,7 +69,7 @@ test_exclusion_with_kills (Fixture       *fx,
   gboolean killed[WORKERS] = { FALSE };
   g_autoptr(GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autofree gint64 *values = NULL;
-  gint64 deadline = g_get_monotonic_time () + (gint64) (240 * G_USEC_PER_SEC * time_scale ());
+  gint64 deadline = g_get_monotonic_time () + (gint64) (240 * G_USEC_PER_SEC * fl_portable_time_scale ());
   gint64 final_value, max_seen = 0;
   guint n_values = 0, n_killed = 0;
   g_autofree char *sections = g_strdup_printf ("%d", SECTIONS);
@@ -196,9 +93,9 @@ test_exclusion_with_kills (Fixture       *fx,
 
       while (killed[victim])
         victim = (victim + 1) % WORKERS;
-      if (!wait_counter (fx->counter, at, deadline))
+      if (!fl_portable_wait_counter (fx->counter, at, deadline))
         g_error ("the counter never reached %" G_GINT64_FORMAT ": at %" G_GINT64_FORMAT, at,
-                 read_counter (fx->counter));
+                 fl_portable_read_counter (fx->counter));
       g_subprocess_force_exit (workers[victim]);
       killed[victim] = TRUE;
       n_killed++;
@@ -246,7 +143,7 @@ test_exclusion_with_kills (Fixture       *fx,
         }
     }
 
-  final_value = read_counter (fx->counter);
+  final_value = fl_portable_read_counter (fx->counter);
   g_test_message ("%u workers (%u killed), counter %" G_GINT64_FORMAT ", %u values recorded",
                   WORKERS, n_killed, final_value, n_values);
   /* The survivors did all their sections; each kill cost at most one unrecorded write. */
@@ -272,7 +169,7 @@ main (int    argc,
       char **argv)
 {
   if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return worker_main (argv[2], argv[3], argv[4], (guint) atoi (argv[5]));
+    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), FALSE);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "portable-test-util.h"
+
 #ifdef G_OS_WIN32
 #define EXE_SUFFIX ".exe"
 #else
@@ -37,78 +39,6 @@ static const char *self_path;
 static char *peer_path;
 
 /* The libfl worker: test-exclusion.c's */
-
-static gint64
-read_counter (const char *path)
-{
-  g_autofree char *text = NULL;
-  char *end;
-  gint64 value;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return -1;
-  value = g_ascii_strtoll (text, &end, 10);
-  return end != text && *end == '\0' ? value : -1;
-}
-
-static int
-worker_main (const char *target,
-             const char *counter,
-             const char *record,
-             guint       sections)
-{
-  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
-  FILE *out = fopen (record, "a");
-
-  if (out == NULL)
-    return 2;
-  fl_lock_options_set_timeout_ms (options, 300000);
-
-  for (guint i = 0; i < sections; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FlLock) lock = fl_lock_acquire (target, options, NULL, &error);
-      char buf[32];
-      gint64 value;
-      int len;
-
-      if (lock == NULL)
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-      value = read_counter (counter);
-      if (value < 0)
-        {
-          fprintf (stderr, "worker: the counter is unreadable inside the lock\n");
-          return 4;
-        }
-      len = g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, value + 1);
-      if (!g_file_set_contents_full (counter, buf, len, G_FILE_SET_CONTENTS_NONE, 0644, &error))
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-      fprintf (out, "%s\n", buf);
-      fflush (out);
-      if (!fl_lock_release (lock, &error))
-        {
-          fprintf (stderr, "worker: %s\n", error->message);
-          return 1;
-        }
-    }
-  fclose (out);
-  /* Alive until told: see test_count(). */
-  {
-    char line[64];
-
-    printf ("done\n");
-    fflush (stdout);
-    while (fgets (line, sizeof line, stdin) != NULL)
-      ;
-  }
-  return 0;
-}
 
 /* Fixture */
 
@@ -155,17 +85,7 @@ static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  GDir *dir = g_dir_open (fx->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (fx->dir, name, NULL);
-      g_remove (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (fx->dir);
+  fl_portable_remove_tree (fx->dir);
   g_free (fx->dir);
   g_free (fx->target);
   g_free (fx->lock);
@@ -394,10 +314,10 @@ test_count (Fixture       *fx,
     }
 
   g_test_message ("%u libfl + %u original-peer workers x %d sections: counter %" G_GINT64_FORMAT
-                  " in %.1f s", LIBFL_WORKERS, PEER_WORKERS, SECTIONS, read_counter (fx->counter),
+                  " in %.1f s", LIBFL_WORKERS, PEER_WORKERS, SECTIONS, fl_portable_read_counter (fx->counter),
                   (g_get_monotonic_time () - start) / 1e6);
   g_assert_cmpuint (n_values, ==, G_N_ELEMENTS (workers) * SECTIONS);
-  g_assert_cmpint (read_counter (fx->counter), ==, (gint64) n_values);
+  g_assert_cmpint (fl_portable_read_counter (fx->counter), ==, (gint64) n_values);
   g_assert_false (g_file_test (fx->lock, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (count_litter (fx->dir), ==, 0);
 }
@@ -488,7 +408,7 @@ main (int    argc,
       char **argv)
 {
   if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return worker_main (argv[2], argv[3], argv[4], (guint) atoi (argv[5]));
+    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), TRUE);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fl-waiter-private.h"
+#include "portable-test-util.h"
 
 #ifdef G_OS_WIN32
 # include <windows.h>
@@ -73,30 +74,10 @@ fixture_set_up (Fixture       *fx,
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  remove_tree (fx->dir);
+  fl_portable_remove_tree (fx->dir);
   g_free (fx->dir);
   g_free (fx->target);
   g_free (fx->lock);
