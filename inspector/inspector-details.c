@@ -94,7 +94,7 @@ describe_related (InspectorDetails *self)
     {
       FlSnapshot *snap = fl_entry_get_snapshot (related->pdata[i]);
       g_autofree char *kind = inspector_kind_label (fl_snapshot_get_kind (snap));
-      g_autofree char *state = inspector_state_label (snap);
+      g_autofree char *state = fl_snapshot_dup_state_summary (snap);
 
       g_string_append_printf (text, "%s%s — %s, %s", i > 0 ? "\n" : "",
                               fl_snapshot_get_name (snap), kind, state);
@@ -128,7 +128,7 @@ inspector_details_refresh (InspectorDetails *self)
   /* For the command line; the verdict shown stays the list's, the one a reclaim would use. */
   detailed = fl_snapshot_new (fl_snapshot_get_path (snap), NULL, NULL);
 
-  state = inspector_state_label (snap);
+  state = fl_snapshot_dup_state_summary (snap);
   kind = inspector_kind_label (fl_snapshot_get_kind (snap));
   written = format_age_of (self, snap);
   file_owner = inspector_format_user (fl_snapshot_get_file_uid (snap));
@@ -137,7 +137,7 @@ inspector_details_refresh (InspectorDetails *self)
   content = fl_snapshot_get_content (snap);
 
   gtk_image_set_from_icon_name (self->state_icon,
-                                inspector_state_icon_name (inspector_state_of (snap)));
+                                inspector_state_icon_name (fl_snapshot_get_state (snap)));
   gtk_label_set_text (self->name_label, fl_snapshot_get_name (snap));
   gtk_label_set_text (self->state_label, state);
 

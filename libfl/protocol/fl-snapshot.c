@@ -71,6 +71,7 @@ enum {
   PROP_CAPTURED_AT,
   PROP_AGE,
   PROP_RECLAIMABLE,
+  PROP_STATE,
   N_PROPS
 };
 
@@ -558,6 +559,33 @@ GETTER (FlReclaimable, reclaimable, reclaimable)
 #undef GETTER
 
 /**
+ * fl_snapshot_get_state:
+ * @self: a snapshot
+ *
+ * The one verdict for the entry, as every view shows it (see #FlEntryState). A kernel lock that
+ * is held makes a lock held even when its PID cannot be seen from here: the kernel lock is
+ * exact. Missing evidence gives %FL_ENTRY_STATE_UNKNOWN, never stale.
+ *
+ * Returns: the state, as judged when the snapshot was taken
+ */
+FlEntryState
+fl_snapshot_get_state (FlSnapshot *self)
+{
+  gboolean is_lock;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), FL_ENTRY_STATE_UNKNOWN);
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    return FL_ENTRY_STATE_FOREIGN;
+  is_lock = self->kind == FL_ENTRY_LOCK;
+  if (self->stale)
+    return is_lock ? FL_ENTRY_STATE_STALE : FL_ENTRY_STATE_ORPHAN;
+  if (self->liveness == FL_LIVENESS_ALIVE || self->kernel_lock == FL_KERNEL_LOCK_HELD)
+    return is_lock ? FL_ENTRY_STATE_HELD : FL_ENTRY_STATE_ACTIVE;
+  return FL_ENTRY_STATE_UNKNOWN;
+}
+
+/**
  * fl_entry_kind_for_name:
  * @name: a file name (the last component of a path; a path is reduced to it)
  * @kind: (out) (optional): what libfl would have written under that name
@@ -583,32 +611,6 @@ fl_entry_kind_for_name (const char  *name,
   if (kind != NULL)
     *kind = info.kind;
   return TRUE;
-}
-
-const char *
-fl_entry_kind_to_string (FlEntryKind kind)
-{
-  switch (kind)
-    {
-    case FL_ENTRY_LOCK: return "lock";
-    case FL_ENTRY_TEMP: return "temp";
-    case FL_ENTRY_GRAVEYARD: return "graveyard";
-    case FL_ENTRY_FOREIGN: return "foreign";
-    default: return "unknown";
-    }
-}
-
-const char *
-fl_liveness_to_string (FlLiveness liveness)
-{
-  switch (liveness)
-    {
-    case FL_LIVENESS_ALIVE: return "alive";
-    case FL_LIVENESS_DEAD: return "dead";
-    case FL_LIVENESS_REUSED: return "reused";
-    case FL_LIVENESS_UNKNOWN:
-    default: return "unknown";
-    }
 }
 
 static void
@@ -658,6 +660,7 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_CAPTURED_AT: g_value_set_int64 (value, self->captured_at); break;
     case PROP_AGE: g_value_set_int64 (value, fl_snapshot_get_age (self)); break;
     case PROP_RECLAIMABLE: g_value_set_enum (value, self->reclaimable); break;
+    case PROP_STATE: g_value_set_enum (value, fl_snapshot_get_state (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -702,6 +705,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
   properties[PROP_RECLAIMABLE] = g_param_spec_enum ("reclaimable", NULL, NULL,
                                                     FL_TYPE_RECLAIMABLE, FL_RECLAIMABLE_NONE,
                                                     flags);
+  properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL,
+                                              FL_TYPE_ENTRY_STATE, FL_ENTRY_STATE_UNKNOWN, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
