@@ -60,21 +60,6 @@ flctl_style_for_state (FlEntryState state)
     }
 }
 
-const char *
-flctl_kernel_lock_to_string (FlKernelLock kernel_lock)
-{
-  switch (kernel_lock)
-    {
-    case FL_KERNEL_LOCK_HELD:
-      return _("held");
-    case FL_KERNEL_LOCK_FREE:
-      return _("free");
-    case FL_KERNEL_LOCK_UNKNOWN:
-    default:
-      return _("not probed");
-    }
-}
-
 /* https://no-color.org: any non-empty NO_COLOR turns colour off. */
 gboolean
 flctl_use_color (int fd)
@@ -312,7 +297,7 @@ flctl_print_record (FlSnapshot *snapshot,
           flctl_print_field (_("command"), shown);
         }
       flctl_print_field (_("kernel lock"),
-                         flctl_kernel_lock_to_string (fl_snapshot_get_kernel_lock (snapshot)));
+                         fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snapshot)));
       if (content != NULL)
         {
           g_autofree char *escaped = flctl_printable (content);

@@ -72,7 +72,6 @@ typedef enum
 
 char           *flctl_format_time          (gint64               unix_us);
 FlctlStyle      flctl_style_for_state      (FlEntryState         state);
-const char     *flctl_kernel_lock_to_string (FlKernelLock        kernel_lock);
 gboolean        flctl_use_color            (int                  fd);
 int             flctl_terminal_width       (int                  fd);
 char           *flctl_styled               (const char          *text,

@@ -135,7 +135,7 @@ update_kernel (GtkListItem *item,
                gpointer     user_data)
 {
   set_text (item, fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
-                  ? inspector_kernel_lock_label (fl_snapshot_get_kernel_lock (snap)) : "—");
+                  ? fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)) : "—");
 }
 
 static void

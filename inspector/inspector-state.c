@@ -14,79 +14,32 @@
 
 #include "inspector-state.h"
 
-/* Ordered for sorting: what needs a person's attention last to first. */
+/* What the inspector adds to libfl's state: a sort rank (what needs a person's attention last
+ * to first) and an icon, so that the state reads without colour. */
+static const struct
+{
+  int         rank;
+  const char *icon_name;
+} state_looks[] = {
+  [FL_ENTRY_STATE_HELD] = { 0, "emblem-ok-symbolic" },
+  [FL_ENTRY_STATE_ACTIVE] = { 1, "document-edit-symbolic" },
+  [FL_ENTRY_STATE_UNKNOWN] = { 2, "dialog-question-symbolic" },
+  [FL_ENTRY_STATE_FOREIGN] = { 3, "action-unavailable-symbolic" },
+  [FL_ENTRY_STATE_ORPHAN] = { 4, "user-trash-symbolic" },
+  [FL_ENTRY_STATE_STALE] = { 5, "dialog-warning-symbolic" },
+};
+
 int
 inspector_state_rank (FlEntryState state)
 {
-  switch (state)
-    {
-    case FL_ENTRY_STATE_HELD:
-      return 0;
-    case FL_ENTRY_STATE_ACTIVE:
-      return 1;
-    case FL_ENTRY_STATE_UNKNOWN:
-      return 2;
-    case FL_ENTRY_STATE_FOREIGN:
-      return 3;
-    case FL_ENTRY_STATE_ORPHAN:
-      return 4;
-    case FL_ENTRY_STATE_STALE:
-    default:
-      return 5;
-    }
+  return (guint) state < G_N_ELEMENTS (state_looks) ? state_looks[state].rank : 5;
 }
 
 const char *
 inspector_state_icon_name (FlEntryState state)
 {
-  switch (state)
-    {
-    case FL_ENTRY_STATE_HELD:
-      return "emblem-ok-symbolic";
-    case FL_ENTRY_STATE_ACTIVE:
-      return "document-edit-symbolic";
-    case FL_ENTRY_STATE_UNKNOWN:
-      return "dialog-question-symbolic";
-    case FL_ENTRY_STATE_FOREIGN:
-      return "action-unavailable-symbolic";
-    case FL_ENTRY_STATE_ORPHAN:
-      return "user-trash-symbolic";
-    case FL_ENTRY_STATE_STALE:
-    default:
-      return "dialog-warning-symbolic";
-    }
-}
-
-char *
-inspector_kind_label (FlEntryKind kind)
-{
-  switch (kind)
-    {
-    case FL_ENTRY_LOCK:
-      return g_strdup (_("Lock file"));
-    case FL_ENTRY_TEMP:
-      return g_strdup (_("Temp file"));
-    case FL_ENTRY_GRAVEYARD:
-      return g_strdup (_("Graveyard file"));
-    case FL_ENTRY_FOREIGN:
-    default:
-      return g_strdup (_("Foreign entry"));
-    }
-}
-
-const char *
-inspector_kernel_lock_label (FlKernelLock kernel_lock)
-{
-  switch (kernel_lock)
-    {
-    case FL_KERNEL_LOCK_HELD:
-      return _("Held");
-    case FL_KERNEL_LOCK_FREE:
-      return _("Free");
-    case FL_KERNEL_LOCK_UNKNOWN:
-    default:
-      return "—";
-    }
+  return (guint) state < G_N_ELEMENTS (state_looks) ? state_looks[state].icon_name
+                                                     : "dialog-warning-symbolic";
 }
 
 char *

@@ -12,8 +12,6 @@ G_BEGIN_DECLS
  * the inspector adds only an icon and a sort rank. */
 int             inspector_state_rank        (FlEntryState  state);
 const char     *inspector_state_icon_name   (FlEntryState  state);
-char           *inspector_kind_label        (FlEntryKind   kind);
-const char     *inspector_kernel_lock_label (FlKernelLock  kernel_lock);
 char           *inspector_format_holder     (FlSnapshot   *snapshot);
 char           *inspector_format_time       (gint64        real_us);
 char           *inspector_format_user       (gint64        uid);

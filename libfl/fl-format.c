@@ -141,6 +141,50 @@ fl_entry_state_get_label (FlEntryState state)
 }
 
 /**
+ * fl_entry_kind_get_label:
+ * @kind: a kind of entry
+ *
+ * Returns: what the entry is, translated, for a person ("Lock file", "Temp file"...)
+ */
+const char *
+fl_entry_kind_get_label (FlEntryKind kind)
+{
+  switch (kind)
+    {
+    case FL_ENTRY_LOCK:
+      return _("Lock file");
+    case FL_ENTRY_TEMP:
+      return _("Temp file");
+    case FL_ENTRY_GRAVEYARD:
+      return _("Graveyard file");
+    case FL_ENTRY_FOREIGN:
+    default:
+      return _("Foreign entry");
+    }
+}
+
+/**
+ * fl_kernel_lock_get_label:
+ * @kernel_lock: what the kernel lock probe saw
+ *
+ * Returns: the probe's result, translated, for a person ("Held", "Free", "Not probed")
+ */
+const char *
+fl_kernel_lock_get_label (FlKernelLock kernel_lock)
+{
+  switch (kernel_lock)
+    {
+    case FL_KERNEL_LOCK_HELD:
+      return _("Held");
+    case FL_KERNEL_LOCK_FREE:
+      return _("Free");
+    case FL_KERNEL_LOCK_UNKNOWN:
+    default:
+      return _("Not probed");
+    }
+}
+
+/**
  * fl_entry_state_is_problem:
  * @state: a state
  *

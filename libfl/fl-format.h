@@ -34,6 +34,10 @@ const char   *fl_entry_state_to_string       (FlEntryState  state);
 FL_AVAILABLE_IN_ALL
 const char   *fl_entry_state_get_label       (FlEntryState  state);
 FL_AVAILABLE_IN_ALL
+const char   *fl_entry_kind_get_label        (FlEntryKind   kind);
+FL_AVAILABLE_IN_ALL
+const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
+FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_state_is_problem      (FlEntryState  state);
 FL_AVAILABLE_IN_ALL
 char         *fl_snapshot_dup_state_summary  (FlSnapshot   *snapshot);
