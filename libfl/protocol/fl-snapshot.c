@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fl-error-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-judge-private.h"
@@ -216,8 +217,7 @@ fl_snapshot_new (const char          *path,
   if (saved_errno != 0)
     {
       g_set_error (error, FL_ERROR,
-                   saved_errno == ENOENT || saved_errno == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
-                   saved_errno == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                   _fl_error_code_from_directory_errno (saved_errno),
                    "Cannot look at “%s”: its directory “%s” cannot be opened: %s",
                    path, directory, g_strerror (saved_errno));
       return NULL;
@@ -369,8 +369,7 @@ reclaim_at (FlSnapshot          *self,
       if (saved_errno != 0)
         {
           g_set_error (error, FL_ERROR,
-                       saved_errno == EACCES || saved_errno == EPERM ? FL_ERROR_PERMISSION
-                                                                     : FL_ERROR_FAILED,
+                       _fl_error_code_from_errno (saved_errno),
                        "Cannot remove “%s”: %s", self->path, g_strerror (saved_errno));
           return FALSE;
         }
