@@ -1,8 +1,8 @@
 /* fl-format.h: the words libfl, flctl and the Lock Inspector show: ages, states, enum names
  *
  * One home for every word a view shows about an entry (with fl_snapshot_dup_state_summary(),
- * the state and its reason), so that flctl and the inspector only
- * present them and never say the same thing two ways.
+ * the state and its reason), so that flctl and the inspector only present them and never
+ * say the same thing two ways.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
