@@ -221,52 +221,76 @@ inspector_demo_get_directory (InspectorDemo *self)
   return self->directory;
 }
 
+typedef struct
+{
+  GSubprocess  *process;
+  char         *directory;
+  GApplication *application;   /* held until the child is gone, if there is one */
+  guint         timeout_id;
+} Stop;
+
 static void
-waited_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
+stop_free (Stop *stop)
+{
+  g_clear_handle_id (&stop->timeout_id, g_source_remove);
+  if (stop->directory != NULL)
+    remove_tree (stop->directory);
+  g_free (stop->directory);
+  g_clear_object (&stop->process);
+  if (stop->application != NULL)
+    g_application_release (stop->application);
+  g_clear_object (&stop->application);
+  g_free (stop);
+}
+
+static void
+stop_waited_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
 {
   g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  *(gboolean *) user_data = TRUE;
+  stop_free (user_data);
 }
 
 static gboolean
 stop_timeout_cb (gpointer user_data)
 {
-  *(gboolean *) user_data = TRUE;
+  Stop *stop = user_data;
+
+  stop->timeout_id = 0;
+  g_subprocess_force_exit (stop->process);
   return G_SOURCE_REMOVE;
 }
 
-/* SIGTERM ends flctl demo, which ends its holders: they release their locks. */
+/* SIGTERM ends flctl demo, which ends its holders: they release their locks. The demo's
+ * directory can go only once they have, so the rest happens when the child has exited (or was
+ * killed after STOP_TIMEOUT_MS): asynchronously, since this runs from dispose, where spinning
+ * the main loop would run arbitrary callbacks against half-destroyed objects. The application
+ * is held meanwhile, so that quitting waits for the holders instead of leaving them behind. */
 void
 inspector_demo_stop (InspectorDemo *self)
 {
+  Stop *stop;
+
   g_return_if_fail (INSPECTOR_IS_DEMO (self));
 
-  if (self->process != NULL)
-    {
-      gboolean exited = FALSE;
-      gboolean expired = FALSE;
-      guint timeout_id;
-
-      g_subprocess_send_signal (self->process, SIGTERM);
-      g_subprocess_wait_async (self->process, NULL, waited_cb, &exited);
-      timeout_id = g_timeout_add (STOP_TIMEOUT_MS, stop_timeout_cb, &expired);
-      while (!exited && !expired)
-        g_main_context_iteration (NULL, TRUE);
-      if (!expired)
-        g_source_remove (timeout_id);
-      if (!exited)
-        {
-          g_subprocess_force_exit (self->process);
-          while (!exited)
-            g_main_context_iteration (NULL, TRUE);
-        }
-    }
+  stop = g_new0 (Stop, 1);
+  stop->directory = g_steal_pointer (&self->directory);
   g_clear_object (&self->output);
-  g_clear_object (&self->process);
+  if (self->process == NULL)
+    {
+      stop_free (stop);
+      return;
+    }
 
-  if (self->directory != NULL)
-    remove_tree (self->directory);
-  g_clear_pointer (&self->directory, g_free);
+  stop->process = g_steal_pointer (&self->process);
+  stop->application = g_application_get_default ();
+  if (stop->application != NULL)
+    {
+      g_object_ref (stop->application);
+      g_application_hold (stop->application);
+    }
+  g_subprocess_send_signal (stop->process, SIGTERM);
+  stop->timeout_id = g_timeout_add (STOP_TIMEOUT_MS, stop_timeout_cb, stop);
+  g_subprocess_wait_async (stop->process, NULL, stop_waited_cb, stop);
 }

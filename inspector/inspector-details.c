@@ -3,6 +3,9 @@
  * The list shows the model's snapshots, made without the holder's command line so that
  * 100,000 files load fast. The pane reads the one selected file again with every detail.
  *
+ * The window binds "entry" to its selection and "model" to its model (inspector-window.ui);
+ * the pane follows the entry's snapshot through a GSignalGroup.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -30,9 +33,20 @@ struct _InspectorDetails
 
   FlDirectoryModel *model;
   FlEntry          *entry;
+  GSignalGroup     *entry_signals;
 };
 
 G_DEFINE_FINAL_TYPE (InspectorDetails, inspector_details, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_ENTRY,
+  PROP_MODEL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static GtkLabel *
 add_row (GtkGrid    *grid,
@@ -118,7 +132,10 @@ inspector_details_refresh (InspectorDetails *self)
 
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
 
-  if (self->entry == NULL)
+  /* A binding may still set a property while the window tears the pane down. */
+  if (self->stack == NULL)
+    return;
+  if (self->entry == NULL || self->model == NULL)
     {
       gtk_stack_set_visible_child_name (self->stack, "none");
       return;
@@ -193,35 +210,39 @@ inspector_details_tick (InspectorDetails *self)
 
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
 
-  if (self->entry == NULL || self->age_value == NULL)
+  if (self->entry == NULL || self->model == NULL || self->age_value == NULL)
     return;
   written = format_age_of (self, fl_entry_get_snapshot (self->entry));
   gtk_label_set_text (self->age_value, written);
 }
 
-static void
-entry_notify_cb (FlEntry          *entry,
-                 GParamSpec       *pspec,
-                 InspectorDetails *self)
-{
-  inspector_details_refresh (self);
-}
-
 void
 inspector_details_set_entry (InspectorDetails *self,
-                             FlDirectoryModel *model,
                              FlEntry          *entry)
 {
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
+  g_return_if_fail (entry == NULL || FL_IS_ENTRY (entry));
 
-  if (self->entry != NULL)
-    g_signal_handlers_disconnect_by_func (self->entry, entry_notify_cb, self);
-  g_set_object (&self->model, model);
-  g_set_object (&self->entry, entry);
+  if (!g_set_object (&self->entry, entry))
+    return;
   self->age_value = NULL;
-  if (self->entry != NULL)
-    g_signal_connect (self->entry, "notify::snapshot", G_CALLBACK (entry_notify_cb), self);
+  if (self->entry_signals != NULL)
+    g_signal_group_set_target (self->entry_signals, entry);
   inspector_details_refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENTRY]);
+}
+
+void
+inspector_details_set_model (InspectorDetails *self,
+                             FlDirectoryModel *model)
+{
+  g_return_if_fail (INSPECTOR_IS_DETAILS (self));
+  g_return_if_fail (model == NULL || FL_IS_DIRECTORY_MODEL (model));
+
+  if (!g_set_object (&self->model, model))
+    return;
+  inspector_details_refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
 }
 
 const char *
@@ -237,13 +258,54 @@ inspector_details_dispose (GObject *object)
 {
   InspectorDetails *self = INSPECTOR_DETAILS (object);
 
-  if (self->entry != NULL)
-    g_signal_handlers_disconnect_by_func (self->entry, entry_notify_cb, self);
+  g_clear_object (&self->entry_signals);
   g_clear_object (&self->entry);
   g_clear_object (&self->model);
   gtk_widget_dispose_template (GTK_WIDGET (self), INSPECTOR_TYPE_DETAILS);
 
   G_OBJECT_CLASS (inspector_details_parent_class)->dispose (object);
+}
+
+static void
+inspector_details_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  InspectorDetails *self = INSPECTOR_DETAILS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENTRY:
+      g_value_set_object (value, self->entry);
+      break;
+    case PROP_MODEL:
+      g_value_set_object (value, self->model);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+inspector_details_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  InspectorDetails *self = INSPECTOR_DETAILS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ENTRY:
+      inspector_details_set_entry (self, g_value_get_object (value));
+      break;
+    case PROP_MODEL:
+      inspector_details_set_model (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -253,6 +315,16 @@ inspector_details_class_init (InspectorDetailsClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = inspector_details_dispose;
+  object_class->get_property = inspector_details_get_property;
+  object_class->set_property = inspector_details_set_property;
+
+  properties[PROP_ENTRY] =
+    g_param_spec_object ("entry", NULL, NULL, FL_TYPE_ENTRY,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MODEL] =
+    g_param_spec_object ("model", NULL, NULL, FL_TYPE_DIRECTORY_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/libfl/Inspector/inspector-details.ui");
@@ -273,6 +345,9 @@ inspector_details_class_init (InspectorDetailsClass *klass)
 static void
 inspector_details_init (InspectorDetails *self)
 {
+  self->entry_signals = g_signal_group_new (FL_TYPE_ENTRY);
+  g_signal_group_connect_swapped (self->entry_signals, "notify::snapshot",
+                                  G_CALLBACK (inspector_details_refresh), self);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Details of the selected lock"), -1);

@@ -23,7 +23,9 @@ typedef enum
 static FlSnapshot *
 selected_snapshot (InspectorWindow *self)
 {
-  return self->selected != NULL ? fl_entry_get_snapshot (self->selected) : NULL;
+  FlEntry *selected = _inspector_window_get_selected (self);
+
+  return selected != NULL ? fl_entry_get_snapshot (selected) : NULL;
 }
 
 void
@@ -259,12 +261,13 @@ confirm_one (InspectorWindow *self,
   g_autofree char *body = NULL;
   const char *what;
   GtkWidget *dialog;
+  FlEntry *selected = _inspector_window_get_selected (self);
 
-  if (self->selected == NULL || self->dialog != NULL)
+  if (selected == NULL || self->dialog != NULL)
     return;
 
   /* This is the snapshot the person sees and confirms; the reclaim uses exactly it. */
-  seen = fl_entry_dup_snapshot (self->selected);
+  seen = fl_entry_dup_snapshot (selected);
   evidence = inspector_explain (seen, FL_DEFAULT_STALE_AFTER_MS);
   holder = fl_snapshot_get_pid (seen) > 0 ? inspector_format_holder (seen) : g_strdup (_("none"));
 
@@ -289,7 +292,7 @@ confirm_one (InspectorWindow *self,
                            kind == CONFIRM_RECLAIM ? _("_Reclaim") : _("_Remove"));
   g_object_set_data_full (G_OBJECT (dialog), "inspector-snapshot", g_steal_pointer (&seen),
                           g_object_unref);
-  g_signal_connect_object (self->selected, "notify::snapshot",
+  g_signal_connect_object (selected, "notify::snapshot",
                            G_CALLBACK (confirmed_entry_changed_cb), dialog, 0);
   self->dialog = GTK_WINDOW (dialog);
   gtk_window_present (GTK_WINDOW (dialog));

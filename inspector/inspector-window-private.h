@@ -34,13 +34,14 @@ struct _InspectorWindow
   GtkCustomFilter      *filter;
   GtkSortListModel     *sort_model;
   GtkSingleSelection   *selection;
-  FlEntry              *selected;      /* followed for notify::snapshot */
+  GSignalGroup         *selected_signals; /* the selected entry's notify::snapshot */
+  GSignalGroup         *model_signals;
 
   GSettings            *settings;
   InspectorDemo        *demo;
   GCancellable         *cancellable;
 
-  GHashTable           *age_cells;     /* bound age cells (GtkListItem): only these tick */
+  gint64                now;           /* "now": the model's clock at the last tick */
   guint                 tick_id;
   guint                 refilter_id;
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
@@ -51,14 +52,14 @@ struct _InspectorWindow
 };
 
 /* inspector-columns.c */
-void        _inspector_window_setup_columns    (InspectorWindow *self);
-void        _inspector_window_tick             (InspectorWindow *self);
 gboolean    _inspector_window_filter_cb        (gpointer         item,
                                                 gpointer         user_data);
 void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
 
 /* inspector-window.c */
 void        _inspector_window_update_page      (InspectorWindow *self);
+/* Also a test hook: what the once-a-second timer does. */
+void        _inspector_window_tick             (InspectorWindow *self);
 
 /* inspector-window-folders.c */
 void        _inspector_window_remove_directory (InspectorWindow *self,

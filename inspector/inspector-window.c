@@ -1,8 +1,12 @@
 /* inspector-window.c: the Lock Inspector's main window
  *
  * The list is FlDirectoryModel → GtkFilterListModel (search, problems only) → GtkSortListModel
- * (the column view's sorter) → GtkSingleSelection. The model inserts and removes rows with
+ * (the column view's sorter) → GtkSingleSelection, declared in inspector-window.ui with the
+ * columns; the model is this window's "model" property. The model inserts and removes rows with
  * exact items-changed and updates a changed lock in place, so selection and focus survive.
+ *
+ * Window size, maximized state and the details pane's width are bound to GSettings: they are
+ * remembered as they change, and a new window starts with them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -19,34 +23,12 @@ enum
 {
   PROP_0,
   PROP_PROBLEMS_ONLY,
+  PROP_MODEL,
+  PROP_NOW,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static void
-update_counts (InspectorWindow *self)
-{
-  g_autofree char *text = NULL;
-  guint held, stale, orphans, foreign;
-
-  g_object_get (self->model, "n-held", &held, "n-stale", &stale, "n-orphans", &orphans,
-                "n-foreign", &foreign, NULL);
-  if (foreign > 0)
-    text = g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u   Foreign: %u"),
-                            held, stale, orphans, foreign);
-  else
-    text = g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
-  gtk_label_set_text (self->counts_label, text);
-}
-
-static void
-counts_notify_cb (FlDirectoryModel *model,
-                  GParamSpec       *pspec,
-                  InspectorWindow  *self)
-{
-  update_counts (self);
-}
 
 void
 _inspector_window_update_page (InspectorWindow *self)
@@ -125,30 +107,30 @@ stop_search_cb (GtkSearchEntry  *entry,
 }
 
 static void
-selected_notify_snapshot_cb (FlEntry         *entry,
-                             GParamSpec      *pspec,
-                             InspectorWindow *self)
+selected_notify_snapshot_cb (InspectorWindow *self)
 {
   _inspector_window_update_actions (self);
 }
 
+/* The details pane follows the selection by a binding (inspector-window.ui); the actions
+ * follow the selected entry's snapshot through selected_signals. */
 static void
 selection_changed_cb (GtkSingleSelection *selection,
                       GParamSpec         *pspec,
                       InspectorWindow    *self)
 {
-  FlEntry *entry = gtk_single_selection_get_selected_item (selection);
-
-  if (entry == self->selected)
-    return;
-  if (self->selected != NULL)
-    g_signal_handlers_disconnect_by_func (self->selected, selected_notify_snapshot_cb, self);
-  g_set_object (&self->selected, entry);
-  if (entry != NULL)
-    g_signal_connect (entry, "notify::snapshot", G_CALLBACK (selected_notify_snapshot_cb), self);
-
-  inspector_details_set_entry (self->details, self->model, entry);
+  g_signal_group_set_target (self->selected_signals,
+                             gtk_single_selection_get_selected_item (selection));
   _inspector_window_update_actions (self);
+}
+
+/* Called once a second while the window is visible: the bound age cells watch "now". */
+void
+_inspector_window_tick (InspectorWindow *self)
+{
+  self->now = fl_directory_model_get_now (self->model);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NOW]);
+  inspector_details_tick (self->details);
 }
 
 static gboolean
@@ -177,21 +159,6 @@ inspector_window_unmap (GtkWidget *widget)
   GTK_WIDGET_CLASS (inspector_window_parent_class)->unmap (widget);
 }
 
-static gboolean
-inspector_window_close_request (GtkWindow *window)
-{
-  InspectorWindow *self = INSPECTOR_WINDOW (window);
-  int width, height;
-
-  gtk_window_get_default_size (window, &width, &height);
-  g_settings_set_int (self->settings, "window-width", width);
-  g_settings_set_int (self->settings, "window-height", height);
-  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
-  g_settings_set_int (self->settings, "details-position", gtk_paned_get_position (self->paned));
-
-  return GTK_WINDOW_CLASS (inspector_window_parent_class)->close_request (window);
-}
-
 static void
 inspector_window_dispose (GObject *object)
 {
@@ -205,22 +172,15 @@ inspector_window_dispose (GObject *object)
   g_clear_handle_id (&self->refilter_id, g_source_remove);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
-  if (self->selected != NULL)
-    g_signal_handlers_disconnect_by_func (self->selected, selected_notify_snapshot_cb, self);
-  g_clear_object (&self->selected);
-  if (self->model != NULL)
-    g_signal_handlers_disconnect_by_data (self->model, self);
+  g_clear_object (&self->selected_signals);
+  g_clear_object (&self->model_signals);
   gtk_widget_dispose_template (GTK_WIDGET (self), INSPECTOR_TYPE_WINDOW);
-  g_clear_object (&self->selection);
-  g_clear_object (&self->sort_model);
-  g_clear_object (&self->filter_model);
   g_clear_object (&self->filter);
   /* Ends the demo's holders and removes its directory, after the list let go of it. */
   g_clear_object (&self->demo);
   g_clear_object (&self->model);
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->age_cells, g_hash_table_unref);
   g_clear_pointer (&self->recursive_dirs, g_hash_table_unref);
   g_clear_pointer (&self->search_text, g_free);
 
@@ -239,6 +199,12 @@ inspector_window_get_property (GObject    *object,
     {
     case PROP_PROBLEMS_ONLY:
       g_value_set_boolean (value, self->problems_only);
+      break;
+    case PROP_MODEL:
+      g_value_set_object (value, self->model);
+      break;
+    case PROP_NOW:
+      g_value_set_int64 (value, self->now);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -274,21 +240,29 @@ inspector_window_class_init (InspectorWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
-  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
   object_class->dispose = inspector_window_dispose;
   object_class->get_property = inspector_window_get_property;
   object_class->set_property = inspector_window_set_property;
   widget_class->map = inspector_window_map;
   widget_class->unmap = inspector_window_unmap;
-  window_class->close_request = inspector_window_close_request;
 
   properties[PROP_PROBLEMS_ONLY] =
     g_param_spec_boolean ("problems-only", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MODEL] =
+    g_param_spec_object ("model", NULL, NULL, FL_TYPE_DIRECTORY_MODEL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* The model's clock as of the last tick, for the age cells (cell-age.ui). */
+  properties[PROP_NOW] =
+    g_param_spec_int64 ("now", NULL, NULL, 0, G_MAXINT64, 0,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* The templates name these types; GtkBuilder finds only registered ones. */
   g_type_ensure (FL_TYPE_ENTRY);
+  g_type_ensure (FL_TYPE_SNAPSHOT);
+  g_type_ensure (FL_TYPE_DIRECTORY_MODEL);
   g_type_ensure (INSPECTOR_TYPE_DETAILS);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -302,12 +276,16 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, column_view);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, selection);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, sort_model);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, filter_model);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, state_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, directories_list);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, details);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+  gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
   _inspector_columns_bind_callbacks (widget_class);
   _inspector_window_install_actions (widget_class);
 }
@@ -317,35 +295,26 @@ inspector_window_init (InspectorWindow *self)
 {
   GtkDropTarget *drop;
   GtkEventController *keys;
-  GtkSorter *sorter;
 
-  self->age_cells = g_hash_table_new (NULL, NULL);
   self->recursive_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new ("org.libfl.Inspector");
   self->model = fl_directory_model_new (NULL);
+  self->now = fl_directory_model_get_now (self->model);
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  _inspector_window_setup_columns (self);
 
   self->filter = gtk_custom_filter_new (_inspector_window_filter_cb, self, NULL);
-  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->model)), NULL);
-  sorter = gtk_column_view_get_sorter (self->column_view);
-  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
-                                              g_object_ref (sorter));
-  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
-  g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb),
-                    self);
 
-  g_signal_connect (self->model, "notify::n-held", G_CALLBACK (counts_notify_cb), self);
-  g_signal_connect (self->model, "notify::n-stale", G_CALLBACK (counts_notify_cb), self);
-  g_signal_connect (self->model, "notify::n-orphans", G_CALLBACK (counts_notify_cb), self);
-  g_signal_connect (self->model, "notify::n-foreign", G_CALLBACK (counts_notify_cb), self);
-  g_signal_connect (self->model, "notify::loading", G_CALLBACK (loading_notify_cb), self);
-  g_signal_connect (self->model, "entry-changed", G_CALLBACK (entry_changed_cb), self);
+  self->selected_signals = g_signal_group_new (FL_TYPE_ENTRY);
+  g_signal_group_connect_swapped (self->selected_signals, "notify::snapshot",
+                                  G_CALLBACK (selected_notify_snapshot_cb), self);
+  self->model_signals = g_signal_group_new (FL_TYPE_DIRECTORY_MODEL);
+  g_signal_group_connect (self->model_signals, "notify::loading",
+                          G_CALLBACK (loading_notify_cb), self);
+  g_signal_group_connect (self->model_signals, "entry-changed",
+                          G_CALLBACK (entry_changed_cb), self);
+  g_signal_group_set_target (self->model_signals, self->model);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));
 
@@ -363,15 +332,16 @@ inspector_window_init (InspectorWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (_inspector_window_drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
-  gtk_window_set_default_size (GTK_WINDOW (self),
-                               g_settings_get_int (self->settings, "window-width"),
-                               g_settings_get_int (self->settings, "window-height"));
-  if (g_settings_get_boolean (self->settings, "window-maximized"))
-    gtk_window_maximize (GTK_WINDOW (self));
-  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "details-position"));
+  g_settings_bind (self->settings, "window-width", self, "default-width",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-maximized", self, "maximized",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "details-position", self->paned, "position",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "problems-only", self, "problems-only", G_SETTINGS_BIND_DEFAULT);
 
-  update_counts (self);
   _inspector_window_rebuild_directories (self);
   _inspector_window_update_page (self);
   _inspector_window_update_actions (self);
@@ -396,7 +366,7 @@ inspector_window_get_model (InspectorWindow *self)
 FlEntry *
 _inspector_window_get_selected (InspectorWindow *self)
 {
-  return self->selected;
+  return gtk_single_selection_get_selected_item (self->selection);
 }
 
 gboolean

@@ -123,6 +123,26 @@ ui_find_actionable (GtkWidget  *root,
   return NULL;
 }
 
+static GtkWidget *
+find_named (GtkWidget  *root,
+            const char *name)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (g_str_equal (gtk_widget_get_name (child), name))
+        return child;
+      found = find_named (child, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A row's cells are siblings: the state cell's row (its cell's parent) holds the name cell,
+ * whose tooltip is the entry's path (cell-name.ui, cell-state.ui). */
 static void
 collect_states (GtkWidget  *widget,
                 GHashTable *out)
@@ -130,14 +150,16 @@ collect_states (GtkWidget  *widget,
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      const char *path = g_object_get_data (G_OBJECT (child), "inspector-path");
-
-      if (path != NULL && g_str_equal (gtk_widget_get_name (child), "state-cell"))
+      if (g_str_equal (gtk_widget_get_name (child), "state-cell"))
         {
+          GtkWidget *row = gtk_widget_get_parent (gtk_widget_get_parent (child));
+          GtkWidget *name = find_named (row, "name-cell");
           GtkWidget *label = gtk_widget_get_last_child (child);
+          const char *path = name != NULL ? gtk_widget_get_tooltip_text (name) : NULL;
 
-          g_hash_table_insert (out, g_strdup (path),
-                               g_strdup (gtk_label_get_text (GTK_LABEL (label))));
+          if (path != NULL && gtk_widget_get_visible (row))
+            g_hash_table_insert (out, g_strdup (path),
+                                 g_strdup (gtk_label_get_text (GTK_LABEL (label))));
         }
       collect_states (child, out);
     }
