@@ -159,6 +159,25 @@ inspector_window_unmap (GtkWidget *widget)
   GTK_WIDGET_CLASS (inspector_window_parent_class)->unmap (widget);
 }
 
+/* In constructed, not init: GtkWindow's "maximized" is a construct property, whose default
+ * would undo a value set in init (a window that was closed maximized opened unmaximized). */
+static void
+inspector_window_constructed (GObject *object)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (object);
+
+  G_OBJECT_CLASS (inspector_window_parent_class)->constructed (object);
+
+  g_settings_bind (self->settings, "window-width", self, "default-width",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-maximized", self, "maximized",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "details-position", self->paned, "position",
+                   G_SETTINGS_BIND_DEFAULT);
+}
+
 static void
 inspector_window_dispose (GObject *object)
 {
@@ -241,6 +260,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->constructed = inspector_window_constructed;
   object_class->dispose = inspector_window_dispose;
   object_class->get_property = inspector_window_get_property;
   object_class->set_property = inspector_window_set_property;
@@ -332,14 +352,6 @@ inspector_window_init (InspectorWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (_inspector_window_drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
-  g_settings_bind (self->settings, "window-width", self, "default-width",
-                   G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "window-height", self, "default-height",
-                   G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "window-maximized", self, "maximized",
-                   G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "details-position", self->paned, "position",
-                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "problems-only", self, "problems-only", G_SETTINGS_BIND_DEFAULT);
 
   _inspector_window_rebuild_directories (self);

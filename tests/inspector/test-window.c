@@ -447,6 +447,114 @@ test_live_update (void)
   remove_dir (dir);
 }
 
+/* Size, maximized state and the details pane's width outlive the window (g_settings_bind). */
+static void
+test_state_remembered (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  InspectorWindow *window;
+  int width, height;
+
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+  g_settings_reset (settings, "window-maximized");
+  g_settings_reset (settings, "details-position");
+
+  window = inspector_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_paned_set_position (window->paned, 500);
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 900);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 600);
+  g_assert_cmpint (g_settings_get_int (settings, "details-position"), ==, 500);
+  ui_window_close (window);
+
+  window = inspector_window_new (NULL);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 600);
+  g_assert_cmpint (gtk_paned_get_position (window->paned), ==, 500);
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+  /* Xvfb has no window manager to maximize a shown window: asked before it is shown. */
+  gtk_window_maximize (GTK_WINDOW (window));
+  g_assert_true (g_settings_get_boolean (settings, "window-maximized"));
+  ui_window_close (window);
+
+  window = inspector_window_new (NULL);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (window)));
+  ui_window_close (window);
+
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+  g_settings_reset (settings, "window-maximized");
+  g_settings_reset (settings, "details-position");
+}
+
+static GtkWidget *
+find_age_cell (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (g_str_equal (gtk_widget_get_name (child), "age-cell")
+          && gtk_widget_get_visible (gtk_widget_get_parent (gtk_widget_get_parent (child))))
+        return child;
+      found = find_age_cell (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  InspectorWindow *window;
+  char            *first;   /* the age shown first */
+} AgeWatch;
+
+/* The age cell shows the entry's age at the window's clock, and has moved on since @first. */
+static gboolean
+age_ticked (gpointer data)
+{
+  AgeWatch *watch = data;
+  GtkWidget *cell = find_age_cell (GTK_WIDGET (watch->window->column_view));
+  g_autoptr(FlEntry) entry = g_list_model_get_item (_inspector_window_get_rows (watch->window), 0);
+  g_autofree char *expected = NULL;
+  const char *shown;
+
+  if (cell == NULL || entry == NULL)
+    return FALSE;
+  shown = gtk_label_get_text (GTK_LABEL (cell));
+  expected = fl_format_age (fl_snapshot_get_age_at (fl_entry_get_snapshot (entry),
+                                                    watch->window->now));
+  if (watch->first == NULL)
+    watch->first = g_strdup (shown);
+  return g_str_equal (shown, expected) && !g_str_equal (shown, watch->first);
+}
+
+/* Ages move on by themselves, once a second, while the window is shown. */
+static void
+test_ages_tick (void)
+{
+  g_autofree char *dir = make_dir_with_lock ("tick.lock", getpid ());
+  InspectorWindow *window = inspector_window_new (NULL);
+  RowCount rc = { window, 1 };
+  AgeWatch watch = { window, NULL };
+
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, dir, FALSE, FALSE);
+  g_assert_true (fl_test_wait_until (model_has_n, &rc, 10000));
+  /* "0 s" at the latest after a few ticks becomes "1 s", "2 s"... */
+  g_assert_true (fl_test_wait_until (age_ticked, &watch, 10000));
+  g_assert_nonnull (strstr (watch.first, "s"));
+
+  g_free (watch.first);
+  ui_window_close (window);
+  remove_dir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -461,6 +569,8 @@ main (int   argc,
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
   g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
   g_test_add_func ("/ui/window/live-update", test_live_update);
+  g_test_add_func ("/ui/window/state-remembered", test_state_remembered);
+  g_test_add_func ("/ui/window/ages-tick", test_ages_tick);
 
   return g_test_run ();
 }

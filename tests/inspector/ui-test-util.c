@@ -78,14 +78,27 @@ is_destroyed (gpointer data)
   return *(gpointer *) data == NULL;
 }
 
+static gboolean
+is_gone (gpointer data)
+{
+  return !g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
+/* Also waits for the demo's stop, which ends asynchronously (inspector_demo_stop()): its
+ * directory goes once flctl demo and its holders have exited. */
 void
 ui_window_close (InspectorWindow *window)
 {
   gpointer weak = window;
+  g_autofree char *demo_dir = NULL;
 
+  if (window->demo != NULL && inspector_demo_get_directory (window->demo) != NULL)
+    demo_dir = g_strdup (inspector_demo_get_directory (window->demo));
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_destroy (GTK_WINDOW (window));
   g_assert_true (fl_test_wait_until (is_destroyed, &weak, 10000));
+  if (demo_dir != NULL)
+    g_assert_true (fl_test_wait_until (is_gone, demo_dir, 10000));
 }
 
 char *
