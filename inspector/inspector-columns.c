@@ -15,8 +15,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
-
 #include "inspector-state.h"
 #include "inspector-window-private.h"
 
@@ -66,19 +64,6 @@ format_age_cb (gpointer    unused,
                gint64      now)
 {
   return snap != NULL ? fl_format_age (MAX (0, fl_snapshot_get_age_at (snap, now))) : NULL;
-}
-
-static char *
-format_counts_cb (gpointer unused,
-                  guint    held,
-                  guint    stale,
-                  guint    orphans,
-                  guint    foreign)
-{
-  if (foreign > 0)
-    return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u   Foreign: %u"),
-                            held, stale, orphans, foreign);
-  return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
 }
 
 static int
@@ -138,7 +123,6 @@ _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, state_summary_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_icon_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_age_cb);
-  gtk_widget_class_bind_template_callback (widget_class, format_counts_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_rank_cb);
   gtk_widget_class_bind_template_callback (widget_class, kernel_rank_cb);
 }

@@ -30,6 +30,20 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+/* The counts label binds to the model's counts (inspector-window.ui). */
+static char *
+format_counts_cb (gpointer unused,
+                  guint    held,
+                  guint    stale,
+                  guint    orphans,
+                  guint    foreign)
+{
+  if (foreign > 0)
+    return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u   Foreign: %u"),
+                            held, stale, orphans, foreign);
+  return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+}
+
 void
 _inspector_window_update_page (InspectorWindow *self)
 {
@@ -306,6 +320,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, format_counts_cb);
   _inspector_columns_bind_callbacks (widget_class);
   _inspector_window_install_actions (widget_class);
 }
