@@ -3,8 +3,7 @@
  * The list shows the model's snapshots, made without the holder's command line so that
  * 100,000 files load fast. The pane reads the one selected file again with every detail.
  *
- * The window binds "entry" to its selection and "model" to its model (inspector-window.ui);
- * the pane follows the entry's snapshot through a GSignalGroup.
+ * The pane follows the selected entry's snapshot through a GSignalGroup.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -37,16 +36,6 @@ struct _InspectorDetails
 };
 
 G_DEFINE_FINAL_TYPE (InspectorDetails, inspector_details, GTK_TYPE_WIDGET)
-
-enum
-{
-  PROP_0,
-  PROP_ENTRY,
-  PROP_MODEL,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
 
 static GtkLabel *
 add_row (GtkGrid    *grid,
@@ -132,9 +121,6 @@ inspector_details_refresh (InspectorDetails *self)
 
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
 
-  /* A binding may still set a property while the window tears the pane down. */
-  if (self->stack == NULL)
-    return;
   if (self->entry == NULL || self->model == NULL)
     {
       gtk_stack_set_visible_child_name (self->stack, "none");
@@ -218,31 +204,17 @@ inspector_details_tick (InspectorDetails *self)
 
 void
 inspector_details_set_entry (InspectorDetails *self,
+                             FlDirectoryModel *model,
                              FlEntry          *entry)
 {
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
   g_return_if_fail (entry == NULL || FL_IS_ENTRY (entry));
 
-  if (!g_set_object (&self->entry, entry))
-    return;
+  g_set_object (&self->model, model);
+  g_set_object (&self->entry, entry);
   self->age_value = NULL;
-  if (self->entry_signals != NULL)
-    g_signal_group_set_target (self->entry_signals, entry);
+  g_signal_group_set_target (self->entry_signals, entry);
   inspector_details_refresh (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENTRY]);
-}
-
-void
-inspector_details_set_model (InspectorDetails *self,
-                             FlDirectoryModel *model)
-{
-  g_return_if_fail (INSPECTOR_IS_DETAILS (self));
-  g_return_if_fail (model == NULL || FL_IS_DIRECTORY_MODEL (model));
-
-  if (!g_set_object (&self->model, model))
-    return;
-  inspector_details_refresh (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
 }
 
 const char *
@@ -267,64 +239,12 @@ inspector_details_dispose (GObject *object)
 }
 
 static void
-inspector_details_get_property (GObject    *object,
-                                guint       prop_id,
-                                GValue     *value,
-                                GParamSpec *pspec)
-{
-  InspectorDetails *self = INSPECTOR_DETAILS (object);
-
-  switch (prop_id)
-    {
-    case PROP_ENTRY:
-      g_value_set_object (value, self->entry);
-      break;
-    case PROP_MODEL:
-      g_value_set_object (value, self->model);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-inspector_details_set_property (GObject      *object,
-                                guint         prop_id,
-                                const GValue *value,
-                                GParamSpec   *pspec)
-{
-  InspectorDetails *self = INSPECTOR_DETAILS (object);
-
-  switch (prop_id)
-    {
-    case PROP_ENTRY:
-      inspector_details_set_entry (self, g_value_get_object (value));
-      break;
-    case PROP_MODEL:
-      inspector_details_set_model (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 inspector_details_class_init (InspectorDetailsClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = inspector_details_dispose;
-  object_class->get_property = inspector_details_get_property;
-  object_class->set_property = inspector_details_set_property;
-
-  properties[PROP_ENTRY] =
-    g_param_spec_object ("entry", NULL, NULL, FL_TYPE_ENTRY,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_MODEL] =
-    g_param_spec_object ("model", NULL, NULL, FL_TYPE_DIRECTORY_MODEL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/libfl/Inspector/inspector-details.ui");

@@ -14,9 +14,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (InspectorDetails, inspector_details, INSPECTOR, DETAILS, GtkWidget)
 
 void        inspector_details_set_entry     (InspectorDetails *self,
+                                             FlDirectoryModel *model,
                                              FlEntry          *entry);
-void        inspector_details_set_model     (InspectorDetails *self,
-                                             FlDirectoryModel *model);
 void        inspector_details_refresh       (InspectorDetails *self);
 void        inspector_details_tick          (InspectorDetails *self);
 const char *inspector_details_get_evidence  (InspectorDetails *self);

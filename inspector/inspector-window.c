@@ -126,15 +126,17 @@ selected_notify_snapshot_cb (InspectorWindow *self)
   _inspector_window_update_actions (self);
 }
 
-/* The details pane follows the selection by a binding (inspector-window.ui); the actions
- * follow the selected entry's snapshot through selected_signals. */
+/* The details pane and the actions follow the selected entry's snapshot (the pane through its
+ * own signal group, the actions through selected_signals). */
 static void
 selection_changed_cb (GtkSingleSelection *selection,
                       GParamSpec         *pspec,
                       InspectorWindow    *self)
 {
-  g_signal_group_set_target (self->selected_signals,
-                             gtk_single_selection_get_selected_item (selection));
+  FlEntry *entry = gtk_single_selection_get_selected_item (selection);
+
+  g_signal_group_set_target (self->selected_signals, entry);
+  inspector_details_set_entry (self->details, self->model, entry);
   _inspector_window_update_actions (self);
 }
 
