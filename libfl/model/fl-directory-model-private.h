@@ -15,7 +15,6 @@ G_BEGIN_DECLS
 #define BURST_LIMIT       2000
 #define MAX_RUNS          64
 #define MAX_PID_WATCHES   4096  /* and at most a quarter of RLIMIT_NOFILE */
-#define MAX_DEPTH         32
 #define MAX_SCAN_THREADS  4
 #define SCAN_SLICE_MIN    256
 #define RESCAN_MIN_MS     10000

@@ -16,9 +16,11 @@
 #include "fl-names-private.h"
 #include "fl-snapshot-private.h"
 #include "fl-tsan-private.h"
+#include "fl-walk-private.h"
 
 /* Scanning: runs in a worker thread for the periodic repair, inline for a synchronous add.
- * It reads the directory with readdir() and one descriptor, never a GFile per file. */
+ * It reads the tree with the walker (fl-walk.c) and one descriptor per level, never a GFile per
+ * file. */
 
 void
 _fl_model_scan_job_free (gpointer data)
@@ -170,68 +172,22 @@ snapshot_names (ScanJob    *job,
       g_ptr_array_add (job->snapshots, out[i]);
 }
 
-/* Takes ownership of @dir. Subdirectories are never reached through a symbolic link. */
-static void
-scan_dir (ScanJob    *job,
-          FlDir      *dir,
-          const char *dir_path,
-          guint       depth)
+static gboolean
+scan_names_cb (FlDir       *dir,
+               const char  *dir_path,
+               GPtrArray   *names,
+               gpointer     user_data,
+               GError     **error)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) subdirs = NULL;
-  FlDirList *list;
-  const char *name;
-  FlFileType type;
+  ScanJob *job = user_data;
 
-  if (_fl_platform_dir_list_open (dir, &list) != 0)
-    {
-      _fl_platform_dir_close (dir);
-      return;
-    }
   g_ptr_array_add (job->dirs, g_strdup (dir_path));
-
-  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL)
-    {
-      if (_fl_model_looks_like_entry (name))
-        g_ptr_array_add (names, g_strdup (name));
-
-      if (job->root->recursive && depth < MAX_DEPTH)
-        {
-          gboolean is_dir = type == FL_FILE_DIRECTORY;
-          FlFileInfo info;
-
-          if (type == FL_FILE_UNKNOWN)
-            is_dir = _fl_platform_stat_at (dir, name, &info) == 0 &&
-                     info.type == FL_FILE_DIRECTORY;
-          if (is_dir)
-            {
-              if (subdirs == NULL)
-                subdirs = g_ptr_array_new_with_free_func (g_free);
-              g_ptr_array_add (subdirs, g_strdup (name));
-            }
-        }
-    }
-  _fl_platform_dir_list_close (list);
-
   snapshot_names (job, dir, dir_path, names);
-
-  for (guint i = 0; subdirs != NULL && i < subdirs->len; i++)
-    {
-      const char *sub_name = subdirs->pdata[i];
-      FlDir *sub;
-
-      if (g_cancellable_is_cancelled (job->cancellable))
-        break;
-      if (_fl_platform_dir_open_at (dir, sub_name, &sub) == 0)
-        {
-          g_autofree char *sub_path = g_build_filename (dir_path, sub_name, NULL);
-
-          scan_dir (job, sub, sub_path, depth + 1);
-        }
-    }
-
-  _fl_platform_dir_close (dir);
+  return TRUE;
 }
+
+/* What cannot be read is left out silently: the next rescan tries again. */
+static const FlWalkFuncs scan_funcs = { scan_names_cb, NULL };
 
 void
 _fl_model_set_directory_error (GError    **error,
@@ -273,7 +229,10 @@ _fl_model_run_scan (ScanJob *job)
       _fl_model_set_directory_error (&job->error, job->root->path, err);
       return;
     }
-  scan_dir (job, dir, job->root->path, 0);
+  if (!_fl_walk (dir, job->root->path, job->root->recursive, &scan_funcs, job, job->cancellable,
+                 NULL))
+    g_debug ("Scan of %s stopped", job->root->path);  /* cancelled: the result is dropped */
+  _fl_platform_dir_close (dir);
   g_ptr_array_sort (job->snapshots, _fl_model_compare_snapshot_paths);
   job->duration_us = g_get_monotonic_time () - start;
 }
