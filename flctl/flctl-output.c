@@ -40,81 +40,23 @@ format_time_iso8601 (gint64 unix_us)
 }
 #endif
 
-/* One word per state, so the state is readable without colour. */
-const char *
-flctl_state_for_snapshot (FlSnapshot *snapshot)
-{
-  FlEntryKind kind = fl_snapshot_get_kind (snapshot);
-
-  if (kind == FL_ENTRY_FOREIGN)
-    return "foreign";
-  if (fl_snapshot_get_stale (snapshot))
-    return kind == FL_ENTRY_LOCK ? "stale" : "orphan";
-  if (fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE
-      || fl_snapshot_get_kernel_lock (snapshot) == FL_KERNEL_LOCK_HELD)
-    return kind == FL_ENTRY_LOCK ? "held" : "active";
-  return "unknown";
-}
-
+/* The state's colour; the word itself is libfl's (fl_entry_state_to_string()), so the state
+ * is readable without colour and says what the inspector says. */
 FlctlStyle
-flctl_style_for_state (const char *state)
+flctl_style_for_state (FlEntryState state)
 {
-  if (g_str_equal (state, "held") || g_str_equal (state, "active"))
-    return FLCTL_STYLE_GOOD;
-  if (g_str_equal (state, "stale") || g_str_equal (state, "orphan"))
-    return FLCTL_STYLE_BAD;
-  if (g_str_equal (state, "unknown") || g_str_equal (state, "foreign"))
-    return FLCTL_STYLE_WARN;
-  return FLCTL_STYLE_DIM;
-}
-
-/* flctl's own names, not the library's: they are part of the documented JSON schema. */
-const char *
-flctl_kind_to_string (FlEntryKind kind)
-{
-  switch (kind)
+  switch (state)
     {
-    case FL_ENTRY_LOCK:
-      return "lock";
-    case FL_ENTRY_TEMP:
-      return "temp";
-    case FL_ENTRY_GRAVEYARD:
-      return "graveyard";
-    case FL_ENTRY_FOREIGN:
+    case FL_ENTRY_STATE_HELD:
+    case FL_ENTRY_STATE_ACTIVE:
+      return FLCTL_STYLE_GOOD;
+    case FL_ENTRY_STATE_STALE:
+    case FL_ENTRY_STATE_ORPHAN:
+      return FLCTL_STYLE_BAD;
+    case FL_ENTRY_STATE_UNKNOWN:
+    case FL_ENTRY_STATE_FOREIGN:
     default:
-      return "foreign";
-    }
-}
-
-const char *
-flctl_liveness_to_string (FlLiveness liveness)
-{
-  switch (liveness)
-    {
-    case FL_LIVENESS_ALIVE:
-      return "alive";
-    case FL_LIVENESS_DEAD:
-      return "dead";
-    case FL_LIVENESS_REUSED:
-      return "reused";
-    case FL_LIVENESS_UNKNOWN:
-    default:
-      return "unknown";
-    }
-}
-
-const char *
-flctl_kernel_lock_to_string (FlKernelLock kernel_lock)
-{
-  switch (kernel_lock)
-    {
-    case FL_KERNEL_LOCK_HELD:
-      return _("held");
-    case FL_KERNEL_LOCK_FREE:
-      return _("free");
-    case FL_KERNEL_LOCK_UNKNOWN:
-    default:
-      return _("not probed");
+      return FLCTL_STYLE_WARN;
     }
 }
 
@@ -212,15 +154,15 @@ flctl_add_snapshot_members (JsonBuilder *builder,
 
   add_string_or_null (builder, "path", fl_snapshot_get_path (snapshot));
   add_string_or_null (builder, "target", fl_snapshot_get_target (snapshot));
-  add_string_or_null (builder, "kind", flctl_kind_to_string (fl_snapshot_get_kind (snapshot)));
+  add_string_or_null (builder, "kind", fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot)));
   add_string_or_null (builder, "state",
-                      state != NULL ? state : flctl_state_for_snapshot (snapshot));
+                      state != NULL ? state : fl_entry_state_to_string (fl_snapshot_get_state (snapshot)));
   add_int_or_null (builder, "pid", pid > 0, pid);
   add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
   add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
   add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
   add_string_or_null (builder, "liveness",
-                      flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+                      fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
   json_builder_set_member_name (builder, "kernel_lock");
   if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
     json_builder_add_null_value (builder);
@@ -299,7 +241,7 @@ flctl_describe_holder (FlSnapshot *snapshot,
 {
   const char *process = fl_snapshot_get_process_name (snapshot);
   int pid = fl_snapshot_get_pid (snapshot);
-  const char *liveness = flctl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
+  const char *liveness = fl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
   g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
   if (pid <= 0)
@@ -325,12 +267,12 @@ flctl_print_record (FlSnapshot *snapshot,
 {
   gboolean color = flctl_use_color (STDOUT_FILENO);
   FlEntryKind kind = fl_snapshot_get_kind (snapshot);
-  const char *state = flctl_state_for_snapshot (snapshot);
+  FlEntryState state = fl_snapshot_get_state (snapshot);
   const char *cmdline = fl_snapshot_get_process_cmdline (snapshot);
   const char *content = fl_snapshot_get_content (snapshot);
   const char *target = fl_snapshot_get_target (snapshot);
   g_autofree char *path = flctl_printable (fl_snapshot_get_path (snapshot));
-  g_autofree char *styled = flctl_styled (state, flctl_style_for_state (state), color);
+  g_autofree char *styled = flctl_styled (fl_entry_state_to_string (state), flctl_style_for_state (state), color);
   g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
   g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
   g_autofree char *since = flctl_format_time (fl_snapshot_get_mtime (snapshot));
@@ -338,7 +280,7 @@ flctl_print_record (FlSnapshot *snapshot,
 
   g_print ("%s\n", path);
   flctl_print_field (_("state"), styled);
-  flctl_print_field (_("kind"), flctl_kind_to_string (kind));
+  flctl_print_field (_("kind"), fl_entry_kind_to_string (kind));
   if (target != NULL)
     {
       g_autofree char *shown = flctl_printable (target);
@@ -355,7 +297,7 @@ flctl_print_record (FlSnapshot *snapshot,
           flctl_print_field (_("command"), shown);
         }
       flctl_print_field (_("kernel lock"),
-                         flctl_kernel_lock_to_string (fl_snapshot_get_kernel_lock (snapshot)));
+                         fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snapshot)));
       if (content != NULL)
         {
           g_autofree char *escaped = flctl_printable (content);

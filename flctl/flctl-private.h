@@ -71,11 +71,7 @@ typedef enum
 } FlctlStyle;
 
 char           *flctl_format_time          (gint64               unix_us);
-const char     *flctl_state_for_snapshot   (FlSnapshot          *snapshot);
-FlctlStyle      flctl_style_for_state      (const char          *state);
-const char     *flctl_kind_to_string       (FlEntryKind          kind);
-const char     *flctl_liveness_to_string   (FlLiveness           liveness);
-const char     *flctl_kernel_lock_to_string (FlKernelLock        kernel_lock);
+FlctlStyle      flctl_style_for_state      (FlEntryState         state);
 gboolean        flctl_use_color            (int                  fd);
 int             flctl_terminal_width       (int                  fd);
 char           *flctl_styled               (const char          *text,

@@ -60,11 +60,11 @@ flctl_print_table (GPtrArray *snapshots,
           int pid = fl_snapshot_get_pid (snapshot);
           gboolean foreign = kind == FL_ENTRY_FOREIGN;
 
-          cells[COL_STATE] = g_strdup (flctl_state_for_snapshot (snapshot));
-          cells[COL_KIND] = g_strdup (flctl_kind_to_string (kind));
+          cells[COL_STATE] = g_strdup (fl_entry_state_to_string (fl_snapshot_get_state (snapshot)));
+          cells[COL_KIND] = g_strdup (fl_entry_kind_to_string (kind));
           cells[COL_PID] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
           cells[COL_PROCESS] = flctl_printable (process != NULL ? process : "-");
-          cells[COL_LIVENESS] = g_strdup (foreign ? "-" : flctl_liveness_to_string (
+          cells[COL_LIVENESS] = g_strdup (foreign ? "-" : fl_liveness_to_string (
                                             fl_snapshot_get_liveness (snapshot)));
           cells[COL_AGE] = foreign ? g_strdup ("-")
                                    : fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
@@ -89,7 +89,9 @@ flctl_print_table (GPtrArray *snapshots,
 
           if (c == COL_STATE && i > 0)
             {
-              g_autofree char *styled = flctl_styled (cells[c], flctl_style_for_state (cells[c]),
+              FlSnapshot *snapshot = g_ptr_array_index (snapshots, i - 1);
+              FlEntryState state = fl_snapshot_get_state (snapshot);
+              g_autofree char *styled = flctl_styled (cells[c], flctl_style_for_state (state),
                                                       color);
 
               g_print ("%s%*s", styled, pad, "");

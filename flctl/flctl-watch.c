@@ -113,9 +113,9 @@ print_line_event (Watch      *watch,
 
   /* After a release the state is the file's last one; the event word says what happened. */
   g_print ("%s  %s %-9s %-7s %-24s %s\n", stamp, styled,
-           flctl_kind_to_string (fl_snapshot_get_kind (snapshot)),
+           fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot)),
            change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER
-             ? "-" : flctl_state_for_snapshot (snapshot),
+             ? "-" : fl_entry_state_to_string (fl_snapshot_get_state (snapshot)),
            holder, path);
   fflush (stdout);
 }

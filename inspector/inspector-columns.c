@@ -135,7 +135,7 @@ update_kernel (GtkListItem *item,
                gpointer     user_data)
 {
   set_text (item, fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
-                  ? inspector_kernel_lock_label (fl_snapshot_get_kernel_lock (snap)) : "—");
+                  ? fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)) : "—");
 }
 
 static void
@@ -174,8 +174,8 @@ update_state (GtkListItem *item,
   GtkWidget *box = gtk_list_item_get_child (item);
   GtkWidget *image = gtk_widget_get_first_child (box);
   GtkWidget *label = gtk_widget_get_last_child (box);
-  InspectorState state = inspector_state_of (snap);
-  g_autofree char *text = inspector_state_label (snap);
+  FlEntryState state = fl_snapshot_get_state (snap);
+  g_autofree char *text = fl_snapshot_dup_state_summary (snap);
 
   gtk_image_set_from_icon_name (GTK_IMAGE (image), inspector_state_icon_name (state));
   gtk_label_set_text (GTK_LABEL (label), text);
@@ -246,7 +246,7 @@ _inspector_window_tick (InspectorWindow *self)
 static int
 state_rank_cb (FlEntry *entry)
 {
-  return inspector_state_of (fl_entry_get_snapshot (entry));
+  return inspector_state_rank (fl_snapshot_get_state (fl_entry_get_snapshot (entry)));
 }
 
 static int
@@ -276,7 +276,7 @@ _inspector_window_filter_cb (gpointer item,
   g_autofree char *name = NULL;
   const char *process;
 
-  if (self->problems_only && !inspector_state_is_problem (inspector_state_of (snap)))
+  if (self->problems_only && !fl_entry_state_is_problem (fl_snapshot_get_state (snap)))
     return FALSE;
   if (text == NULL || text[0] == '\0')
     return TRUE;

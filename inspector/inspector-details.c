@@ -93,8 +93,8 @@ describe_related (InspectorDetails *self)
   for (guint i = 0; i < related->len; i++)
     {
       FlSnapshot *snap = fl_entry_get_snapshot (related->pdata[i]);
-      g_autofree char *kind = inspector_kind_label (fl_snapshot_get_kind (snap));
-      g_autofree char *state = inspector_state_label (snap);
+      const char *kind = fl_entry_kind_get_label (fl_snapshot_get_kind (snap));
+      g_autofree char *state = fl_snapshot_dup_state_summary (snap);
 
       g_string_append_printf (text, "%s%s — %s, %s", i > 0 ? "\n" : "",
                               fl_snapshot_get_name (snap), kind, state);
@@ -107,7 +107,7 @@ inspector_details_refresh (InspectorDetails *self)
 {
   g_autoptr(FlSnapshot) detailed = NULL;
   g_autofree char *state = NULL;
-  g_autofree char *kind = NULL;
+  const char *kind = NULL;
   g_autofree char *written = NULL;
   g_autofree char *file_owner = NULL;
   g_autofree char *evidence = NULL;
@@ -128,8 +128,8 @@ inspector_details_refresh (InspectorDetails *self)
   /* For the command line; the verdict shown stays the list's, the one a reclaim would use. */
   detailed = fl_snapshot_new (fl_snapshot_get_path (snap), NULL, NULL);
 
-  state = inspector_state_label (snap);
-  kind = inspector_kind_label (fl_snapshot_get_kind (snap));
+  state = fl_snapshot_dup_state_summary (snap);
+  kind = fl_entry_kind_get_label (fl_snapshot_get_kind (snap));
   written = format_age_of (self, snap);
   file_owner = inspector_format_user (fl_snapshot_get_file_uid (snap));
   evidence = inspector_explain (snap, FL_DEFAULT_STALE_AFTER_MS);
@@ -137,7 +137,7 @@ inspector_details_refresh (InspectorDetails *self)
   content = fl_snapshot_get_content (snap);
 
   gtk_image_set_from_icon_name (self->state_icon,
-                                inspector_state_icon_name (inspector_state_of (snap)));
+                                inspector_state_icon_name (fl_snapshot_get_state (snap)));
   gtk_label_set_text (self->name_label, fl_snapshot_get_name (snap));
   gtk_label_set_text (self->state_label, state);
 
@@ -146,7 +146,7 @@ inspector_details_refresh (InspectorDetails *self)
   add_row (self->file_grid, row++, _("Target"), fl_snapshot_get_target (snap));
   add_row (self->file_grid, row++, _("Kind"), kind);
   add_row (self->file_grid, row++, _("Kernel lock"),
-           inspector_kernel_lock_label (fl_snapshot_get_kernel_lock (snap)));
+           fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)));
   add_row (self->file_grid, row++, _("Content"),
            content != NULL && content[0] != '\0' ? content : _("(empty)"));
   self->age_value = add_row (self->file_grid, row++, _("Written"), written);

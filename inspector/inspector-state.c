@@ -14,119 +14,32 @@
 
 #include "inspector-state.h"
 
-InspectorState
-inspector_state_of (FlSnapshot *snapshot)
+/* What the inspector adds to libfl's state: a sort rank (what needs a person's attention last
+ * to first) and an icon, so that the state reads without colour. */
+static const struct
 {
-  gboolean stale = fl_snapshot_get_stale (snapshot);
+  int         rank;
+  const char *icon_name;
+} state_looks[] = {
+  [FL_ENTRY_STATE_HELD] = { 0, "emblem-ok-symbolic" },
+  [FL_ENTRY_STATE_ACTIVE] = { 1, "document-edit-symbolic" },
+  [FL_ENTRY_STATE_UNKNOWN] = { 2, "dialog-question-symbolic" },
+  [FL_ENTRY_STATE_FOREIGN] = { 3, "action-unavailable-symbolic" },
+  [FL_ENTRY_STATE_ORPHAN] = { 4, "user-trash-symbolic" },
+  [FL_ENTRY_STATE_STALE] = { 5, "dialog-warning-symbolic" },
+};
 
-  switch (fl_snapshot_get_kind (snapshot))
-    {
-    case FL_ENTRY_FOREIGN:
-      return INSPECTOR_STATE_FOREIGN;
-    case FL_ENTRY_TEMP:
-    case FL_ENTRY_GRAVEYARD:
-      if (stale)
-        return INSPECTOR_STATE_ORPHAN;
-      return fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE ? INSPECTOR_STATE_WRITING
-                                                                     : INSPECTOR_STATE_UNKNOWN;
-    case FL_ENTRY_LOCK:
-    default:
-      if (stale)
-        return INSPECTOR_STATE_STALE;
-      return fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_ALIVE ? INSPECTOR_STATE_ALIVE
-                                                                     : INSPECTOR_STATE_UNKNOWN;
-    }
-}
-
-gboolean
-inspector_state_is_problem (InspectorState state)
+int
+inspector_state_rank (FlEntryState state)
 {
-  return state != INSPECTOR_STATE_ALIVE && state != INSPECTOR_STATE_WRITING;
+  return (guint) state < G_N_ELEMENTS (state_looks) ? state_looks[state].rank : 5;
 }
 
 const char *
-inspector_state_icon_name (InspectorState state)
+inspector_state_icon_name (FlEntryState state)
 {
-  switch (state)
-    {
-    case INSPECTOR_STATE_ALIVE:
-      return "emblem-ok-symbolic";
-    case INSPECTOR_STATE_WRITING:
-      return "document-edit-symbolic";
-    case INSPECTOR_STATE_UNKNOWN:
-      return "dialog-question-symbolic";
-    case INSPECTOR_STATE_FOREIGN:
-      return "action-unavailable-symbolic";
-    case INSPECTOR_STATE_ORPHAN:
-      return "user-trash-symbolic";
-    case INSPECTOR_STATE_STALE:
-    default:
-      return "dialog-warning-symbolic";
-    }
-}
-
-/* The state column: a word, and for a problem the short reason. */
-char *
-inspector_state_label (FlSnapshot *snapshot)
-{
-  FlLiveness liveness = fl_snapshot_get_liveness (snapshot);
-
-  switch (inspector_state_of (snapshot))
-    {
-    case INSPECTOR_STATE_ALIVE:
-      return g_strdup (_("Alive"));
-    case INSPECTOR_STATE_WRITING:
-      return g_strdup (_("Being written"));
-    case INSPECTOR_STATE_FOREIGN:
-      return g_strdup (_("Foreign: not a file"));
-    case INSPECTOR_STATE_ORPHAN:
-      return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Orphan: PID reused")
-                                                      : _("Orphan: creator exited"));
-    case INSPECTOR_STATE_UNKNOWN:
-      return g_strdup (fl_snapshot_get_pid (snapshot) > 0 ? _("Unknown: PID not visible here")
-                                                          : _("Unknown: no PID yet"));
-    case INSPECTOR_STATE_STALE:
-    default:
-      if (liveness == FL_LIVENESS_DEAD)
-        return g_strdup (_("Stale: holder exited"));
-      if (liveness == FL_LIVENESS_REUSED)
-        return g_strdup (_("Stale: PID reused"));
-      if (liveness == FL_LIVENESS_ALIVE)
-        return g_strdup (_("Stale: kernel lock dropped"));
-      return g_strdup (_("Stale: not a PID"));
-    }
-}
-
-char *
-inspector_kind_label (FlEntryKind kind)
-{
-  switch (kind)
-    {
-    case FL_ENTRY_LOCK:
-      return g_strdup (_("Lock file"));
-    case FL_ENTRY_TEMP:
-      return g_strdup (_("Temp file"));
-    case FL_ENTRY_GRAVEYARD:
-      return g_strdup (_("Graveyard file"));
-    case FL_ENTRY_FOREIGN:
-    default:
-      return g_strdup (_("Foreign entry"));
-    }
-}
-
-const char *
-inspector_kernel_lock_label (FlKernelLock kernel_lock)
-{
-  switch (kernel_lock)
-    {
-    case FL_KERNEL_LOCK_HELD:
-      return _("Held");
-    case FL_KERNEL_LOCK_FREE:
-      return _("Free");
-    case FL_KERNEL_LOCK_UNKNOWN:
-    default:
-      return "—";
-    }
+  return (guint) state < G_N_ELEMENTS (state_looks) ? state_looks[state].icon_name
+                                                     : "dialog-warning-symbolic";
 }
 
 char *
@@ -266,26 +179,26 @@ inspector_explain (FlSnapshot *snapshot,
     explain_lock (text, snapshot, stale_after_ms);
   explain_process (text, snapshot);
 
-  switch (inspector_state_of (snapshot))
+  switch (fl_snapshot_get_state (snapshot))
     {
-    case INSPECTOR_STATE_ALIVE:
+    case FL_ENTRY_STATE_HELD:
       g_string_append (text, _("Verdict: held. It must not be reclaimed."));
       break;
-    case INSPECTOR_STATE_WRITING:
+    case FL_ENTRY_STATE_ACTIVE:
       g_string_append (text, _("Verdict: in use. Its creator is still running."));
       break;
-    case INSPECTOR_STATE_UNKNOWN:
+    case FL_ENTRY_STATE_UNKNOWN:
       g_string_append (text, _("Verdict: unknown. libfl will not judge it stale."));
       break;
-    case INSPECTOR_STATE_FOREIGN:
+    case FL_ENTRY_STATE_FOREIGN:
       g_string_append (text, _("This is not a regular file. libfl never opens, follows or "
                                "removes it; remove it by hand if it does not belong here."));
       break;
-    case INSPECTOR_STATE_ORPHAN:
+    case FL_ENTRY_STATE_ORPHAN:
       g_string_append (text, _("Verdict: orphan. Its creator is gone, so nothing will ever use "
                                "it. Removing it is safe."));
       break;
-    case INSPECTOR_STATE_STALE:
+    case FL_ENTRY_STATE_STALE:
     default:
       g_string_append (text, _("Verdict: stale. No live process holds it, so reclaiming it is "
                                "safe."));

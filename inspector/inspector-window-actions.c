@@ -30,16 +30,16 @@ void
 _inspector_window_update_actions (InspectorWindow *self)
 {
   FlSnapshot *snap = selected_snapshot (self);
-  InspectorState state = snap != NULL ? inspector_state_of (snap) : INSPECTOR_STATE_ALIVE;
+  FlEntryState state = snap != NULL ? fl_snapshot_get_state (snap) : FL_ENTRY_STATE_HELD;
   guint orphans = 0;
 
   if (self->model != NULL)
     g_object_get (self->model, "n-orphans", &orphans, NULL);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reclaim",
-                                 snap != NULL && state == INSPECTOR_STATE_STALE);
+                                 snap != NULL && state == FL_ENTRY_STATE_STALE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
-                                 snap != NULL && state == INSPECTOR_STATE_ORPHAN);
+                                 snap != NULL && state == FL_ENTRY_STATE_ORPHAN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans", orphans > 0);
 }
@@ -303,7 +303,7 @@ reclaim_action (GtkWidget  *widget,
   InspectorWindow *self = INSPECTOR_WINDOW (widget);
   FlSnapshot *snap = selected_snapshot (self);
 
-  if (snap != NULL && inspector_state_of (snap) == INSPECTOR_STATE_STALE)
+  if (snap != NULL && fl_snapshot_get_state (snap) == FL_ENTRY_STATE_STALE)
     confirm_one (self, CONFIRM_RECLAIM);
 }
 
@@ -315,7 +315,7 @@ remove_orphan_action (GtkWidget  *widget,
   InspectorWindow *self = INSPECTOR_WINDOW (widget);
   FlSnapshot *snap = selected_snapshot (self);
 
-  if (snap != NULL && inspector_state_of (snap) == INSPECTOR_STATE_ORPHAN)
+  if (snap != NULL && fl_snapshot_get_state (snap) == FL_ENTRY_STATE_ORPHAN)
     confirm_one (self, CONFIRM_REMOVE_ORPHAN);
 }
 
@@ -341,7 +341,7 @@ clean_orphans_action (GtkWidget  *widget,
       g_autoptr(FlEntry) entry = g_list_model_get_item (list, i);
       FlSnapshot *snap = fl_entry_get_snapshot (entry);
 
-      if (inspector_state_of (snap) != INSPECTOR_STATE_ORPHAN)
+      if (fl_snapshot_get_state (snap) != FL_ENTRY_STATE_ORPHAN)
         continue;
       if (seen->len < 10)
         g_string_append_printf (names, "\n• %s", fl_snapshot_get_path (snap));

@@ -103,7 +103,7 @@ select_first_stale (InspectorWindow *self)
     {
       g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
 
-      if (inspector_state_of (fl_entry_get_snapshot (entry)) == INSPECTOR_STATE_STALE)
+      if (fl_snapshot_get_state (fl_entry_get_snapshot (entry)) == FL_ENTRY_STATE_STALE)
         {
           gtk_single_selection_set_selected (self->selection, i);
           gtk_widget_grab_focus (GTK_WIDGET (self->column_view));

@@ -1,4 +1,4 @@
-/* fl-enums.h: the enumerations of libfl's snapshots
+/* fl-enums.h: the enumerations of libfl's snapshots (their strings: fl-enum-strings.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -77,5 +77,31 @@ typedef enum
   FL_RECLAIMABLE_STALE,
   FL_RECLAIMABLE_UNPROVEN,
 } FlReclaimable;
+
+/**
+ * FlEntryState:
+ * @FL_ENTRY_STATE_HELD: a lock whose holder is alive: a process holds its kernel lock, or the
+ *   process it names runs. Never reclaimed.
+ * @FL_ENTRY_STATE_ACTIVE: a temp or graveyard file whose creator still runs.
+ * @FL_ENTRY_STATE_STALE: a lock that no live process holds: fl_snapshot_reclaim() removes it.
+ * @FL_ENTRY_STATE_ORPHAN: a temp or graveyard file whose creator is gone: nothing will use it.
+ * @FL_ENTRY_STATE_UNKNOWN: not judged either way, because the evidence is missing (no PID yet,
+ *   a PID this host cannot see): libfl never calls it stale.
+ * @FL_ENTRY_STATE_FOREIGN: named like a lock, temp or graveyard but not a regular file.
+ *
+ * The one verdict every view shows for an entry, derived from the snapshot's kind, liveness,
+ * kernel lock and staleness by fl_snapshot_get_state(). Its nicks ("held", "active", "stale",
+ * "orphan", "unknown", "foreign", from fl_entry_state_to_string()) are stable: scripts and
+ * flctl's JSON use them.
+ */
+typedef enum
+{
+  FL_ENTRY_STATE_HELD,
+  FL_ENTRY_STATE_ACTIVE,
+  FL_ENTRY_STATE_STALE,
+  FL_ENTRY_STATE_ORPHAN,
+  FL_ENTRY_STATE_UNKNOWN,
+  FL_ENTRY_STATE_FOREIGN,
+} FlEntryState;
 
 G_END_DECLS

@@ -26,6 +26,33 @@ fl_error_quark (void)
   return q;
 }
 
+FlError
+_fl_error_code_from_errno (int saved_errno)
+{
+  switch (saved_errno)
+    {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return FL_ERROR_PERMISSION;
+    case ENOSPC:
+#ifdef EDQUOT  /* not every C library has it */
+    case EDQUOT:
+#endif
+      return FL_ERROR_NO_SPACE;
+    default:
+      return FL_ERROR_FAILED;
+    }
+}
+
+FlError
+_fl_error_code_from_directory_errno (int saved_errno)
+{
+  if (saved_errno == ENOENT || saved_errno == ENOTDIR)
+    return FL_ERROR_NOT_DIRECTORY;
+  return _fl_error_code_from_errno (saved_errno);
+}
+
 /* What an acquirer or reclaimer tells its caller about a failed system call on @path. */
 void
 _fl_set_error_from_errno (GError     **error,
@@ -33,32 +60,23 @@ _fl_set_error_from_errno (GError     **error,
                           const char  *what,
                           const char  *path)
 {
-  switch (saved_errno)
-    {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      {
-        gint64 uid = _fl_platform_self_uid ();
-        g_autofree char *who = uid >= 0 ? g_strdup_printf (" (uid %u)", (guint) uid)
-                                        : g_strdup ("");
+  FlError code = _fl_error_code_from_errno (saved_errno);
 
-        g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                     "Cannot %s “%s”: %s. The lock directory must be writable by this user%s",
-                     what, path, g_strerror (saved_errno), who);
-      }
-      break;
-    case ENOSPC:
-#ifdef EDQUOT  /* not every C library has it */
-    case EDQUOT:
-#endif
-      g_set_error (error, FL_ERROR, FL_ERROR_NO_SPACE,
-                   "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
-                   what, path, g_strerror (saved_errno));
-      break;
-    default:
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot %s “%s”: %s",
-                   what, path, g_strerror (saved_errno));
-      break;
+  if (code == FL_ERROR_PERMISSION)
+    {
+      gint64 uid = _fl_platform_self_uid ();
+      g_autofree char *who = uid >= 0 ? g_strdup_printf (" (uid %u)", (guint) uid)
+                                      : g_strdup ("");
+
+      g_set_error (error, FL_ERROR, code,
+                   "Cannot %s “%s”: %s. The lock directory must be writable by this user%s",
+                   what, path, g_strerror (saved_errno), who);
     }
+  else if (code == FL_ERROR_NO_SPACE)
+    g_set_error (error, FL_ERROR, code,
+                 "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
+                 what, path, g_strerror (saved_errno));
+  else
+    g_set_error (error, FL_ERROR, code, "Cannot %s “%s”: %s",
+                 what, path, g_strerror (saved_errno));
 }

@@ -1,4 +1,5 @@
-/* fl-format.c: one way to say how old a lock is, for every program that shows one
+/* fl-format.c: the words for an entry (its age, its state, its enums), for every program that
+ * shows one
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-format.h"
+#include "fl-enum-types.h"
 #include "fl-judge-private.h"
 
 /**
@@ -42,4 +44,207 @@ char *
 _fl_format_age (gint64 age_us)
 {
   return fl_format_age (age_us);
+}
+
+/* The generated enum types already carry a nick for every value: the stable strings are those,
+ * not a second table that could drift from the enum. */
+static const char *
+enum_nick (GType       type,
+           int         value,
+           const char *fallback)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  GEnumValue *found = g_enum_get_value (klass, value);
+  const char *nick = found != NULL ? found->value_nick : fallback;
+
+  /* Static types are never finalized: the nick outlives the reference. */
+  g_type_class_unref (klass);
+  return nick;
+}
+
+/**
+ * fl_entry_kind_to_string:
+ * @kind: a kind of entry
+ *
+ * Returns: the stable name of @kind: "lock", "temp", "graveyard" or "foreign" ("unknown" for a
+ *   value outside the enumeration); what flctl's JSON says
+ */
+const char *
+fl_entry_kind_to_string (FlEntryKind kind)
+{
+  return enum_nick (FL_TYPE_ENTRY_KIND, kind, "unknown");
+}
+
+/**
+ * fl_liveness_to_string:
+ * @liveness: a liveness
+ *
+ * Returns: the stable name of @liveness: "unknown", "alive", "dead" or "reused"
+ */
+const char *
+fl_liveness_to_string (FlLiveness liveness)
+{
+  return enum_nick (FL_TYPE_LIVENESS, liveness, "unknown");
+}
+
+/**
+ * fl_kernel_lock_to_string:
+ * @kernel_lock: what the kernel lock probe saw
+ *
+ * Returns: the stable name of @kernel_lock: "unknown", "held" or "free"
+ */
+const char *
+fl_kernel_lock_to_string (FlKernelLock kernel_lock)
+{
+  return enum_nick (FL_TYPE_KERNEL_LOCK, kernel_lock, "unknown");
+}
+
+/**
+ * fl_entry_state_to_string:
+ * @state: a state
+ *
+ * Returns: the stable name of @state: "held", "active", "stale", "orphan", "unknown" or
+ *   "foreign"; what flctl prints and scripts compare against
+ */
+const char *
+fl_entry_state_to_string (FlEntryState state)
+{
+  return enum_nick (FL_TYPE_ENTRY_STATE, state, "unknown");
+}
+
+/**
+ * fl_entry_state_get_label:
+ * @state: a state
+ *
+ * Returns: the state in one translated word for a person ("Held", "Stale"...), in libfl's
+ *   translation domain
+ */
+const char *
+fl_entry_state_get_label (FlEntryState state)
+{
+  switch (state)
+    {
+    case FL_ENTRY_STATE_HELD:
+      return _("Held");
+    case FL_ENTRY_STATE_ACTIVE:
+      return _("Active");
+    case FL_ENTRY_STATE_STALE:
+      return _("Stale");
+    case FL_ENTRY_STATE_ORPHAN:
+      return _("Orphan");
+    case FL_ENTRY_STATE_FOREIGN:
+      return _("Foreign");
+    case FL_ENTRY_STATE_UNKNOWN:
+    default:
+      return _("Unknown");
+    }
+}
+
+/**
+ * fl_entry_kind_get_label:
+ * @kind: a kind of entry
+ *
+ * Returns: what the entry is, translated, for a person ("Lock file", "Temp file"...)
+ */
+const char *
+fl_entry_kind_get_label (FlEntryKind kind)
+{
+  switch (kind)
+    {
+    case FL_ENTRY_LOCK:
+      return _("Lock file");
+    case FL_ENTRY_TEMP:
+      return _("Temp file");
+    case FL_ENTRY_GRAVEYARD:
+      return _("Graveyard file");
+    case FL_ENTRY_FOREIGN:
+    default:
+      return _("Foreign entry");
+    }
+}
+
+/**
+ * fl_kernel_lock_get_label:
+ * @kernel_lock: what the kernel lock probe saw
+ *
+ * Returns: the probe's result, translated, for a person ("Held", "Free", "Not probed")
+ */
+const char *
+fl_kernel_lock_get_label (FlKernelLock kernel_lock)
+{
+  switch (kernel_lock)
+    {
+    case FL_KERNEL_LOCK_HELD:
+      return _("Held");
+    case FL_KERNEL_LOCK_FREE:
+      return _("Free");
+    case FL_KERNEL_LOCK_UNKNOWN:
+    default:
+      return _("Not probed");
+    }
+}
+
+/**
+ * fl_entry_state_is_problem:
+ * @state: a state
+ *
+ * Returns: %TRUE for what an operator may have to look at (stale, orphan, unknown, foreign);
+ *   %FALSE for a held lock or a temp being written
+ */
+gboolean
+fl_entry_state_is_problem (FlEntryState state)
+{
+  return state != FL_ENTRY_STATE_HELD && state != FL_ENTRY_STATE_ACTIVE;
+}
+
+/**
+ * fl_snapshot_dup_state_summary:
+ * @snapshot: a snapshot
+ *
+ * The state with its short reason, translated, as the inspector's State column and flctl's
+ * text output show it: "Stale: holder exited", "Unknown: no PID yet". Each reason is true of
+ * the snapshot's evidence: "no PID yet" only for an empty file, "PID reused" only when a
+ * process with that PID runs and started after the file was written.
+ *
+ * Returns: (transfer full): the text; free it with g_free()
+ */
+char *
+fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
+{
+  FlLiveness liveness;
+  const char *content;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (snapshot), NULL);
+
+  liveness = fl_snapshot_get_liveness (snapshot);
+  content = fl_snapshot_get_content (snapshot);
+
+  switch (fl_snapshot_get_state (snapshot))
+    {
+    case FL_ENTRY_STATE_HELD:
+      return g_strdup (_("Held"));
+    case FL_ENTRY_STATE_ACTIVE:
+      return g_strdup (_("Being written"));
+    case FL_ENTRY_STATE_FOREIGN:
+      return g_strdup (_("Foreign: not a file"));
+    case FL_ENTRY_STATE_ORPHAN:
+      return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Orphan: PID reused")
+                                                      : _("Orphan: creator exited"));
+    case FL_ENTRY_STATE_STALE:
+      if (liveness == FL_LIVENESS_DEAD)
+        return g_strdup (_("Stale: holder exited"));
+      if (liveness == FL_LIVENESS_REUSED)
+        return g_strdup (_("Stale: PID reused"));
+      if (liveness == FL_LIVENESS_ALIVE)
+        return g_strdup (_("Stale: kernel lock dropped"));
+      return g_strdup (_("Stale: not a PID"));
+    case FL_ENTRY_STATE_UNKNOWN:
+    default:
+      if (fl_snapshot_get_pid (snapshot) > 0)
+        return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
+                                                        : _("Unknown: PID not visible here"));
+      if (content == NULL || content[0] == '\0')
+        return g_strdup (_("Unknown: no PID yet"));
+      return g_strdup (_("Unknown: not a PID"));
+    }
 }

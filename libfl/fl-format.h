@@ -1,4 +1,7 @@
-/* fl-format.h: the words libfl, flctl and the Lock Inspector show for a lock's age
+/* fl-format.h: the words libfl, flctl and the Lock Inspector show: ages, states, enum names
+ *
+ * One home for every word a view shows about an entry, so that flctl and the inspector only
+ * present them and never say the same thing two ways.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,10 +14,32 @@
 #include <glib.h>
 
 #include "fl-version-macros.h"
+#include "fl-enums.h"
+#include "fl-snapshot.h"
 
 G_BEGIN_DECLS
 
 FL_AVAILABLE_IN_ALL
-char *fl_format_age (gint64 age_us);
+char         *fl_format_age                  (gint64        age_us);
+
+FL_AVAILABLE_IN_ALL
+const char   *fl_entry_kind_to_string        (FlEntryKind   kind);
+FL_AVAILABLE_IN_ALL
+const char   *fl_liveness_to_string          (FlLiveness    liveness);
+FL_AVAILABLE_IN_ALL
+const char   *fl_kernel_lock_to_string       (FlKernelLock  kernel_lock);
+FL_AVAILABLE_IN_ALL
+const char   *fl_entry_state_to_string       (FlEntryState  state);
+
+FL_AVAILABLE_IN_ALL
+const char   *fl_entry_state_get_label       (FlEntryState  state);
+FL_AVAILABLE_IN_ALL
+const char   *fl_entry_kind_get_label        (FlEntryKind   kind);
+FL_AVAILABLE_IN_ALL
+const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_entry_state_is_problem      (FlEntryState  state);
+FL_AVAILABLE_IN_ALL
+char         *fl_snapshot_dup_state_summary  (FlSnapshot   *snapshot);
 
 G_END_DECLS

@@ -56,6 +56,8 @@ FlKernelLock  fl_snapshot_get_kernel_lock      (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 gboolean      fl_snapshot_get_stale            (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
+FlEntryState  fl_snapshot_get_state            (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
 const char   *fl_snapshot_get_reason           (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 const char   *fl_snapshot_get_content          (FlSnapshot          *self);
@@ -88,9 +90,5 @@ gboolean      fl_snapshot_reclaim_unproven     (FlSnapshot          *self,
 FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_kind_for_name           (const char          *name,
                                                 FlEntryKind         *kind);
-FL_AVAILABLE_IN_ALL
-const char   *fl_entry_kind_to_string          (FlEntryKind          kind);
-FL_AVAILABLE_IN_ALL
-const char   *fl_liveness_to_string            (FlLiveness           liveness);
 
 G_END_DECLS

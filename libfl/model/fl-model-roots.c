@@ -9,7 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-error.h"
+#include "fl-error-private.h"
 #include "fl-model-roots-private.h"
 #include "fl-names-private.h"
 #include "fl-tsan-private.h"
@@ -129,7 +129,7 @@ _fl_model_root_set_error (GError    **error,
                      "directory."), path);
       break;
     default:
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, _("Cannot watch “%s”: %s"),
-                   path, g_strerror (errno_value));
+      g_set_error (error, FL_ERROR, _fl_error_code_from_directory_errno (errno_value),
+                   _("Cannot watch “%s”: %s"), path, g_strerror (errno_value));
     }
 }

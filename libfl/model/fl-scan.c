@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fl-error-private.h"
 #include "fl-error.h"
 #include "fl-scan.h"
 #include "fl-snapshot-private.h"
@@ -30,7 +31,7 @@ add_unreadable (GPtrArray  *errors,
 {
   g_ptr_array_add (errors,
                    g_error_new (FL_ERROR,
-                                errno_value == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                                _fl_error_code_from_errno (errno_value),
                                 "Cannot list “%s”: %s", path, g_strerror (errno_value)));
 }
 
@@ -132,8 +133,7 @@ scan_directory (const char          *directory,
   if (err != 0)
     {
       g_set_error (error, FL_ERROR,
-                   err == ENOENT || err == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
-                   err == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                   _fl_error_code_from_directory_errno (err),
                    "Cannot read the directory “%s”: %s", directory, g_strerror (err));
       return NULL;
     }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fl-error-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-judge-private.h"
@@ -71,6 +72,7 @@ enum {
   PROP_CAPTURED_AT,
   PROP_AGE,
   PROP_RECLAIMABLE,
+  PROP_STATE,
   N_PROPS
 };
 
@@ -215,8 +217,7 @@ fl_snapshot_new (const char          *path,
   if (saved_errno != 0)
     {
       g_set_error (error, FL_ERROR,
-                   saved_errno == ENOENT || saved_errno == ENOTDIR ? FL_ERROR_NOT_DIRECTORY :
-                   saved_errno == EACCES ? FL_ERROR_PERMISSION : FL_ERROR_FAILED,
+                   _fl_error_code_from_directory_errno (saved_errno),
                    "Cannot look at “%s”: its directory “%s” cannot be opened: %s",
                    path, directory, g_strerror (saved_errno));
       return NULL;
@@ -368,8 +369,7 @@ reclaim_at (FlSnapshot          *self,
       if (saved_errno != 0)
         {
           g_set_error (error, FL_ERROR,
-                       saved_errno == EACCES || saved_errno == EPERM ? FL_ERROR_PERMISSION
-                                                                     : FL_ERROR_FAILED,
+                       _fl_error_code_from_errno (saved_errno),
                        "Cannot remove “%s”: %s", self->path, g_strerror (saved_errno));
           return FALSE;
         }
@@ -558,6 +558,33 @@ GETTER (FlReclaimable, reclaimable, reclaimable)
 #undef GETTER
 
 /**
+ * fl_snapshot_get_state:
+ * @self: a snapshot
+ *
+ * The one verdict for the entry, as every view shows it (see #FlEntryState). A kernel lock that
+ * is held makes a lock held even when its PID cannot be seen from here: the kernel lock is
+ * exact. Missing evidence gives %FL_ENTRY_STATE_UNKNOWN, never stale.
+ *
+ * Returns: the state, as judged when the snapshot was taken
+ */
+FlEntryState
+fl_snapshot_get_state (FlSnapshot *self)
+{
+  gboolean is_lock;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), FL_ENTRY_STATE_UNKNOWN);
+
+  if (self->kind == FL_ENTRY_FOREIGN)
+    return FL_ENTRY_STATE_FOREIGN;
+  is_lock = self->kind == FL_ENTRY_LOCK;
+  if (self->stale)
+    return is_lock ? FL_ENTRY_STATE_STALE : FL_ENTRY_STATE_ORPHAN;
+  if (self->liveness == FL_LIVENESS_ALIVE || self->kernel_lock == FL_KERNEL_LOCK_HELD)
+    return is_lock ? FL_ENTRY_STATE_HELD : FL_ENTRY_STATE_ACTIVE;
+  return FL_ENTRY_STATE_UNKNOWN;
+}
+
+/**
  * fl_entry_kind_for_name:
  * @name: a file name (the last component of a path; a path is reduced to it)
  * @kind: (out) (optional): what libfl would have written under that name
@@ -583,32 +610,6 @@ fl_entry_kind_for_name (const char  *name,
   if (kind != NULL)
     *kind = info.kind;
   return TRUE;
-}
-
-const char *
-fl_entry_kind_to_string (FlEntryKind kind)
-{
-  switch (kind)
-    {
-    case FL_ENTRY_LOCK: return "lock";
-    case FL_ENTRY_TEMP: return "temp";
-    case FL_ENTRY_GRAVEYARD: return "graveyard";
-    case FL_ENTRY_FOREIGN: return "foreign";
-    default: return "unknown";
-    }
-}
-
-const char *
-fl_liveness_to_string (FlLiveness liveness)
-{
-  switch (liveness)
-    {
-    case FL_LIVENESS_ALIVE: return "alive";
-    case FL_LIVENESS_DEAD: return "dead";
-    case FL_LIVENESS_REUSED: return "reused";
-    case FL_LIVENESS_UNKNOWN:
-    default: return "unknown";
-    }
 }
 
 static void
@@ -658,6 +659,7 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_CAPTURED_AT: g_value_set_int64 (value, self->captured_at); break;
     case PROP_AGE: g_value_set_int64 (value, fl_snapshot_get_age (self)); break;
     case PROP_RECLAIMABLE: g_value_set_enum (value, self->reclaimable); break;
+    case PROP_STATE: g_value_set_enum (value, fl_snapshot_get_state (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -702,6 +704,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
   properties[PROP_RECLAIMABLE] = g_param_spec_enum ("reclaimable", NULL, NULL,
                                                     FL_TYPE_RECLAIMABLE, FL_RECLAIMABLE_NONE,
                                                     flags);
+  properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL,
+                                              FL_TYPE_ENTRY_STATE, FL_ENTRY_STATE_UNKNOWN, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -75,8 +75,7 @@ open_temp (FlTemp           *temp,
           return FALSE;
         }
 
-      temp->name = g_strdup_printf ("%s.%d.%08x.tmp", lp->lock_name, _fl_platform_self_pid (),
-                                    g_random_int ());
+      temp->name = _fl_temp_name (lp->lock_name, _fl_platform_self_pid (), g_random_int ());
       err = _fl_platform_create_excl (dir, temp->name, &temp->fd);
       if (err != 0)
         {

@@ -183,7 +183,7 @@ test_remove_orphans (void)
   GtkWindow *dialog;
   guint orphans;
 
-  g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (temp)), ==, INSPECTOR_STATE_ORPHAN);
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (temp)), ==, FL_ENTRY_STATE_ORPHAN);
   g_assert_true (_inspector_window_select_path (window, temp_path));
   /* Reclaim is for locks; an orphan has its own action. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);

@@ -24,12 +24,12 @@ test_formatting (void)
   /* libfl's formatter, which flctl shares, in the inspector's language. */
   g_autofree char *age = fl_format_age (3 * G_TIME_SPAN_DAY);
   g_autofree char *hours = fl_format_age (47 * G_TIME_SPAN_HOUR);
-  g_autofree char *kind = inspector_kind_label (FL_ENTRY_GRAVEYARD);
+  g_autofree char *kind = g_strdup (fl_entry_kind_get_label (FL_ENTRY_GRAVEYARD));
 
   g_assert_cmpstr (age, ==, "3 Tage");
   g_assert_cmpstr (hours, ==, "47 h");
   g_assert_cmpstr (kind, ==, "Friedhofsdatei");
-  g_assert_cmpstr (inspector_kernel_lock_label (FL_KERNEL_LOCK_HELD), ==, "Gehalten");
+  g_assert_cmpstr (fl_kernel_lock_get_label (FL_KERNEL_LOCK_HELD), ==, "Gehalten");
 }
 
 /* libfl's own messages come from the same catalogue. */

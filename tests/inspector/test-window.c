@@ -16,18 +16,18 @@
 typedef struct
 {
   const char     *name;
-  InspectorState  state;
+  FlEntryState  state;
 } Expected;
 
 /* What flctl demo makes, and the state each must show. */
 static const Expected demo_states[] = {
-  { "database.sqlite.lock", INSPECTOR_STATE_ALIVE },
-  { "backup.tar.lock", INSPECTOR_STATE_ALIVE },
-  { "projects/site/index.html.lock", INSPECTOR_STATE_ALIVE },
-  { "report.csv.lock", INSPECTOR_STATE_STALE },
-  { "session.db.lock", INSPECTOR_STATE_STALE },
-  { "upload.part.lock", INSPECTOR_STATE_UNKNOWN },  /* empty: never stale by itself */
-  { "legacy.lock", INSPECTOR_STATE_FOREIGN },
+  { "database.sqlite.lock", FL_ENTRY_STATE_HELD },
+  { "backup.tar.lock", FL_ENTRY_STATE_HELD },
+  { "projects/site/index.html.lock", FL_ENTRY_STATE_HELD },
+  { "report.csv.lock", FL_ENTRY_STATE_STALE },
+  { "session.db.lock", FL_ENTRY_STATE_STALE },
+  { "upload.part.lock", FL_ENTRY_STATE_UNKNOWN },  /* empty: never stale by itself */
+  { "legacy.lock", FL_ENTRY_STATE_FOREIGN },
 };
 
 static gboolean
@@ -56,14 +56,14 @@ test_demo_states (void)
       g_assert_nonnull (entry);
       g_test_message ("%s: %s", demo_states[i].name,
                       fl_snapshot_get_reason (fl_entry_get_snapshot (entry)));
-      g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (entry)), ==,
+      g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (entry)), ==,
                        demo_states[i].state);
     }
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
       g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
 
-      orphans += inspector_state_of (fl_entry_get_snapshot (entry)) == INSPECTOR_STATE_ORPHAN;
+      orphans += fl_snapshot_get_state (fl_entry_get_snapshot (entry)) == FL_ENTRY_STATE_ORPHAN;
     }
   g_assert_cmpuint (orphans, ==, 2);
 
@@ -73,7 +73,7 @@ test_demo_states (void)
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
       g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
-      g_autofree char *expected = inspector_state_label (fl_entry_get_snapshot (entry));
+      g_autofree char *expected = fl_snapshot_dup_state_summary (fl_entry_get_snapshot (entry));
 
       g_assert_cmpstr (g_hash_table_lookup (rendered, fl_entry_get_path (entry)), ==, expected);
     }
@@ -143,7 +143,7 @@ test_sort (void)
   gtk_column_view_sort_by_column (window->column_view, window->state_column,
                                   GTK_SORT_DESCENDING);
   first = g_list_model_get_item (rows, 0);
-  g_assert_cmpint (inspector_state_of (fl_entry_get_snapshot (first)), ==, INSPECTOR_STATE_STALE);
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (first)), ==, FL_ENTRY_STATE_STALE);
   g_clear_object (&first);
 
   gtk_column_view_sort_by_column (window->column_view,
