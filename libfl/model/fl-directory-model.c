@@ -366,7 +366,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
   /**
    * FlDirectoryModel:n-held:
    *
-   * The number of lock files that are not stale (alive, or unknown and not yet stale).
+   * The number of lock files whose state is %FL_ENTRY_STATE_HELD (fl_snapshot_get_state()):
+   * a lock of unknown state is neither held nor stale, and in none of the counts.
    */
   properties[PROP_N_HELD] = g_param_spec_uint ("n-held", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**

@@ -16,7 +16,7 @@ typedef enum
   FL_MODEL_COUNT_STALE,
   FL_MODEL_COUNT_ORPHANS,
   FL_MODEL_COUNT_FOREIGN,
-  FL_MODEL_COUNT_OTHER,    /* counted, never shown: live temps and graveyards */
+  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards, unknown locks */
   FL_MODEL_N_COUNTS
 } FlModelCount;
 

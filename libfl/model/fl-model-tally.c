@@ -6,20 +6,27 @@
 
 #include "fl-model-tally-private.h"
 
-/* The one place the model decides which count an entry is in. */
+/* The one place the model decides which count an entry is in: by the state word that every
+ * view shows (fl_snapshot_get_state()), so that n-held is what the rows say "held". A lock of
+ * unknown state (no PID yet, one this host cannot see) is in no shown count: it is neither
+ * held nor stale. */
 FlModelCount
 _fl_model_tally_classify (FlSnapshot *snap)
 {
-  switch (fl_snapshot_get_kind (snap))
+  switch (fl_snapshot_get_state (snap))
     {
-    case FL_ENTRY_LOCK:
-      return fl_snapshot_get_stale (snap) ? FL_MODEL_COUNT_STALE : FL_MODEL_COUNT_HELD;
-    case FL_ENTRY_TEMP:
-    case FL_ENTRY_GRAVEYARD:
-      return fl_snapshot_get_stale (snap) ? FL_MODEL_COUNT_ORPHANS : FL_MODEL_COUNT_OTHER;
-    case FL_ENTRY_FOREIGN:
-    default:
+    case FL_ENTRY_STATE_HELD:
+      return FL_MODEL_COUNT_HELD;
+    case FL_ENTRY_STATE_STALE:
+      return FL_MODEL_COUNT_STALE;
+    case FL_ENTRY_STATE_ORPHAN:
+      return FL_MODEL_COUNT_ORPHANS;
+    case FL_ENTRY_STATE_FOREIGN:
       return FL_MODEL_COUNT_FOREIGN;
+    case FL_ENTRY_STATE_ACTIVE:
+    case FL_ENTRY_STATE_UNKNOWN:
+    default:
+      return FL_MODEL_COUNT_OTHER;
     }
 }
 
