@@ -1,7 +1,8 @@
 /* fl-format.h: the words libfl, flctl and the Lock Inspector show: ages, states, enum names
  *
- * One home for every word a view shows about an entry, so that flctl and the inspector only
- * present them and never say the same thing two ways.
+ * One home for every word a view shows about an entry (with fl_snapshot_dup_state_summary(),
+ * the state and its reason), so that flctl and the inspector only present them and never
+ * say the same thing two ways.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,7 +16,6 @@
 
 #include "fl-version-macros.h"
 #include "fl-enums.h"
-#include "fl-snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -39,7 +39,5 @@ FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
 FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_state_is_problem      (FlEntryState  state);
-FL_AVAILABLE_IN_ALL
-char         *fl_snapshot_dup_state_summary  (FlSnapshot   *snapshot);
 
 G_END_DECLS

@@ -58,6 +58,8 @@ gboolean      fl_snapshot_get_stale            (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 FlEntryState  fl_snapshot_get_state            (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
+char         *fl_snapshot_dup_state_summary    (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
 const char   *fl_snapshot_get_reason           (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 const char   *fl_snapshot_get_content          (FlSnapshot          *self);

@@ -836,34 +836,6 @@ _fl_platform_create_unnamed (FlDir    *dir,
 }
 
 int
-_fl_platform_link_noreplace (FlDir      *dir,
-                             const char *from,
-                             const char *to)
-{
-  int err = 0;
-  wchar_t *wfrom = join (dir, from, &err), *wto = NULL;
-  ULONGLONG start = GetTickCount64 ();
-  DWORD delay = 1, code;
-
-  if (wfrom == NULL || (wto = join (dir, to, &err)) == NULL)
-    {
-      free (wfrom);
-      return err;
-    }
-  while (!CreateHardLinkW (wto, wfrom, NULL))
-    {
-      code = GetLastError ();
-      if (is_transient (code) && retry_backoff (start, &delay))
-        continue;
-      err = is_transient (code) ? EBUSY : map_error (code);
-      break;
-    }
-  free (wfrom);
-  free (wto);
-  return err;
-}
-
-int
 _fl_platform_link_unnamed (FlDir      *dir,
                            FlHandle    file,
                            const char *to)
@@ -896,10 +868,20 @@ same_file (const wchar_t *a,
   return fl_file_id_equal (&info[0].id, &info[1].id);
 }
 
-int
-_fl_platform_rename_noreplace (FlDir      *dir,
-                               const char *from,
-                               const char *to)
+/* Link or move without replacing: the one call the two differ by. */
+typedef enum
+{
+  TWO_NAMES_LINK,
+  TWO_NAMES_MOVE,
+} TwoNamesOp;
+
+/* @op from @from to @to in @dir, retrying transient failures (antivirus, indexers) within the
+ * busy budget; EBUSY once the budget is spent. */
+static int
+two_names_noreplace (FlDir      *dir,
+                     const char *from,
+                     const char *to,
+                     TwoNamesOp  op)
 {
   int err = 0;
   wchar_t *wfrom = join (dir, from, &err), *wto = NULL;
@@ -911,8 +893,9 @@ _fl_platform_rename_noreplace (FlDir      *dir,
       free (wfrom);
       return err;
     }
-  /* No MOVEFILE_REPLACE_EXISTING: an existing @to fails with 183 or 80. */
-  while (!MoveFileExW (wfrom, wto, 0))
+  /* MoveFileExW without MOVEFILE_REPLACE_EXISTING: an existing @to fails with 183 or 80. */
+  while (!(op == TWO_NAMES_LINK ? CreateHardLinkW (wto, wfrom, NULL)
+                                : MoveFileExW (wfrom, wto, 0)))
     {
       code = GetLastError ();
       if (is_transient (code) && retry_backoff (start, &delay))
@@ -922,11 +905,27 @@ _fl_platform_rename_noreplace (FlDir      *dir,
     }
   /* Wine renames with rename(2): two names of one file stay as they were, and it says
    * success (docs/windows.md, wine gap 8). */
-  if (err == 0 && same_file (wfrom, wto))
+  if (op == TWO_NAMES_MOVE && err == 0 && same_file (wfrom, wto))
     err = EEXIST;
   free (wfrom);
   free (wto);
   return err;
+}
+
+int
+_fl_platform_link_noreplace (FlDir      *dir,
+                             const char *from,
+                             const char *to)
+{
+  return two_names_noreplace (dir, from, to, TWO_NAMES_LINK);
+}
+
+int
+_fl_platform_rename_noreplace (FlDir      *dir,
+                               const char *from,
+                               const char *to)
+{
+  return two_names_noreplace (dir, from, to, TWO_NAMES_MOVE);
 }
 
 /* Opens @name for deletion, retrying while something holds it without FILE_SHARE_DELETE. */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
@@ -582,6 +584,58 @@ fl_snapshot_get_state (FlSnapshot *self)
   if (self->liveness == FL_LIVENESS_ALIVE || self->kernel_lock == FL_KERNEL_LOCK_HELD)
     return is_lock ? FL_ENTRY_STATE_HELD : FL_ENTRY_STATE_ACTIVE;
   return FL_ENTRY_STATE_UNKNOWN;
+}
+
+/**
+ * fl_snapshot_dup_state_summary:
+ * @snapshot: a snapshot
+ *
+ * The state with its short reason, translated, as the inspector's State column and flctl's
+ * text output show it: "Stale: holder exited", "Unknown: no PID yet". Each reason is true of
+ * the snapshot's evidence: "no PID yet" only for an empty file, "PID reused" only when a
+ * process with that PID runs and started after the file was written.
+ *
+ * Returns: (transfer full): the text; free it with g_free()
+ */
+char *
+fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
+{
+  FlLiveness liveness;
+  const char *content;
+
+  g_return_val_if_fail (FL_IS_SNAPSHOT (snapshot), NULL);
+
+  liveness = fl_snapshot_get_liveness (snapshot);
+  content = fl_snapshot_get_content (snapshot);
+
+  switch (fl_snapshot_get_state (snapshot))
+    {
+    case FL_ENTRY_STATE_HELD:
+      return g_strdup (_("Held"));
+    case FL_ENTRY_STATE_ACTIVE:
+      return g_strdup (_("Being written"));
+    case FL_ENTRY_STATE_FOREIGN:
+      return g_strdup (_("Foreign: not a file"));
+    case FL_ENTRY_STATE_ORPHAN:
+      return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Orphan: PID reused")
+                                                      : _("Orphan: creator exited"));
+    case FL_ENTRY_STATE_STALE:
+      if (liveness == FL_LIVENESS_DEAD)
+        return g_strdup (_("Stale: holder exited"));
+      if (liveness == FL_LIVENESS_REUSED)
+        return g_strdup (_("Stale: PID reused"));
+      if (liveness == FL_LIVENESS_ALIVE)
+        return g_strdup (_("Stale: kernel lock dropped"));
+      return g_strdup (_("Stale: not a PID"));
+    case FL_ENTRY_STATE_UNKNOWN:
+    default:
+      if (fl_snapshot_get_pid (snapshot) > 0)
+        return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
+                                                        : _("Unknown: PID not visible here"));
+      if (content == NULL || content[0] == '\0')
+        return g_strdup (_("Unknown: no PID yet"));
+      return g_strdup (_("Unknown: not a PID"));
+    }
 }
 
 /**
