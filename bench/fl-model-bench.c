@@ -119,7 +119,8 @@ timeout_cb (gpointer user_data)
 }
 
 /* Lets the main loop run for @ms: events arrive as they would on a quiet host, one at a time,
- * not as a burst (bursts are coalesced on purpose; see COALESCE_MS in the model). */
+ * not as a burst (bursts are coalesced on purpose; see FL_MODEL_COALESCE_MS in
+ * libfl/model/fl-model-monitor-private.h). */
 static gboolean
 set_flag_cb (gpointer user_data)
 {

@@ -4,26 +4,63 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <string.h>
-
-#include <glib/gi18n-lib.h>
 
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"
-#include "fl-error.h"
-#include "fl-names-private.h"
+#include "fl-model-monitor-private.h"
+#include "fl-model-reader-private.h"
+#include "fl-model-roots-private.h"
+#include "fl-model-scanner-private.h"
+#include "fl-model-store-private.h"
+#include "fl-model-tally-private.h"
+#include "fl-model-watch-private.h"
 #include "fl-snapshot-private.h"
 
 /* How the model stays right without trusting any one source:
  * - A file event only names a path. The model re-reads that path (a fresh snapshot) before it
  *   reports anything, so duplicated, reordered or stale events cannot make it wrong.
- * - The first event after a quiet spell is read at once; a burst is read at most every
- *   COALESCE_MS, each path once; past BURST_LIMIT paths a rescan is cheaper.
- * - GLib drops inotify's queue overflow silently, so every directory is rescanned periodically,
- *   in a worker thread, at an interval that grows with the cost of a scan.
- * - A holder dying makes no file event: the model watches each live holder's pidfd.
- * The entries are a GPtrArray sorted by path (strcmp): O(log n) lookup, O(1) get_item. */
+ * - Events are coalesced (fl-model-monitor.c); GLib drops inotify's queue overflow silently, so
+ *   every directory is also rescanned periodically in a worker thread (fl-model-scanner.c).
+ * - A holder dying makes no file event: the model watches each live holder's pidfd, and the
+ *   deadline of each unparsable lock (fl-model-watch.c).
+ *
+ * The parts, and who calls whom: an arrow is an #include and calls, always downwards; a part
+ * reaches the model only through the hooks this file gives it (no circle of files).
+ *
+ *   fl-directory-model.c    the GObject: owns the parts, wires their hooks, the public API
+ *     -> fl-model-scanner.c   whole roots read off the main thread, merged on the main context
+ *          -> fl-walk.c         the one directory walker (fl-scan.c's too)
+ *          -> fl-model-store.c
+ *          -> fl-model-roots.c
+ *     -> fl-model-monitor.c   a GFileMonitor per directory, the queue of paths, coalescing
+ *          -> fl-model-store-private.h  (FL_MODEL_TAKEN_OVER only)
+ *          -> fl-model-roots.c
+ *     -> fl-model-store.c     the sorted entries, lookup, in-place updates, exact items-changed
+ *          -> fl-entry.c        (fl-entry-private.h)
+ *     -> fl-model-reader.c    one path judged again
+ *     -> fl-model-watch.c     what makes no file event: pidfds, deadlines of unparsable locks
+ *     -> fl-model-tally.c     the counts behind n-held, n-stale, n-orphans, n-foreign
+ *     -> fl-model-roots.c     the watched directories, which paths each covers
+ *
+ * Each part's header is its whole interface; only this file includes them all. */
+
+struct _FlDirectoryModel
+{
+  GObject         parent_instance;
+
+  FlLockOptions  *options;
+  GPtrArray      *roots;     /* FlModelRoot * */
+  FlModelStore    store;
+  FlModelTally    tally;
+  FlModelWatch    watch;
+  FlModelMonitor  monitor;
+  FlModelScanner  scanner;
+
+  FlClockFunc     clock;
+  gpointer        clock_data;
+  GDestroyNotify  clock_destroy;
+};
 
 static void fl_directory_model_list_model_init (GListModelInterface *iface);
 
@@ -49,40 +86,152 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+static GParamSpec *count_properties[FL_MODEL_N_COUNTS];  /* by FlModelCount */
 static guint signals[N_SIGNALS];
 
-void
-_fl_model_notify_counts (FlDirectoryModel *self)
+static gint64
+model_now (FlDirectoryModel *self)
 {
-  static const guint props[] = {
-    [COUNT_HELD] = PROP_N_HELD,
-    [COUNT_STALE] = PROP_N_STALE,
-    [COUNT_ORPHANS] = PROP_N_ORPHANS,
-    [COUNT_FOREIGN] = PROP_N_FOREIGN,
-  };
-
-  for (guint i = 0; i < COUNT_OTHER; i++)
-    if (self->counts[i] != self->notified[i])
-      {
-        self->notified[i] = self->counts[i];
-        g_object_notify_by_pspec (G_OBJECT (self), properties[props[i]]);
-      }
+  return self->clock != NULL ? self->clock (self->clock_data) : g_get_real_time ();
 }
 
-void
-_fl_model_notify_loading (FlDirectoryModel *self)
+static void
+notify_counts (FlDirectoryModel *self)
 {
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+  _fl_model_tally_notify (&self->tally, G_OBJECT (self), count_properties);
 }
 
-void
-_fl_model_emit_change (FlDirectoryModel *self,
-                       FlEntry          *entry,
-                       FlChange          change)
+/* Reading one path again */
+
+static void
+refresh_path (FlDirectoryModel *self,
+              FlModelReader    *reader,
+              const char       *path,
+              guint             flags,
+              gint64            now_us)
 {
-  if (self->quiet == 0)
-    g_signal_emit (self, signals[ENTRY_CHANGED], 0, entry, change);
+  g_autoptr(FlSnapshot) snap = NULL;
+
+  _fl_model_monitor_check_new_directory (&self->monitor, path);
+
+  if (_fl_model_roots_covering (self->roots, NULL, path) == NULL)
+    return;
+
+  snap = _fl_model_reader_read (reader, path, self->options, now_us);
+  _fl_model_scanner_touch (&self->scanner, path);
+  _fl_model_store_apply (&self->store, path, snap, flags);
 }
+
+/* The parts' hooks */
+
+static void
+store_account_cb (FlEntry    *entry,
+                  FlSnapshot *snap,
+                  int         sign,
+                  gpointer    user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  _fl_model_tally_add (&self->tally, snap, sign);
+  _fl_model_watch_account (&self->watch, entry, snap, sign);
+}
+
+static void
+store_emit_cb (FlEntry  *entry,
+               FlChange  change,
+               gpointer  user_data)
+{
+  g_signal_emit (user_data, signals[ENTRY_CHANGED], 0, entry, change);
+}
+
+static const FlModelStoreHooks store_hooks = { store_account_cb, store_emit_cb };
+
+static void
+queue_path_cb (const char *path,
+               gpointer    user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  _fl_model_monitor_queue (&self->monitor, path, 0);
+}
+
+static void
+queue_pid_cb (int      pid,
+              gpointer user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  for (guint i = 0; i < _fl_model_store_get_n_entries (&self->store); i++)
+    {
+      FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (&self->store, i));
+
+      if (fl_snapshot_get_pid (snap) == pid)
+        _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
+    }
+}
+
+static void
+flush_cb (gpointer user_data)
+{
+  _fl_directory_model_flush (user_data);
+}
+
+static gint64
+now_cb (gpointer user_data)
+{
+  return model_now (user_data);
+}
+
+static const FlModelWatchHooks watch_hooks = { queue_path_cb, queue_pid_cb, flush_cb, now_cb };
+
+static void
+rescan_cb (gint64   delay_ms,
+           gpointer user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  _fl_model_scanner_schedule (&self->scanner, delay_ms);
+}
+
+static const FlModelMonitorHooks monitor_hooks = { flush_cb, rescan_cb };
+
+static void
+scanned_cb (FlModelRoot *root,
+            GPtrArray   *dirs,
+            gpointer     user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  _fl_model_monitor_sync (&self->monitor, root, dirs);
+}
+
+static void
+merged_cb (gpointer user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  notify_counts (self);
+  _fl_model_watch_schedule (&self->watch);
+}
+
+static void
+loading_changed_cb (gpointer user_data)
+{
+  g_object_notify_by_pspec (user_data, properties[PROP_LOADING]);
+}
+
+static void
+initial_failed_cb (FlModelRoot *root,
+                   gpointer     user_data)
+{
+  g_autofree char *path = g_strdup (root->path);
+
+  fl_directory_model_remove_directory (user_data, path);
+}
+
+static const FlModelScannerHooks scanner_hooks = {
+  scanned_cb, merged_cb, loading_changed_cb, initial_failed_cb, now_cb
+};
 
 /* GListModel */
 
@@ -95,7 +244,7 @@ fl_directory_model_get_item_type (GListModel *model)
 static guint
 fl_directory_model_get_n_items (GListModel *model)
 {
-  return FL_DIRECTORY_MODEL (model)->entries->len;
+  return _fl_model_store_get_n_entries (&FL_DIRECTORY_MODEL (model)->store);
 }
 
 static gpointer
@@ -104,9 +253,9 @@ fl_directory_model_get_item (GListModel *model,
 {
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (model);
 
-  if (position >= self->entries->len)
+  if (position >= _fl_model_store_get_n_entries (&self->store))
     return NULL;
-  return g_object_ref (self->entries->pdata[position]);
+  return g_object_ref (_fl_model_store_get_entry (&self->store, position));
 }
 
 static void
@@ -124,25 +273,20 @@ fl_directory_model_dispose (GObject *object)
 {
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->flush_id, g_source_remove);
-  g_clear_handle_id (&self->rescan_id, g_source_remove);
-  g_clear_handle_id (&self->deadline_id, g_source_remove);
-  g_hash_table_remove_all (self->pid_watches);
-  g_hash_table_remove_all (self->deadlines);
+  _fl_model_scanner_dispose (&self->scanner);
+  _fl_model_monitor_dispose (&self->monitor);
+  _fl_model_watch_dispose (&self->watch);
 
   while (self->roots->len > 0)
     {
-      Root *root = g_ptr_array_steal_index (self->roots, self->roots->len - 1);
+      FlModelRoot *root = g_ptr_array_steal_index (self->roots, self->roots->len - 1);
 
       root->removed = TRUE;
       g_hash_table_remove_all (root->monitors);
       _fl_model_root_unref (root);
     }
 
-  for (guint i = 0; i < self->entries->len; i++)
-    g_object_unref (self->entries->pdata[i]);
-  g_ptr_array_set_size (self->entries, 0);
+  _fl_model_store_clear (&self->store);
 
   if (self->clock_destroy != NULL)
     self->clock_destroy (self->clock_data);
@@ -158,14 +302,12 @@ fl_directory_model_finalize (GObject *object)
 {
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
-  g_clear_pointer (&self->options, fl_lock_options_free);
-  g_clear_pointer (&self->entries, g_ptr_array_unref);
+  _fl_model_scanner_finalize (&self->scanner);
+  _fl_model_monitor_finalize (&self->monitor);
+  _fl_model_watch_finalize (&self->watch);
+  _fl_model_store_finalize (&self->store);
   g_clear_pointer (&self->roots, g_ptr_array_unref);
-  g_clear_pointer (&self->pending, g_hash_table_unref);
-  g_clear_pointer (&self->touched, g_hash_table_unref);
-  g_clear_pointer (&self->pid_watches, g_hash_table_unref);
-  g_clear_pointer (&self->deadlines, g_hash_table_unref);
-  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->options, fl_lock_options_free);
 
   G_OBJECT_CLASS (fl_directory_model_parent_class)->finalize (object);
 }
@@ -181,19 +323,19 @@ fl_directory_model_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_LOADING:
-      g_value_set_boolean (value, self->n_initial_in_flight > 0);
+      g_value_set_boolean (value, _fl_model_scanner_is_loading (&self->scanner));
       break;
     case PROP_N_HELD:
-      g_value_set_uint (value, self->counts[COUNT_HELD]);
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_HELD));
       break;
     case PROP_N_STALE:
-      g_value_set_uint (value, self->counts[COUNT_STALE]);
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_STALE));
       break;
     case PROP_N_ORPHANS:
-      g_value_set_uint (value, self->counts[COUNT_ORPHANS]);
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_ORPHANS));
       break;
     case PROP_N_FOREIGN:
-      g_value_set_uint (value, self->counts[COUNT_FOREIGN]);
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_FOREIGN));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -224,7 +366,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
   /**
    * FlDirectoryModel:n-held:
    *
-   * The number of lock files that are not stale (alive, or unknown and not yet stale).
+   * The number of lock files whose state is %FL_ENTRY_STATE_HELD (fl_snapshot_get_state()):
+   * a lock of unknown state is neither held nor stale, and in none of the counts.
    */
   properties[PROP_N_HELD] = g_param_spec_uint ("n-held", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
@@ -248,6 +391,10 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
   properties[PROP_N_FOREIGN] = g_param_spec_uint ("n-foreign", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  count_properties[FL_MODEL_COUNT_HELD] = properties[PROP_N_HELD];
+  count_properties[FL_MODEL_COUNT_STALE] = properties[PROP_N_STALE];
+  count_properties[FL_MODEL_COUNT_ORPHANS] = properties[PROP_N_ORPHANS];
+  count_properties[FL_MODEL_COUNT_FOREIGN] = properties[PROP_N_FOREIGN];
 
   /**
    * FlDirectoryModel::entry-changed:
@@ -271,22 +418,11 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
 static void
 fl_directory_model_init (FlDirectoryModel *self)
 {
-  size_t max_handles = _fl_platform_max_handles ();
-
-  self->entries = g_ptr_array_new ();
   self->roots = g_ptr_array_new ();
-  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->pid_watches = g_hash_table_new_full (NULL, NULL, NULL, _fl_model_pid_watch_free);
-  self->deadlines = g_hash_table_new (NULL, NULL);
-  self->cancellable = g_cancellable_new ();
-  self->rescan_interval_ms = RESCAN_MIN_MS;
-  self->monitoring = TRUE;
-
-  /* Each watched holder costs a descriptor: leave most of them to the program. */
-  if (max_handles > 0)
-    self->max_pid_watches = (guint) CLAMP (max_handles / 4, 16, MAX_PID_WATCHES);
-  else
-    self->max_pid_watches = MAX_PID_WATCHES;
+  _fl_model_store_init (&self->store, G_LIST_MODEL (self), &store_hooks, self);
+  _fl_model_watch_init (&self->watch, &watch_hooks, self);
+  _fl_model_monitor_init (&self->monitor, self->roots, &monitor_hooks, self);
+  _fl_model_scanner_init (&self->scanner, &self->store, self->roots, &scanner_hooks, self);
 }
 
 /* Public API */
@@ -296,8 +432,9 @@ fl_directory_model_init (FlDirectoryModel *self)
  * @options: (nullable): how to judge the files (stale_after), %NULL for the defaults
  *
  * Creates an empty model. Add directories with fl_directory_model_add_directory(). The model
- * lives in the thread-default main context of the thread that creates it: file events, pidfd
- * wake-ups and the periodic rescan are dispatched there.
+ * lives in the global default main context: its file events, pidfd wake-ups, coalescing and
+ * periodic rescans are dispatched there, so create and use it in the thread that runs that
+ * context (normally the main thread), with no other context pushed as thread-default.
  *
  * Returns: (transfer full): a new model
  */
@@ -307,12 +444,14 @@ fl_directory_model_new (const FlLockOptions *options)
   FlDirectoryModel *self = g_object_new (FL_TYPE_DIRECTORY_MODEL, NULL);
 
   self->options = options != NULL ? fl_lock_options_copy (options) : fl_lock_options_new ();
+  self->watch.options = self->options;
+  self->scanner.options = self->options;
   return self;
 }
 
 /* Registers the root and its monitor before any scan, so no event after the scan can be lost.
  * Returns NULL with @error set, or the root (already present: *@existing is set). */
-static Root *
+static FlModelRoot *
 register_root (FlDirectoryModel *self,
                const char       *directory,
                gboolean          recursive,
@@ -320,7 +459,7 @@ register_root (FlDirectoryModel *self,
                GError          **error)
 {
   g_autofree char *path = g_canonicalize_filename (directory, NULL);
-  Root *root = _fl_model_find_root (self, path);
+  FlModelRoot *root = _fl_model_roots_find (self->roots, path);
   FlDir *dir;
   int err;
 
@@ -334,7 +473,7 @@ register_root (FlDirectoryModel *self,
   err = _fl_platform_dir_open (path, FALSE, &dir);
   if (err != 0)
     {
-      _fl_model_set_directory_error (error, path, err);
+      _fl_model_root_set_error (error, path, err);
       return NULL;
     }
   _fl_platform_dir_close (dir);
@@ -342,16 +481,9 @@ register_root (FlDirectoryModel *self,
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);
 
-  root = g_atomic_rc_box_new0 (Root);
-  root->prefix = path[0] != '\0' && G_IS_DIR_SEPARATOR (path[strlen (path) - 1])
-                 ? g_strdup (path) : g_strconcat (path, G_DIR_SEPARATOR_S, NULL);
-  root->path = g_steal_pointer (&path);
-  root->recursive = recursive;
-  root->monitors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, _fl_model_monitor_free);
+  root = _fl_model_root_new (g_steal_pointer (&path), recursive);
   g_ptr_array_add (self->roots, root);
-
-  if (self->monitoring)
-    _fl_model_ensure_monitor (self, root, root->path);
+  _fl_model_monitor_watch (&self->monitor, root, root->path);
   return root;
 }
 
@@ -374,8 +506,7 @@ fl_directory_model_add_directory (FlDirectoryModel  *self,
                                   gboolean           recursive,
                                   GError           **error)
 {
-  ScanJob *job;
-  Root *root;
+  FlModelRoot *root;
   gboolean existing;
   gboolean ok;
 
@@ -389,13 +520,9 @@ fl_directory_model_add_directory (FlDirectoryModel  *self,
   if (existing)
     return TRUE;
 
-  job = _fl_model_scan_job_new (self, root, MERGE_INITIAL);
-  _fl_model_run_scan (job);
-  ok = _fl_model_finish_job (self, job, error);
-  _fl_model_scan_job_free (job);
-
+  ok = _fl_model_scanner_run (&self->scanner, root, FL_MODEL_SCAN_INITIAL, error);
   if (ok)
-    _fl_model_schedule_rescan (self, self->rescan_interval_ms);
+    _fl_model_scanner_schedule (&self->scanner, self->scanner.interval_ms);
   return ok;
 }
 
@@ -422,7 +549,7 @@ fl_directory_model_add_directory_async (FlDirectoryModel    *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   gboolean existing;
-  Root *root;
+  FlModelRoot *root;
 
   g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
   g_return_if_fail (directory != NULL);
@@ -436,7 +563,7 @@ fl_directory_model_add_directory_async (FlDirectoryModel    *self,
   else if (existing)
     g_task_return_boolean (task, TRUE);
   else
-    _fl_model_start_scan (self, root, MERGE_INITIAL, task);
+    _fl_model_scanner_start (&self->scanner, root, FL_MODEL_SCAN_INITIAL, task);
 }
 
 /**
@@ -473,20 +600,20 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
                                      const char       *directory)
 {
   g_autofree char *path = NULL;
-  Root *root;
+  FlModelRoot *root;
 
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
   g_return_val_if_fail (directory != NULL, FALSE);
 
   path = g_canonicalize_filename (directory, NULL);
-  root = _fl_model_find_root (self, path);
+  root = _fl_model_roots_find (self->roots, path);
   if (root == NULL)
     return FALSE;
 
   g_ptr_array_remove (self->roots, root);
   root->removed = TRUE;
   g_hash_table_remove_all (root->monitors);
-  _fl_model_merge (self, root, NULL, MERGE_REMOVE);
+  _fl_model_scanner_forget (&self->scanner, root);
   _fl_model_root_unref (root);
   return TRUE;
 }
@@ -507,7 +634,7 @@ fl_directory_model_dup_directories (FlDirectoryModel *self)
 
   builder = g_strv_builder_new ();
   for (guint i = 0; i < self->roots->len; i++)
-    g_strv_builder_add (builder, ((Root *) self->roots->pdata[i])->path);
+    g_strv_builder_add (builder, ((FlModelRoot *) self->roots->pdata[i])->path);
   result = g_strv_builder_end (builder);
   g_strv_builder_unref (builder);
   return result;
@@ -536,7 +663,7 @@ fl_directory_model_set_clock (FlDirectoryModel *self,
   self->clock = clock;
   self->clock_data = user_data;
   self->clock_destroy = destroy;
-  _fl_model_schedule_deadline (self);
+  _fl_model_watch_schedule (&self->watch);
 }
 
 /**
@@ -553,7 +680,7 @@ fl_directory_model_get_now (FlDirectoryModel *self)
 {
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), 0);
 
-  return _fl_model_model_now (self);
+  return model_now (self);
 }
 
 /**
@@ -575,16 +702,10 @@ fl_directory_model_rescan (FlDirectoryModel *self)
 
   roots = g_ptr_array_new_with_free_func ((GDestroyNotify) _fl_model_root_unref);
   for (guint i = 0; i < self->roots->len; i++)
-    g_ptr_array_add (roots, g_atomic_rc_box_acquire (self->roots->pdata[i]));
+    g_ptr_array_add (roots, _fl_model_root_ref (self->roots->pdata[i]));
 
   for (guint i = 0; i < roots->len; i++)
-    {
-      ScanJob *job = _fl_model_scan_job_new (self, roots->pdata[i], MERGE_RESCAN);
-
-      _fl_model_run_scan (job);
-      _fl_model_finish_job (self, job, NULL);
-      _fl_model_scan_job_free (job);
-    }
+    _fl_model_scanner_run (&self->scanner, roots->pdata[i], FL_MODEL_SCAN_RESCAN, NULL);
 }
 
 /**
@@ -605,7 +726,8 @@ fl_directory_model_lookup (FlDirectoryModel *self,
   g_return_val_if_fail (path != NULL, NULL);
 
   canonical = g_canonicalize_filename (path, NULL);
-  return _fl_model_find_path (self, canonical, &pos) ? self->entries->pdata[pos] : NULL;
+  return _fl_model_store_find (&self->store, canonical, &pos)
+         ? _fl_model_store_get_entry (&self->store, pos) : NULL;
 }
 
 /**
@@ -641,14 +763,14 @@ fl_directory_model_dup_related (FlDirectoryModel *self,
   base = g_path_get_basename (fl_snapshot_get_target (snap));
   lock_path = g_strconcat (dir, G_DIR_SEPARATOR_S, base, ".lock", NULL);
 
-  _fl_model_find_path (self, lock_path, &pos);
-  for (guint i = pos; i < self->entries->len; i++)
+  _fl_model_store_find (&self->store, lock_path, &pos);
+  for (guint i = pos; i < _fl_model_store_get_n_entries (&self->store); i++)
     {
-      FlEntry *other = self->entries->pdata[i];
+      FlEntry *other = _fl_model_store_get_entry (&self->store, i);
       FlSnapshot *other_snap = fl_entry_get_snapshot (other);
       g_autofree char *other_base = NULL;
 
-      if (!g_str_has_prefix (_fl_model_entry_path (other), lock_path))
+      if (!g_str_has_prefix (fl_entry_get_path (other), lock_path))
         break;
       if (other == entry || fl_snapshot_get_target (other_snap) == NULL)
         continue;
@@ -679,7 +801,7 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
                             GError           **error)
 {
   g_autofree char *path = NULL;
-  DirCache cache = { NULL, NULL };
+  FlModelReader reader = FL_MODEL_READER_INIT;
   gboolean ok;
 
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
@@ -690,15 +812,15 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
   ok = fl_snapshot_reclaim (snapshot, self->options, error);
 
   if (ok)
-    self->quiet++;
+    self->store.quiet++;
   g_object_freeze_notify (G_OBJECT (self));
-  _fl_model_refresh_path (self, &cache, path, 0, _fl_model_model_now (self));
-  _fl_model_notify_counts (self);
+  refresh_path (self, &reader, path, 0, model_now (self));
+  notify_counts (self);
   g_object_thaw_notify (G_OBJECT (self));
   if (ok)
-    self->quiet--;
-  _fl_model_dir_cache_clear (&cache);
-  _fl_model_schedule_deadline (self);
+    self->store.quiet--;
+  _fl_model_reader_clear (&reader);
+  _fl_model_watch_schedule (&self->watch);
 
   return ok;
 }
@@ -712,22 +834,56 @@ _fl_directory_model_set_monitoring (FlDirectoryModel *self,
   g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
   g_return_if_fail (self->roots->len == 0);
 
-  self->monitoring = !!monitoring;
+  self->monitor.enabled = !!monitoring;
+  self->scanner.periodic = !!monitoring;
+}
+
+void
+_fl_directory_model_apply_event (FlDirectoryModel  *self,
+                                 GFileMonitorEvent  event,
+                                 const char        *path,
+                                 const char        *other_path)
+{
+  g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
+  g_return_if_fail (path != NULL);
+
+  _fl_model_monitor_apply_event (&self->monitor, event, path, other_path);
+}
+
+void
+_fl_directory_model_flush (FlDirectoryModel *self)
+{
+  g_autoptr(GArray) pending = NULL;
+  FlModelReader reader = FL_MODEL_READER_INIT;
+  gint64 now_us;
+
+  g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
+
+  pending = _fl_model_monitor_take_pending (&self->monitor);
+  if (pending == NULL)
+    return;
+
+  now_us = model_now (self);
+  g_object_freeze_notify (G_OBJECT (self));
+  for (guint i = 0; i < pending->len; i++)
+    {
+      FlModelPending *p = &g_array_index (pending, FlModelPending, i);
+
+      refresh_path (self, &reader, p->path, p->flags, now_us);
+    }
+  notify_counts (self);
+  g_object_thaw_notify (G_OBJECT (self));
+
+  _fl_model_reader_clear (&reader);
+  _fl_model_watch_schedule (&self->watch);
 }
 
 guint
 _fl_directory_model_get_n_pid_watches (FlDirectoryModel *self)
 {
-  GHashTableIter iter;
-  gpointer value;
-  guint n = 0;
-
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), 0);
 
-  g_hash_table_iter_init (&iter, self->pid_watches);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    n += ((PidWatch *) value)->fd != FL_HANDLE_NONE;
-  return n;
+  return _fl_model_watch_get_n_pid_watches (&self->watch);
 }
 
 gboolean
@@ -735,5 +891,5 @@ _fl_directory_model_has_pending (FlDirectoryModel *self)
 {
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
 
-  return g_hash_table_size (self->pending) > 0;
+  return _fl_model_monitor_has_pending (&self->monitor);
 }

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "fl-directory-model-private.h"
+#include "fl-entry-private.h"
 #include "fl-enum-types.h"
 
 /* An entry is mutable on purpose: when its file changes, the model swaps the snapshot and

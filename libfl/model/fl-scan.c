@@ -9,9 +9,9 @@
 
 #include "fl-error-private.h"
 #include "fl-error.h"
-#include "fl-names-private.h"
 #include "fl-scan.h"
 #include "fl-snapshot-private.h"
+#include "fl-walk-private.h"
 
 static int
 compare_paths (gconstpointer a,
@@ -22,9 +22,6 @@ compare_paths (gconstpointer a,
 
   return strcmp (fl_snapshot_get_path (sa), fl_snapshot_get_path (sb));
 }
-
-/* The deepest directory a recursive scan reads: the root is at depth 0. */
-#define MAX_DEPTH 64
 
 /* A subdirectory that could not be read, for a caller that asked to know (@errors). */
 static void
@@ -38,108 +35,86 @@ add_unreadable (GPtrArray  *errors,
                                 "Cannot list “%s”: %s", path, g_strerror (errno_value)));
 }
 
-static gboolean
-scan_one (FlDir               *dir,
-          const char          *directory,
-          FlScanFlags          flags,
-          const FlLockOptions *options,
-          gint64               now_us,
-          guint                depth,
-          GPtrArray           *out,
-          GPtrArray           *errors,
-          GCancellable        *cancellable,
-          GError             **error)
+typedef struct
 {
-  FlDirList *list;
-  const char *name;
-  FlFileType type;
-  int err;
+  const FlLockOptions *options;
+  gint64               now_us;
+  GPtrArray           *out;
+  GPtrArray           *errors;  /* or NULL: the caller did not ask */
+  GCancellable        *cancellable;
+} ScanCall;
 
-  err = _fl_platform_dir_list_open (dir, &list);
-  if (err != 0)
+static gboolean
+scan_names_cb (FlDir       *dir,
+               const char  *directory,
+               GPtrArray   *names,
+               gpointer     user_data,
+               GError     **error)
+{
+  ScanCall *call = user_data;
+
+  for (guint i = 0; i < names->len; i++)
     {
-      /* A subdirectory that cannot be read does not hide what the others hold. */
-      if (errors != NULL && depth > 0)
-        {
-          add_unreadable (errors, directory, err);
-          return TRUE;
-        }
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot list “%s”: %s",
-                   directory, g_strerror (err));
-      return FALSE;
+      g_autoptr(GError) local_error = NULL;
+      FlSnapshot *snapshot;
+
+      if (g_cancellable_set_error_if_cancelled (call->cancellable, error))
+        return FALSE;
+
+      /* With the holder's command line, as fl_snapshot_new() gives it: flctl's list and
+       * status must agree. The directory model, which judges far more often, does not. */
+      snapshot = _fl_snapshot_new_full (dir, directory, names->pdata[i], call->options,
+                                        call->now_us, TRUE, &local_error);
+      if (snapshot != NULL)
+        g_ptr_array_add (call->out, snapshot);
+      /* A file that went away meanwhile is simply not there; one that cannot be looked at is
+       * reported to a caller that asked. */
+      else if (call->errors != NULL &&
+               !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_ptr_array_add (call->errors, g_steal_pointer (&local_error));
     }
-
-  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL)
-    {
-      FlNameInfo info;
-      gsize len;
-
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        {
-          _fl_platform_dir_list_close (list);
-          return FALSE;
-        }
-
-      len = strlen (name);
-
-      if (_fl_classify_name (name, len, &info))
-        {
-          g_autoptr(GError) local_error = NULL;
-          /* With the holder's command line, as fl_snapshot_new() gives it: flctl's list and
-           * status must agree. The directory model, which judges far more often, does not. */
-          FlSnapshot *snapshot = _fl_snapshot_new_full (dir, directory, name, options,
-                                                        now_us, TRUE, &local_error);
-          if (snapshot != NULL)
-            g_ptr_array_add (out, snapshot);
-          /* A file that went away meanwhile is simply not there; one that cannot be looked
-           * at is reported to a caller that asked. */
-          else if (errors != NULL &&
-                   !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-            g_ptr_array_add (errors, g_steal_pointer (&local_error));
-          continue;
-        }
-
-      /* Recurse into real directories only; the listing may not know (FL_FILE_UNKNOWN). */
-      if ((flags & FL_SCAN_RECURSIVE) &&
-          (type == FL_FILE_DIRECTORY || type == FL_FILE_UNKNOWN))
-        {
-          g_autofree char *subpath = g_build_filename (directory, name, NULL);
-          FlDir *sub;
-
-          err = _fl_platform_dir_open_at (dir, name, &sub);
-          if (err != 0)
-            {
-              /* Not a directory, a symlink, or gone: not ours to read. Anything else (no
-               * permission, out of descriptors) leaves the listing incomplete. */
-              if (errors != NULL && err != ENOTDIR && err != ELOOP && err != ENOENT)
-                add_unreadable (errors, subpath, err);
-              continue;
-            }
-          if (depth >= MAX_DEPTH)
-            {
-              _fl_platform_dir_close (sub);
-              if (errors != NULL)
-                g_ptr_array_add (errors,
-                                 g_error_new (FL_ERROR, FL_ERROR_FAILED,
-                                              "Not listed: “%s” is more than %d directories "
-                                              "deep; list it on its own", subpath, MAX_DEPTH));
-              continue;
-            }
-
-          if (!scan_one (sub, subpath, flags, options, now_us, depth + 1, out, errors,
-                         cancellable, error))
-            {
-              _fl_platform_dir_close (sub);
-              _fl_platform_dir_list_close (list);
-              return FALSE;
-            }
-          _fl_platform_dir_close (sub);
-        }
-    }
-
-  _fl_platform_dir_list_close (list);
   return TRUE;
 }
+
+/* A subdirectory that could not be read does not hide what the others hold, for a caller that
+ * asked to know (@errors); fl_scan_directory() fails on a listing that breaks off. */
+static gboolean
+scan_problem_cb (const char     *path,
+                 guint           depth,
+                 FlWalkProblem   problem,
+                 int             errno_value,
+                 gpointer        user_data,
+                 GError        **error)
+{
+  ScanCall *call = user_data;
+
+  switch (problem)
+    {
+    case FL_WALK_UNREADABLE:
+      if (call->errors == NULL || depth == 0)
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot list “%s”: %s",
+                       path, g_strerror (errno_value));
+          return FALSE;
+        }
+      add_unreadable (call->errors, path, errno_value);
+      break;
+    case FL_WALK_UNOPENABLE:
+      if (call->errors != NULL)
+        add_unreadable (call->errors, path, errno_value);
+      break;
+    case FL_WALK_TOO_DEEP:
+      if (call->errors != NULL)
+        g_ptr_array_add (call->errors,
+                         g_error_new (FL_ERROR, FL_ERROR_FAILED,
+                                      "Not listed: “%s” is more than %d directories deep; "
+                                      "list it on its own", path, FL_WALK_MAX_DEPTH));
+      break;
+    }
+  return TRUE;
+}
+
+static const FlWalkFuncs scan_funcs = { scan_names_cb, scan_problem_cb };
 
 static GPtrArray *
 scan_directory (const char          *directory,
@@ -150,6 +125,7 @@ scan_directory (const char          *directory,
                 GError             **error)
 {
   g_autoptr(GPtrArray) out = NULL;
+  ScanCall call;
   FlDir *dir;
   int err;
 
@@ -163,7 +139,8 @@ scan_directory (const char          *directory,
     }
 
   out = g_ptr_array_new_with_free_func (g_object_unref);
-  if (!scan_one (dir, directory, flags, options, g_get_real_time (), 0, out, errors,
+  call = (ScanCall) { options, g_get_real_time (), out, errors, cancellable };
+  if (!_fl_walk (dir, directory, (flags & FL_SCAN_RECURSIVE) != 0, &scan_funcs, &call,
                  cancellable, error))
     {
       _fl_platform_dir_close (dir);

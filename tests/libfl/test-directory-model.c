@@ -384,6 +384,44 @@ test_related (ModelFixture  *fx,
   g_assert_true (related->pdata[0] == model_lookup (fx, "t.lock"));
 }
 
+/* The counts agree with the state word of the rows: an empty lock (no PID yet, not stale) is
+ * "unknown", neither held nor stale; the tally used to count it as held. */
+static void
+test_counts_by_state (ModelFixture  *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *empty = model_path (fx, "empty.lock");
+  guint counted[FL_ENTRY_STATE_FOREIGN + 1] = { 0 };
+  guint held, stale, orphans, foreign;
+  guint n;
+
+  put (fx, "live.lock", getpid ());
+  put (fx, "dead.lock", fl_test_dead_pid ());
+  put (fx, "dead.lock.123.0badcafe.tmp", fl_test_dead_pid ());
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  add_dir (fx);
+
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (model_lookup (fx, "empty.lock"))),
+                   ==, FL_ENTRY_STATE_UNKNOWN);
+  n = g_list_model_get_n_items (G_LIST_MODEL (fx->model));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (G_LIST_MODEL (fx->model), i);
+
+      counted[fl_snapshot_get_state (fl_entry_get_snapshot (entry))]++;
+    }
+
+  g_object_get (fx->model, "n-held", &held, "n-stale", &stale, "n-orphans", &orphans,
+                "n-foreign", &foreign, NULL);
+  g_assert_cmpuint (held, ==, 1);
+  g_assert_cmpuint (held, ==, counted[FL_ENTRY_STATE_HELD]);
+  g_assert_cmpuint (stale, ==, counted[FL_ENTRY_STATE_STALE]);
+  g_assert_cmpuint (orphans, ==, counted[FL_ENTRY_STATE_ORPHAN]);
+  g_assert_cmpuint (foreign, ==, counted[FL_ENTRY_STATE_FOREIGN]);
+  g_assert_cmpuint (stale, ==, 1);
+  g_assert_cmpuint (orphans, ==, 1);
+}
+
 #define ADD(path, func) \
   g_test_add ((path), ModelFixture, GINT_TO_POINTER (HAND), model_fixture_setup, (func), \
               model_fixture_teardown)
@@ -403,6 +441,7 @@ main (int   argc,
   ADD ("/model/ordering-random", test_ordering_random);
   ADD ("/model/directories", test_directories);
   ADD ("/model/related", test_related);
+  ADD ("/model/counts-by-state", test_counts_by_state);
 
   return g_test_run ();
 }

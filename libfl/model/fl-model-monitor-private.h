@@ -1,0 +1,71 @@
+/* fl-model-monitor-private.h: file events: a GFileMonitor per directory, the paths they name
+ * queued and coalesced until the model reads them again
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "fl-model-roots-private.h"
+
+G_BEGIN_DECLS
+
+#define FL_MODEL_COALESCE_MS 10
+
+typedef struct
+{
+  void (*flush)  (gpointer user_data);               /* read the queued paths now */
+  void (*rescan) (gint64   delay_ms,
+                  gpointer user_data);               /* the events cannot be trusted */
+} FlModelMonitorHooks;
+
+typedef struct
+{
+  GPtrArray                 *roots;        /* the model's FlModelRoot *, borrowed */
+  gboolean                   enabled;      /* FALSE in tests: no GFileMonitor */
+  GHashTable                *pending;      /* path -> flags */
+  guint                      flush_id;
+  gint64                     last_flush_us;  /* monotonic */
+  const FlModelMonitorHooks *hooks;
+  gpointer                   user_data;
+} FlModelMonitor;
+
+/* One path to read again, with its flags (FL_MODEL_TAKEN_OVER). */
+typedef struct
+{
+  char  *path;
+  guint  flags;
+} FlModelPending;
+
+void     _fl_model_monitor_init          (FlModelMonitor            *monitor,
+                                          GPtrArray                 *roots,
+                                          const FlModelMonitorHooks *hooks,
+                                          gpointer                   user_data);
+void     _fl_model_monitor_dispose       (FlModelMonitor            *monitor);
+void     _fl_model_monitor_finalize      (FlModelMonitor            *monitor);
+
+void     _fl_model_monitor_queue         (FlModelMonitor            *monitor,
+                                          const char                *path,
+                                          guint                      flags);
+void     _fl_model_monitor_apply_event   (FlModelMonitor            *monitor,
+                                          GFileMonitorEvent          event,
+                                          const char                *path,
+                                          const char                *other_path);
+gboolean _fl_model_monitor_has_pending   (FlModelMonitor            *monitor);
+/* The queued paths, sorted (so that neighbours share a directory), and the queue emptied;
+ * NULL if there are none, or so many that a rescan (asked for) is cheaper. */
+GArray  *_fl_model_monitor_take_pending  (FlModelMonitor            *monitor);
+
+/* In a recursive root, a directory new to the monitors gets one and a rescan. */
+void     _fl_model_monitor_check_new_directory (FlModelMonitor      *monitor,
+                                                const char          *path);
+void     _fl_model_monitor_watch         (FlModelMonitor            *monitor,
+                                          FlModelRoot               *root,
+                                          const char                *dir_path);
+/* Watches exactly @dirs (char *) in @root, and the root itself. */
+void     _fl_model_monitor_sync          (FlModelMonitor            *monitor,
+                                          FlModelRoot               *root,
+                                          GPtrArray                 *dirs);
+
+G_END_DECLS

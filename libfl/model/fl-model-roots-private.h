@@ -1,0 +1,43 @@
+/* fl-model-roots-private.h: the directories a model watches, and which paths each covers
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* An atomic rc box: a scan in a worker thread holds a reference. Only the main context
+ * changes it; a worker reads path, prefix and recursive, which never change. */
+typedef struct
+{
+  char       *path;        /* canonical, as given (symbolic links in it are kept) */
+  char       *prefix;      /* path with exactly one trailing slash */
+  gboolean    recursive;
+  gboolean    removed;
+  guint       serial;      /* of the last scan started */
+  guint       applied;     /* of the last scan applied: older results are dropped */
+  GHashTable *monitors;    /* directory path -> GFileMonitor, filled by fl-model-monitor.c */
+} FlModelRoot;
+
+FlModelRoot *_fl_model_root_new          (char             *path,
+                                          gboolean          recursive);
+FlModelRoot *_fl_model_root_ref          (FlModelRoot      *root);
+void         _fl_model_root_unref        (FlModelRoot      *root);
+gboolean     _fl_model_root_covers       (FlModelRoot      *root,
+                                          const char       *path);
+
+/* @roots: FlModelRoot * */
+FlModelRoot *_fl_model_roots_find        (GPtrArray        *roots,
+                                          const char       *path);
+FlModelRoot *_fl_model_roots_covering    (GPtrArray        *roots,
+                                          FlModelRoot      *except,
+                                          const char       *path);
+
+/* Why a directory cannot be watched, in words that say what to do (translated). */
+void         _fl_model_root_set_error    (GError          **error,
+                                          const char       *path,
+                                          int               errno_value);
+
+G_END_DECLS

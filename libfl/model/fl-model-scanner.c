@@ -1,0 +1,512 @@
+/* fl-model-scanner.c: whole directories read by the walker off the main thread, and merged
+ * into the entry store on the main context
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "fl-model-scanner-private.h"
+#include "fl-process-private.h"
+#include "fl-snapshot-private.h"
+#include "fl-tsan-private.h"
+#include "fl-walk-private.h"
+
+/* A scan runs in a worker thread for the periodic repair and an asynchronous add, inline for
+ * a synchronous one. It reads the tree with the walker (fl-walk.c), one descriptor per level,
+ * never a GFile per file, and judges each directory's names on up to MAX_SCAN_THREADS threads.
+ * GLib drops inotify's queue overflow silently, so every root is rescanned periodically, at an
+ * interval that grows with the cost of a scan (30 times it, within RESCAN_MIN_MS..MAX_MS). */
+#define MAX_SCAN_THREADS  4
+#define SCAN_SLICE_MIN    256
+#define RESCAN_MIN_MS     10000
+#define RESCAN_MAX_MS     300000
+
+typedef struct
+{
+  FlModelRoot     *root;       /* atomic rc box */
+  FlLockOptions   *options;
+  gint64           now_us;
+  guint            serial;
+  FlModelScanMode  mode;
+  guint            n_threads;
+  GCancellable    *cancellable;
+  GPtrArray       *previous;   /* the entries' snapshots at the start, by path: reused if equal */
+  GPtrArray       *snapshots;
+  GPtrArray       *dirs;
+  GError          *error;
+  gint64           duration_us;
+} ScanJob;
+
+void
+_fl_model_scanner_init (FlModelScanner            *scanner,
+                        FlModelStore              *store,
+                        GPtrArray                 *roots,
+                        const FlModelScannerHooks *hooks,
+                        gpointer                   user_data)
+{
+  scanner->store = store;
+  scanner->roots = roots;
+  scanner->cancellable = g_cancellable_new ();
+  scanner->periodic = TRUE;
+  scanner->interval_ms = RESCAN_MIN_MS;
+  scanner->hooks = hooks;
+  scanner->user_data = user_data;
+}
+
+void
+_fl_model_scanner_dispose (FlModelScanner *scanner)
+{
+  g_cancellable_cancel (scanner->cancellable);
+  g_clear_handle_id (&scanner->rescan_id, g_source_remove);
+}
+
+void
+_fl_model_scanner_finalize (FlModelScanner *scanner)
+{
+  g_clear_pointer (&scanner->touched, g_hash_table_unref);
+  g_clear_object (&scanner->cancellable);
+}
+
+static void
+scan_job_free (gpointer data)
+{
+  ScanJob *job = data;
+
+  _fl_tsan_acquire (job);
+  g_clear_pointer (&job->root, _fl_model_root_unref);
+  g_clear_pointer (&job->options, fl_lock_options_free);
+  g_clear_object (&job->cancellable);
+  g_clear_pointer (&job->previous, g_ptr_array_unref);
+  g_clear_pointer (&job->snapshots, g_ptr_array_unref);
+  g_clear_pointer (&job->dirs, g_ptr_array_unref);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+static ScanJob *
+scan_job_new (FlModelScanner  *scanner,
+              FlModelRoot     *root,
+              FlModelScanMode  mode)
+{
+  ScanJob *job = g_new0 (ScanJob, 1);
+  FlModelStore *store = scanner->store;
+  guint i;
+
+  /* A rescan is for what no event reported, such as a holder that died without a pidfd to
+   * say so: it must not be answered from what inspection remembers of processes. */
+  if (mode == FL_MODEL_SCAN_RESCAN)
+    _fl_process_cache_invalidate ();
+
+  job->root = _fl_model_root_ref (root);
+  job->options = fl_lock_options_copy (scanner->options);
+  job->now_us = scanner->hooks->now (scanner->user_data);
+  job->serial = ++root->serial;
+  job->mode = mode;
+  job->n_threads = CLAMP (g_get_num_processors (), 1, MAX_SCAN_THREADS);
+  job->cancellable = g_object_ref (scanner->cancellable);
+  job->snapshots = g_ptr_array_new_with_free_func (g_object_unref);
+  job->dirs = g_ptr_array_new_with_free_func (g_free);
+
+  /* A rescan finds most files unchanged: it keeps their current snapshot instead of a second
+   * copy, so a rescan of 100,000 locks does not double the memory. */
+  job->previous = g_ptr_array_new_with_free_func (g_object_unref);
+  _fl_model_store_find (store, root->prefix, &i);
+  for (; i < _fl_model_store_get_n_entries (store); i++)
+    {
+      FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (store, i));
+
+      if (!g_str_has_prefix (fl_snapshot_get_path (snap), root->prefix))
+        break;
+      g_ptr_array_add (job->previous, g_object_ref (snap));
+    }
+
+  return job;
+}
+
+/* Runs in any thread: the previous snapshots are immutable and never change during a scan. */
+static FlSnapshot *
+reuse_previous (ScanJob    *job,
+                FlSnapshot *fresh)
+{
+  const char *path = fl_snapshot_get_path (fresh);
+  guint lo = 0;
+  guint hi = job->previous->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      FlSnapshot *old = job->previous->pdata[mid];
+      int cmp = strcmp (fl_snapshot_get_path (old), path);
+
+      if (cmp == 0)
+        {
+          if (!_fl_model_snapshots_equal (old, fresh))
+            return fresh;
+          g_object_unref (fresh);
+          return g_object_ref (old);
+        }
+      if (cmp < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return fresh;
+}
+
+typedef struct
+{
+  ScanJob     *job;
+  FlDir       *dir;
+  const char  *dir_path;
+  char       **names;
+  FlSnapshot **out;
+  guint        begin;
+  guint        end;
+} ScanSlice;
+
+static gpointer
+scan_slice (gpointer data)
+{
+  ScanSlice *slice = data;
+
+  for (guint i = slice->begin; i < slice->end; i++)
+    {
+      FlSnapshot *snap;
+
+      if (g_cancellable_is_cancelled (slice->job->cancellable))
+        break;
+      snap = _fl_snapshot_new_at (slice->dir, slice->dir_path, slice->names[i],
+                                  slice->job->options, slice->job->now_us, NULL);
+      if (snap != NULL)
+        slice->out[i] = reuse_previous (slice->job, snap);
+    }
+  return NULL;
+}
+
+/* Judging a file costs about ten system calls, most of the load: spread over the cores. The
+ * walker calls this for each directory it lists. */
+static gboolean
+snapshot_names_cb (FlDir       *dir,
+                   const char  *dir_path,
+                   GPtrArray   *names,
+                   gpointer     user_data,
+                   GError     **error)
+{
+  ScanJob *job = user_data;
+  guint n = names->len;
+  guint n_threads = MIN (job->n_threads, n / SCAN_SLICE_MIN + 1);
+  g_autofree FlSnapshot **out = g_new0 (FlSnapshot *, n);
+  g_autofree ScanSlice *slices = g_new0 (ScanSlice, n_threads);
+  g_autofree GThread **threads = g_new0 (GThread *, n_threads);
+
+  g_ptr_array_add (job->dirs, g_strdup (dir_path));
+
+  for (guint t = 0; t < n_threads; t++)
+    {
+      slices[t] = (ScanSlice) { job, dir, dir_path, (char **) names->pdata, out,
+                                (guint) ((guint64) n * t / n_threads),
+                                (guint) ((guint64) n * (t + 1) / n_threads) };
+      if (t > 0)
+        threads[t] = g_thread_try_new ("fl-scan", scan_slice, &slices[t], NULL);
+    }
+  scan_slice (&slices[0]);
+  for (guint t = 1; t < n_threads; t++)
+    {
+      if (threads[t] != NULL)
+        g_thread_join (threads[t]);
+      else
+        scan_slice (&slices[t]);  /* no thread to be had: do it here */
+    }
+
+  for (guint i = 0; i < n; i++)
+    if (out[i] != NULL)
+      g_ptr_array_add (job->snapshots, out[i]);
+  return TRUE;
+}
+
+/* What cannot be read is left out silently: the next rescan tries again. */
+static const FlWalkFuncs scan_funcs = { snapshot_names_cb, NULL };
+
+static int
+compare_snapshot_paths (gconstpointer a,
+                        gconstpointer b)
+{
+  return strcmp (fl_snapshot_get_path (*(FlSnapshot **) a),
+                 fl_snapshot_get_path (*(FlSnapshot **) b));
+}
+
+/* Runs in any thread. */
+static void
+run_scan (ScanJob *job)
+{
+  gint64 start = g_get_monotonic_time ();
+  FlDir *dir;
+  int err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
+
+  if (err != 0)
+    {
+      _fl_model_root_set_error (&job->error, job->root->path, err);
+      return;
+    }
+  if (!_fl_walk (dir, job->root->path, job->root->recursive, &scan_funcs, job, job->cancellable,
+                 NULL))
+    g_debug ("Scan of %s stopped", job->root->path);  /* cancelled: the result is dropped */
+  _fl_platform_dir_close (dir);
+  g_ptr_array_sort (job->snapshots, compare_snapshot_paths);
+  job->duration_us = g_get_monotonic_time () - start;
+}
+
+/* Merging, on the main context */
+
+typedef struct
+{
+  FlModelScanner  *scanner;
+  FlModelRoot     *root;
+  FlModelScanMode  mode;
+} MergeCall;
+
+static gboolean
+is_touched (FlModelScanner *scanner,
+            const char     *path)
+{
+  return scanner->touched != NULL && g_hash_table_contains (scanner->touched, path);
+}
+
+/* An entry that the merge may change: under the root, and neither read again since the scan
+ * began nor (when the root goes) covered by another root. */
+static gboolean
+keep_entry (const char *path,
+            gpointer    user_data)
+{
+  MergeCall *call = user_data;
+
+  if (!_fl_model_root_covers (call->root, path))
+    return FALSE;
+  if (call->mode == FL_MODEL_SCAN_REMOVE)
+    return _fl_model_roots_covering (call->scanner->roots, call->root, path) == NULL;
+  return !is_touched (call->scanner, path);
+}
+
+static gboolean
+take_new (const char *path,
+          gpointer    user_data)
+{
+  MergeCall *call = user_data;
+
+  return !is_touched (call->scanner, path);
+}
+
+static void
+merge (FlModelScanner  *scanner,
+       FlModelRoot     *root,
+       GPtrArray       *snaps,
+       FlModelScanMode  mode)
+{
+  MergeCall call = { scanner, root, mode };
+
+  /* A first scan and a removal are no news: no entry-changed. */
+  if (mode != FL_MODEL_SCAN_RESCAN)
+    scanner->store->quiet++;
+  _fl_model_store_merge (scanner->store, root->prefix, snaps, keep_entry, take_new, &call);
+  if (mode != FL_MODEL_SCAN_RESCAN)
+    scanner->store->quiet--;
+  scanner->hooks->merged (scanner->user_data);
+}
+
+void
+_fl_model_scanner_forget (FlModelScanner *scanner,
+                          FlModelRoot    *root)
+{
+  merge (scanner, root, NULL, FL_MODEL_SCAN_REMOVE);
+}
+
+static gboolean
+finish_job (FlModelScanner  *scanner,
+            ScanJob         *job,
+            GError         **error)
+{
+  FlModelRoot *root = job->root;
+
+  if (root->removed || job->serial <= root->applied)
+    return TRUE;  /* a newer scan was applied meanwhile, or nobody wants this one */
+  root->applied = job->serial;
+
+  if (job->error != NULL)
+    {
+      if (job->mode == FL_MODEL_SCAN_INITIAL)
+        {
+          g_propagate_error (error, g_steal_pointer (&job->error));
+          scanner->hooks->initial_failed (root, scanner->user_data);
+          return FALSE;
+        }
+      /* The directory went away or became unreadable: so did its entries. */
+      g_debug ("%s", job->error->message);
+      merge (scanner, root, NULL, FL_MODEL_SCAN_RESCAN);
+      return TRUE;
+    }
+
+  merge (scanner, root, job->snapshots, job->mode);
+  scanner->hooks->scanned (root, job->dirs, scanner->user_data);
+  scanner->interval_ms = CLAMP (job->duration_us / 1000 * 30, RESCAN_MIN_MS, RESCAN_MAX_MS);
+  return TRUE;
+}
+
+gboolean
+_fl_model_scanner_run (FlModelScanner   *scanner,
+                       FlModelRoot      *root,
+                       FlModelScanMode   mode,
+                       GError          **error)
+{
+  ScanJob *job = scan_job_new (scanner, root, mode);
+  gboolean ok;
+
+  run_scan (job);
+  ok = finish_job (scanner, job, error);
+  scan_job_free (job);
+  return ok;
+}
+
+static void
+scan_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  _fl_tsan_acquire (task_data);
+  run_scan (task_data);
+  _fl_tsan_release (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* The scan's GTask has no source object: the worker thread drops its reference to the task
+ * last, and that must not be the model's last reference (dispose belongs to the main thread).
+ * The model is held by a weak reference; the scanner is part of it. */
+typedef struct
+{
+  GWeakRef        model;
+  FlModelScanner *scanner;
+  GTask          *outer;
+} ScanCall;
+
+static void
+scan_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ScanCall *call = user_data;
+  g_autoptr(GObject) model = g_weak_ref_get (&call->model);
+  FlModelScanner *scanner = call->scanner;
+  g_autoptr(GTask) outer = g_steal_pointer (&call->outer);
+  g_autoptr(GError) error = NULL;
+  ScanJob *job = g_task_get_task_data (G_TASK (result));
+  gboolean ok = TRUE;
+
+  _fl_tsan_acquire (job);
+  g_weak_ref_clear (&call->model);
+  g_free (call);
+  if (model == NULL)
+    {
+      _fl_tsan_release (job);
+      return;
+    }
+
+  scanner->n_in_flight--;
+  if (!g_cancellable_is_cancelled (scanner->cancellable))
+    ok = finish_job (scanner, job, &error);
+  if (scanner->n_in_flight == 0)
+    g_clear_pointer (&scanner->touched, g_hash_table_unref);
+
+  if (job->mode == FL_MODEL_SCAN_INITIAL && --scanner->n_initial_in_flight == 0)
+    scanner->hooks->loading_changed (scanner->user_data);
+
+  if (scanner->n_in_flight == 0)
+    {
+      _fl_model_scanner_schedule (scanner, scanner->rescan_again ? 0 : scanner->interval_ms);
+      scanner->rescan_again = FALSE;
+    }
+
+  /* The pool thread may drop the task, and free the job, after this */
+  _fl_tsan_release (job);
+
+  if (outer != NULL)
+    {
+      if (ok)
+        g_task_return_boolean (outer, TRUE);
+      else
+        g_task_return_error (outer, g_steal_pointer (&error));
+    }
+}
+
+void
+_fl_model_scanner_start (FlModelScanner  *scanner,
+                         FlModelRoot     *root,
+                         FlModelScanMode  mode,
+                         GTask           *outer)
+{
+  g_autoptr(GTask) task = NULL;
+  ScanCall *call = g_new0 (ScanCall, 1);
+  ScanJob *job;
+
+  if (scanner->touched == NULL)
+    scanner->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  scanner->n_in_flight++;
+  if (mode == FL_MODEL_SCAN_INITIAL && scanner->n_initial_in_flight++ == 0)
+    scanner->hooks->loading_changed (scanner->user_data);
+
+  g_weak_ref_init (&call->model, scanner->user_data);
+  call->scanner = scanner;
+  call->outer = outer != NULL ? g_object_ref (outer) : NULL;
+  task = g_task_new (NULL, scanner->cancellable, scan_done_cb, call);
+  g_task_set_source_tag (task, _fl_model_scanner_start);
+  job = scan_job_new (scanner, root, mode);
+  g_task_set_task_data (task, job, scan_job_free);
+  _fl_tsan_release (job);
+  g_task_run_in_thread (task, scan_thread);
+}
+
+static gboolean
+rescan_cb (gpointer user_data)
+{
+  FlModelScanner *scanner = user_data;
+
+  scanner->rescan_id = 0;
+  if (scanner->n_in_flight > 0)
+    {
+      /* The scans in flight may have read the directory before what asked for this one. */
+      scanner->rescan_again = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+
+  for (guint i = 0; i < scanner->roots->len; i++)
+    _fl_model_scanner_start (scanner, scanner->roots->pdata[i], FL_MODEL_SCAN_RESCAN, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_fl_model_scanner_schedule (FlModelScanner *scanner,
+                            gint64          delay_ms)
+{
+  if (!scanner->periodic || scanner->roots->len == 0)
+    return;
+  /* A repair asked for soon replaces the periodic one; never the other way round. */
+  if (scanner->rescan_id != 0 && delay_ms >= RESCAN_MIN_MS)
+    return;
+  g_clear_handle_id (&scanner->rescan_id, g_source_remove);
+  scanner->rescan_id = g_timeout_add ((guint) delay_ms, rescan_cb, scanner);
+}
+
+void
+_fl_model_scanner_touch (FlModelScanner *scanner,
+                         const char     *path)
+{
+  if (scanner->touched != NULL)
+    g_hash_table_add (scanner->touched, g_strdup (path));
+}
+
+gboolean
+_fl_model_scanner_is_loading (FlModelScanner *scanner)
+{
+  return scanner->n_initial_in_flight > 0;
+}

@@ -1,0 +1,84 @@
+/* fl-model-store-private.h: the model's entries, sorted by path, with exact items-changed
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "fl-directory-model.h"
+
+G_BEGIN_DECLS
+
+/* A path that went away by a takeover's rename (T2), not a release. */
+#define FL_MODEL_TAKEN_OVER (1u << 0)
+
+typedef struct
+{
+  /* @entry holds (@sign +1) or no longer holds (-1) @snap: the counts and watches follow. */
+  void (*account) (FlEntry    *entry,
+                   FlSnapshot *snap,
+                   int         sign,
+                   gpointer    user_data);
+  /* What happened to @entry, after items-changed. Not called while the store is quiet. */
+  void (*emit)    (FlEntry    *entry,
+                   FlChange    change,
+                   gpointer    user_data);
+} FlModelStoreHooks;
+
+typedef struct
+{
+  GPtrArray               *entries;  /* FlEntry *, sorted by path (strcmp), owns a reference */
+  GListModel              *list;     /* the model, which items-changed is emitted on */
+  guint                    quiet;    /* > 0: changes are not news (a first scan, a reclaim) */
+  const FlModelStoreHooks *hooks;
+  gpointer                 user_data;
+} FlModelStore;
+
+/* Keeps an entry (or a new snapshot) at @path out of a merge when FALSE. */
+typedef gboolean (*FlModelStoreFilter) (const char *path,
+                                        gpointer    user_data);
+
+void      _fl_model_store_init      (FlModelStore            *store,
+                                     GListModel              *list,
+                                     const FlModelStoreHooks *hooks,
+                                     gpointer                 user_data);
+/* Drops every entry without items-changed or accounting: for dispose. */
+void      _fl_model_store_clear     (FlModelStore            *store);
+void      _fl_model_store_finalize  (FlModelStore            *store);
+
+static inline guint
+_fl_model_store_get_n_entries (FlModelStore *store)
+{
+  return store->entries->len;
+}
+
+static inline FlEntry *
+_fl_model_store_get_entry (FlModelStore *store,
+                           guint         pos)
+{
+  return store->entries->pdata[pos];
+}
+
+/* TRUE with its position if @path is an entry, FALSE with the position it would have. */
+gboolean  _fl_model_store_find      (FlModelStore            *store,
+                                     const char              *path,
+                                     guint                   *out_pos);
+/* The current state of one path: @snap is NULL when the file is gone. @flags: TAKEN_OVER. */
+void      _fl_model_store_apply     (FlModelStore            *store,
+                                     const char              *path,
+                                     FlSnapshot              *snap,
+                                     guint                    flags);
+/* Makes the entries under @prefix those of @snaps (sorted by path), in as few items-changed
+ * as the differences allow. Entries for which @keep_entry is FALSE stay as they are; new
+ * snapshots for which @take_new is FALSE are not added. */
+void      _fl_model_store_merge     (FlModelStore            *store,
+                                     const char              *prefix,
+                                     GPtrArray               *snaps,
+                                     FlModelStoreFilter       keep_entry,
+                                     FlModelStoreFilter       take_new,
+                                     gpointer                 filter_data);
+
+/* Whether two snapshots of the same path show the same thing: if so, nothing is reported. */
+gboolean  _fl_model_snapshots_equal (FlSnapshot              *a,
+                                     FlSnapshot              *b);
+
+G_END_DECLS

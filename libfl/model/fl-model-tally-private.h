@@ -1,0 +1,40 @@
+/* fl-model-tally-private.h: the model's counts (n-held, n-stale, n-orphans, n-foreign)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "fl-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FL_MODEL_COUNT_HELD,
+  FL_MODEL_COUNT_STALE,
+  FL_MODEL_COUNT_ORPHANS,
+  FL_MODEL_COUNT_FOREIGN,
+  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards, unknown locks */
+  FL_MODEL_N_COUNTS
+} FlModelCount;
+
+typedef struct
+{
+  guint counts[FL_MODEL_N_COUNTS];
+  guint notified[FL_MODEL_N_COUNTS];
+} FlModelTally;
+
+FlModelCount _fl_model_tally_classify (FlSnapshot        *snap);
+void         _fl_model_tally_add      (FlModelTally      *tally,
+                                       FlSnapshot        *snap,
+                                       int                sign);
+guint        _fl_model_tally_get      (FlModelTally      *tally,
+                                       FlModelCount       count);
+/* Notifies @pspecs[count] on @object for every count that changed since the last call. */
+void         _fl_model_tally_notify   (FlModelTally      *tally,
+                                       GObject           *object,
+                                       GParamSpec *const *pspecs);
+
+G_END_DECLS

@@ -1,0 +1,49 @@
+/* fl-model-watch-private.h: what changes an entry without a file event (a holder's exit, an
+ * unparsable lock's deadline), watched so that the model re-reads it in time
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "fl-directory-model.h"
+
+G_BEGIN_DECLS
+
+#define FL_MODEL_MAX_PID_WATCHES 4096  /* and at most a quarter of the descriptors */
+
+typedef struct
+{
+  void   (*queue_path) (const char *path,
+                        gpointer    user_data);   /* read @path again soon */
+  void   (*queue_pid)  (int         pid,
+                        gpointer    user_data);   /* read every entry of @pid again soon */
+  void   (*flush)      (gpointer    user_data);   /* and now */
+  gint64 (*now)        (gpointer    user_data);   /* the model's clock */
+} FlModelWatchHooks;
+
+typedef struct
+{
+  GHashTable              *pid_watches;  /* pid -> PidWatch */
+  guint                    max_pid_watches;
+  GHashTable              *deadlines;    /* FlEntry -> itself: unparsable, not yet stale */
+  guint                    deadline_id;
+  const FlLockOptions     *options;      /* the model's, borrowed */
+  const FlModelWatchHooks *hooks;
+  gpointer                 user_data;
+} FlModelWatch;
+
+void  _fl_model_watch_init     (FlModelWatch            *watch,
+                                const FlModelWatchHooks *hooks,
+                                gpointer                 user_data);
+void  _fl_model_watch_dispose  (FlModelWatch            *watch);
+void  _fl_model_watch_finalize (FlModelWatch            *watch);
+/* @entry now holds (@sign +1) or no longer holds (-1) @snap. */
+void  _fl_model_watch_account  (FlModelWatch            *watch,
+                                FlEntry                 *entry,
+                                FlSnapshot              *snap,
+                                int                      sign);
+/* After a batch of changes, or a new clock: when the next deadline falls. */
+void  _fl_model_watch_schedule (FlModelWatch            *watch);
+guint _fl_model_watch_get_n_pid_watches (FlModelWatch   *watch);
+
+G_END_DECLS

@@ -1,0 +1,241 @@
+/* fl-model-watch.c: a holder's exit (its pidfd) and an unparsable lock's deadline, the two
+ * changes that make no file event
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "fl-handle-source-private.h"
+#include "fl-model-watch-private.h"
+#include "fl-options-private.h"
+#include "fl-process-private.h"
+#include "platform/fl-platform.h"
+
+typedef struct
+{
+  FlHandle fd;         /* the platform's process-exit handle (a pidfd), or none */
+  guint    source_id;
+  guint    n_entries;
+} PidWatch;
+
+static void
+pid_watch_free (gpointer data)
+{
+  PidWatch *pw = data;
+
+  if (pw->source_id != 0)
+    g_source_remove (pw->source_id);
+  _fl_platform_close (pw->fd);
+  g_free (pw);
+}
+
+void
+_fl_model_watch_init (FlModelWatch            *watch,
+                      const FlModelWatchHooks *hooks,
+                      gpointer                 user_data)
+{
+  size_t max_handles = _fl_platform_max_handles ();
+
+  watch->pid_watches = g_hash_table_new_full (NULL, NULL, NULL, pid_watch_free);
+  watch->deadlines = g_hash_table_new (NULL, NULL);
+  watch->hooks = hooks;
+  watch->user_data = user_data;
+
+  /* Each watched holder costs a descriptor: leave most of them to the program. */
+  if (max_handles > 0)
+    watch->max_pid_watches = (guint) CLAMP (max_handles / 4, 16, FL_MODEL_MAX_PID_WATCHES);
+  else
+    watch->max_pid_watches = FL_MODEL_MAX_PID_WATCHES;
+}
+
+/* Stops every watch; the model's entries are going away. */
+void
+_fl_model_watch_dispose (FlModelWatch *watch)
+{
+  g_clear_handle_id (&watch->deadline_id, g_source_remove);
+  g_hash_table_remove_all (watch->pid_watches);
+  g_hash_table_remove_all (watch->deadlines);
+}
+
+void
+_fl_model_watch_finalize (FlModelWatch *watch)
+{
+  g_clear_pointer (&watch->pid_watches, g_hash_table_unref);
+  g_clear_pointer (&watch->deadlines, g_hash_table_unref);
+}
+
+/* The holder exited: re-read every entry with that PID. Finding them is a pass over the
+ * entries, but only when a watched process dies, never per tick. The watch is not armed again
+ * for the same PID, so an exited process cannot make the model spin. */
+static gboolean
+pidfd_ready_cb (FlHandle fd,
+                gpointer user_data)
+{
+  FlModelWatch *watch = user_data;
+  GHashTableIter iter;
+  gpointer key, value;
+  int pid = 0;
+
+  g_hash_table_iter_init (&iter, watch->pid_watches);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      PidWatch *pw = value;
+
+      if (pw->fd == fd)
+        {
+          pid = GPOINTER_TO_INT (key);
+          _fl_platform_close (pw->fd);
+          pw->fd = FL_HANDLE_NONE;
+          pw->source_id = 0;
+          break;
+        }
+    }
+
+  /* What inspectors remember of processes is now out of date. */
+  _fl_process_cache_invalidate ();
+
+  if (pid > 0)
+    watch->hooks->queue_pid (pid, watch->user_data);
+  watch->hooks->flush (watch->user_data);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+wants_pid_watch (FlSnapshot *snap)
+{
+  return fl_snapshot_get_liveness (snap) == FL_LIVENESS_ALIVE && fl_snapshot_get_pid (snap) > 0;
+}
+
+static void
+pid_watch_ref (FlModelWatch *watch,
+               FlSnapshot   *snap)
+{
+  int pid = fl_snapshot_get_pid (snap);
+  PidWatch *pw = g_hash_table_lookup (watch->pid_watches, GINT_TO_POINTER (pid));
+
+  if (pw == NULL)
+    {
+      int err;
+
+      if (g_hash_table_size (watch->pid_watches) >= watch->max_pid_watches)
+        return;  /* the periodic rescan is the fallback */
+
+      pw = g_new0 (PidWatch, 1);
+      err = _fl_platform_process_watch (pid, &pw->fd);
+      if (err == 0)
+        pw->source_id = _fl_handle_add_watch (pw->fd, pidfd_ready_cb, watch);
+      else if (err == ESRCH)  /* died since the snapshot */
+        watch->hooks->queue_path (fl_snapshot_get_path (snap), watch->user_data);
+      g_hash_table_insert (watch->pid_watches, GINT_TO_POINTER (pid), pw);
+    }
+  pw->n_entries++;
+}
+
+static void
+pid_watch_unref (FlModelWatch *watch,
+                 FlSnapshot   *snap)
+{
+  gpointer key = GINT_TO_POINTER (fl_snapshot_get_pid (snap));
+  PidWatch *pw = g_hash_table_lookup (watch->pid_watches, key);
+
+  if (pw != NULL && --pw->n_entries == 0)
+    g_hash_table_remove (watch->pid_watches, key);
+}
+
+/* An unparsable lock turns stale at mtime + stale_after without any event. */
+static gboolean
+has_deadline (FlSnapshot *snap)
+{
+  return fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
+         && fl_snapshot_get_liveness (snap) == FL_LIVENESS_UNKNOWN
+         && !fl_snapshot_get_stale (snap)
+         && fl_snapshot_get_pid (snap) <= 0;
+}
+
+void
+_fl_model_watch_account (FlModelWatch *watch,
+                         FlEntry      *entry,
+                         FlSnapshot   *snap,
+                         int           sign)
+{
+  if (wants_pid_watch (snap))
+    {
+      if (sign > 0)
+        pid_watch_ref (watch, snap);
+      else
+        pid_watch_unref (watch, snap);
+    }
+
+  if (has_deadline (snap))
+    {
+      if (sign > 0)
+        g_hash_table_add (watch->deadlines, entry);
+      else
+        g_hash_table_remove (watch->deadlines, entry);
+    }
+}
+
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  FlModelWatch *watch = user_data;
+  gint64 now = watch->hooks->now (watch->user_data);
+  GHashTableIter iter;
+  gpointer key;
+
+  watch->deadline_id = 0;
+
+  g_hash_table_iter_init (&iter, watch->deadlines);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      FlSnapshot *snap = fl_entry_get_snapshot (key);
+
+      if (_fl_lock_options_stale_at_us (watch->options, fl_snapshot_get_mtime (snap)) <= now)
+        watch->hooks->queue_path (fl_snapshot_get_path (snap), watch->user_data);
+    }
+  watch->hooks->flush (watch->user_data);
+
+  return G_SOURCE_REMOVE;
+}
+
+void
+_fl_model_watch_schedule (FlModelWatch *watch)
+{
+  gint64 first = G_MAXINT64;
+  gint64 delay_ms;
+  GHashTableIter iter;
+  gpointer key;
+
+  g_clear_handle_id (&watch->deadline_id, g_source_remove);
+  if (g_hash_table_size (watch->deadlines) == 0)
+    return;
+
+  g_hash_table_iter_init (&iter, watch->deadlines);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      FlSnapshot *snap = fl_entry_get_snapshot (key);
+
+      first = MIN (first, _fl_lock_options_stale_at_us (watch->options,
+                                                        fl_snapshot_get_mtime (snap)));
+    }
+
+  /* +1 ms so the re-judged snapshot is past the deadline, not on it */
+  delay_ms = CLAMP ((first - watch->hooks->now (watch->user_data)) / 1000 + 1, 0, G_MAXUINT / 2);
+  watch->deadline_id = g_timeout_add ((guint) delay_ms, deadline_cb, watch);
+}
+
+guint
+_fl_model_watch_get_n_pid_watches (FlModelWatch *watch)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, watch->pid_watches);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    n += ((PidWatch *) value)->fd != FL_HANDLE_NONE;
+  return n;
+}
