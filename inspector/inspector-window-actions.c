@@ -46,19 +46,6 @@ _inspector_window_update_actions (InspectorWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans", orphans > 0);
 }
 
-void
-_inspector_window_show_banner (InspectorWindow *self,
-                               gboolean         success,
-                               const char      *text)
-{
-  gtk_image_set_from_icon_name (self->banner_icon,
-                                success ? "emblem-ok-symbolic" : "dialog-error-symbolic");
-  gtk_label_set_text (self->banner_label, text);
-  gtk_widget_remove_css_class (GTK_WIDGET (self->banner), success ? "error" : "success");
-  gtk_widget_add_css_class (GTK_WIDGET (self->banner), success ? "success" : "error");
-  gtk_revealer_set_reveal_child (self->banner, TRUE);
-}
-
 static void
 dismiss_banner_action (GtkWidget  *widget,
                        const char *action_name,

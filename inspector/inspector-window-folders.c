@@ -229,3 +229,20 @@ _inspector_window_drop_cb (GtkDropTarget   *target,
     }
   return TRUE;
 }
+
+/* The page the window shows: the empty state without folders, a spinner while the first scan
+ * runs, else the list. */
+void
+_inspector_window_update_page (InspectorWindow *self)
+{
+  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
+  gboolean loading;
+
+  g_object_get (self->model, "loading", &loading, NULL);
+  if (dirs[0] == NULL && self->demo == NULL)
+    gtk_stack_set_visible_child_name (self->stack, "empty");
+  else if (loading && g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
+    gtk_stack_set_visible_child_name (self->stack, "loading");
+  else
+    gtk_stack_set_visible_child_name (self->stack, "list");
+}

@@ -1,5 +1,8 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
+ * The parts call each other in one direction: inspector-window.c -> -actions.c -> -folders.c
+ * -> -banner.c (and -columns.c, the cells' callbacks).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
@@ -57,11 +60,11 @@ gboolean    _inspector_window_filter_cb        (gpointer         item,
 void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
 
 /* inspector-window.c */
-void        _inspector_window_update_page      (InspectorWindow *self);
 /* Also a test hook: what the once-a-second timer does. */
 void        _inspector_window_tick             (InspectorWindow *self);
 
 /* inspector-window-folders.c */
+void        _inspector_window_update_page      (InspectorWindow *self);
 void        _inspector_window_remove_directory (InspectorWindow *self,
                                                 const char      *directory);
 void        _inspector_window_rebuild_directories (InspectorWindow *self);
@@ -74,12 +77,20 @@ gboolean    _inspector_window_drop_cb          (GtkDropTarget   *target,
 /* inspector-window-actions.c */
 void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
 void        _inspector_window_update_actions   (InspectorWindow *self);
+
+/* inspector-window-banner.c */
 void        _inspector_window_show_banner      (InspectorWindow *self,
                                                 gboolean         success,
                                                 const char      *text);
 
+/* The selected entry, which every part of the window acts on; also a test hook. */
+static inline FlEntry *
+_inspector_window_get_selected (InspectorWindow *self)
+{
+  return gtk_single_selection_get_selected_item (self->selection);
+}
+
 /* Test hooks */
-FlEntry    *_inspector_window_get_selected     (InspectorWindow *self);
 gboolean    _inspector_window_select_path      (InspectorWindow *self,
                                                 const char      *path);
 GtkWindow  *_inspector_window_get_dialog       (InspectorWindow *self);

@@ -44,21 +44,6 @@ format_counts_cb (gpointer unused,
   return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
 }
 
-void
-_inspector_window_update_page (InspectorWindow *self)
-{
-  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
-  gboolean loading;
-
-  g_object_get (self->model, "loading", &loading, NULL);
-  if (dirs[0] == NULL && self->demo == NULL)
-    gtk_stack_set_visible_child_name (self->stack, "empty");
-  else if (loading && g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
-    gtk_stack_set_visible_child_name (self->stack, "loading");
-  else
-    gtk_stack_set_visible_child_name (self->stack, "list");
-}
-
 static void
 loading_notify_cb (FlDirectoryModel *model,
                    GParamSpec       *pspec,
@@ -391,12 +376,6 @@ inspector_window_get_model (InspectorWindow *self)
 }
 
 /* Test hooks */
-
-FlEntry *
-_inspector_window_get_selected (InspectorWindow *self)
-{
-  return gtk_single_selection_get_selected_item (self->selection);
-}
 
 gboolean
 _inspector_window_select_path (InspectorWindow *self,

@@ -1,0 +1,23 @@
+/* inspector-window-banner.c: the window's banner, which every part of the window reports to
+ *
+ * A file of its own so that the window's parts call each other in one direction only:
+ * inspector-window.c -> -actions.c -> -folders.c -> -banner.c.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "inspector-window-private.h"
+
+void
+_inspector_window_show_banner (InspectorWindow *self,
+                               gboolean         success,
+                               const char      *text)
+{
+  gtk_image_set_from_icon_name (self->banner_icon,
+                                success ? "emblem-ok-symbolic" : "dialog-error-symbolic");
+  gtk_label_set_text (self->banner_label, text);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->banner), success ? "error" : "success");
+  gtk_widget_add_css_class (GTK_WIDGET (self->banner), success ? "success" : "error");
+  gtk_revealer_set_reveal_child (self->banner, TRUE);
+}
