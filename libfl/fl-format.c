@@ -112,6 +112,19 @@ fl_entry_state_to_string (FlEntryState state)
   return enum_nick (FL_TYPE_ENTRY_STATE, state, "unknown");
 }
 
+/* The translated label of @value in a table indexed by the enum, @fallback's for a value
+ * outside it. */
+static const char *
+label_of (const char *const *labels,
+          gsize              n_labels,
+          int                value,
+          int                fallback)
+{
+  if (value < 0 || (gsize) value >= n_labels)
+    value = fallback;
+  return g_dgettext (GETTEXT_PACKAGE, labels[value]);
+}
+
 /**
  * fl_entry_state_get_label:
  * @state: a state
@@ -122,22 +135,16 @@ fl_entry_state_to_string (FlEntryState state)
 const char *
 fl_entry_state_get_label (FlEntryState state)
 {
-  switch (state)
-    {
-    case FL_ENTRY_STATE_HELD:
-      return _("Held");
-    case FL_ENTRY_STATE_ACTIVE:
-      return _("Active");
-    case FL_ENTRY_STATE_STALE:
-      return _("Stale");
-    case FL_ENTRY_STATE_ORPHAN:
-      return _("Orphan");
-    case FL_ENTRY_STATE_FOREIGN:
-      return _("Foreign");
-    case FL_ENTRY_STATE_UNKNOWN:
-    default:
-      return _("Unknown");
-    }
+  static const char *const labels[] = {
+    [FL_ENTRY_STATE_HELD] = N_("Held"),
+    [FL_ENTRY_STATE_ACTIVE] = N_("Active"),
+    [FL_ENTRY_STATE_STALE] = N_("Stale"),
+    [FL_ENTRY_STATE_ORPHAN] = N_("Orphan"),
+    [FL_ENTRY_STATE_UNKNOWN] = N_("Unknown"),
+    [FL_ENTRY_STATE_FOREIGN] = N_("Foreign"),
+  };
+
+  return label_of (labels, G_N_ELEMENTS (labels), state, FL_ENTRY_STATE_UNKNOWN);
 }
 
 /**
@@ -149,18 +156,14 @@ fl_entry_state_get_label (FlEntryState state)
 const char *
 fl_entry_kind_get_label (FlEntryKind kind)
 {
-  switch (kind)
-    {
-    case FL_ENTRY_LOCK:
-      return _("Lock file");
-    case FL_ENTRY_TEMP:
-      return _("Temp file");
-    case FL_ENTRY_GRAVEYARD:
-      return _("Graveyard file");
-    case FL_ENTRY_FOREIGN:
-    default:
-      return _("Foreign entry");
-    }
+  static const char *const labels[] = {
+    [FL_ENTRY_LOCK] = N_("Lock file"),
+    [FL_ENTRY_TEMP] = N_("Temp file"),
+    [FL_ENTRY_GRAVEYARD] = N_("Graveyard file"),
+    [FL_ENTRY_FOREIGN] = N_("Foreign entry"),
+  };
+
+  return label_of (labels, G_N_ELEMENTS (labels), kind, FL_ENTRY_FOREIGN);
 }
 
 /**
@@ -172,16 +175,13 @@ fl_entry_kind_get_label (FlEntryKind kind)
 const char *
 fl_kernel_lock_get_label (FlKernelLock kernel_lock)
 {
-  switch (kernel_lock)
-    {
-    case FL_KERNEL_LOCK_HELD:
-      return _("Held");
-    case FL_KERNEL_LOCK_FREE:
-      return _("Free");
-    case FL_KERNEL_LOCK_UNKNOWN:
-    default:
-      return _("Not probed");
-    }
+  static const char *const labels[] = {
+    [FL_KERNEL_LOCK_UNKNOWN] = N_("Not probed"),
+    [FL_KERNEL_LOCK_HELD] = N_("Held"),
+    [FL_KERNEL_LOCK_FREE] = N_("Free"),
+  };
+
+  return label_of (labels, G_N_ELEMENTS (labels), kernel_lock, FL_KERNEL_LOCK_UNKNOWN);
 }
 
 /**
