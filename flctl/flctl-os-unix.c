@@ -117,16 +117,13 @@ static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 struct _FlctlOsRun
 {
   FlctlOsStopFunc stop_func;
-  FlctlOsExitFunc exit_func;
   gpointer        user_data;
-  gpointer        exit_data;
   sigset_t        saved_mask;
   int             signal_fd;
   guint           signal_source;
   gboolean        stopped;
   GPid            child;
-  gboolean        child_running;
-  int             wait_status;
+  FlctlOsChild    command;  /* COMMAND once spawned (flctl-os-child.c) */
 };
 
 static void
@@ -149,7 +146,7 @@ signal_cb (int          fd,
 
   while (read (fd, &info, sizeof info) == (ssize_t) sizeof info)
     {
-      if (run->child_running)
+      if (run->command.running)
         {
           forward_signal (run, &info);
         }
@@ -197,19 +194,6 @@ failed:
     errno = saved_errno;
     return NULL;
   }
-}
-
-static void
-child_exited_cb (GPid     pid,
-                 int      wait_status,
-                 gpointer user_data)
-{
-  FlctlOsRun *run = user_data;
-
-  run->wait_status = wait_status;
-  run->child_running = FALSE;
-  g_spawn_close_pid (pid);
-  run->exit_func (run->exit_data);
 }
 
 /* posix_spawnp() sets no signal to its default action (POSIX_SPAWN_SETSIGDEF is not asked for):
@@ -272,23 +256,20 @@ flctl_os_run_spawn (FlctlOsRun      *run,
     close (lock_fd);
   if (!spawned)
     return FALSE;
-  run->exit_func = exit_func;
-  run->exit_data = user_data;
-  run->child_running = TRUE;
-  g_child_watch_add (run->child, child_exited_cb, run);
+  flctl_os_child_watch (&run->command, run->child, exit_func, user_data);
   return TRUE;
 }
 
 int
 flctl_os_run_child_signal (FlctlOsRun *run)
 {
-  return WIFSIGNALED (run->wait_status) ? WTERMSIG (run->wait_status) : 0;
+  return WIFSIGNALED (run->command.wait_status) ? WTERMSIG (run->command.wait_status) : 0;
 }
 
 int
 flctl_os_run_child_status (FlctlOsRun *run)
 {
-  return WEXITSTATUS (run->wait_status);
+  return WEXITSTATUS (run->command.wait_status);
 }
 
 void

@@ -194,13 +194,10 @@ flctl_os_die_by_signal (int signo)
 struct _FlctlOsRun
 {
   FlctlOsStopFunc stop_func;
-  FlctlOsExitFunc exit_func;
   gpointer        user_data;
-  gpointer        exit_data;
   guint           stop_id;
   gboolean        stopped;
-  gboolean        child_running;
-  int             wait_status;
+  FlctlOsChild    command;  /* COMMAND once spawned (flctl-os-child.c) */
 };
 
 static void
@@ -210,7 +207,7 @@ run_stop_cb (int      signo,
   FlctlOsRun *run = user_data;
 
   /* COMMAND shares flctl's console and had the event too: its end ends flctl. */
-  if (run->child_running || run->stopped)
+  if (run->command.running || run->stopped)
     return;
   run->stopped = TRUE;
   run->stop_func (signo, run->user_data);
@@ -227,19 +224,6 @@ flctl_os_run_new (FlctlOsStopFunc stop_func,
   run->user_data = user_data;
   run->stop_id = add_handler (&handler);
   return run;
-}
-
-static void
-child_exited_cb (GPid     pid,
-                 int      wait_status,
-                 gpointer user_data)
-{
-  FlctlOsRun *run = user_data;
-
-  run->wait_status = wait_status;
-  run->child_running = FALSE;
-  g_spawn_close_pid (pid);
-  run->exit_func (run->exit_data);
 }
 
 /* These flags let GLib call CreateProcess itself, without its gspawn helper program. */
@@ -271,10 +255,7 @@ flctl_os_run_spawn (FlctlOsRun      *run,
                    argv[0], local_error->message);
       return FALSE;
     }
-  run->exit_func = exit_func;
-  run->exit_data = user_data;
-  run->child_running = TRUE;
-  g_child_watch_add (pid, child_exited_cb, run);
+  flctl_os_child_watch (&run->command, pid, exit_func, user_data);
   return TRUE;
 }
 
@@ -288,7 +269,7 @@ flctl_os_run_child_signal (FlctlOsRun *run)
 int
 flctl_os_run_child_status (FlctlOsRun *run)
 {
-  return run->wait_status;
+  return run->command.wait_status;
 }
 
 void

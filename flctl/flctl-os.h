@@ -40,6 +40,21 @@ typedef void (*FlctlOsStopFunc) (int      signo,
 /* COMMAND has ended. */
 typedef void (*FlctlOsExitFunc) (gpointer user_data);
 
+/* What both platforms keep of COMMAND once it is spawned (flctl-os-child.c). */
+typedef struct
+{
+  FlctlOsExitFunc exit_func;
+  gpointer        exit_data;
+  gboolean        running;
+  int             wait_status;  /* as GLib's child watch gives it */
+} FlctlOsChild;
+
+/* Watches @pid: when it ends, @child records how and calls @exit_func. */
+void         flctl_os_child_watch          (FlctlOsChild    *child,
+                                            GPid             pid,
+                                            FlctlOsExitFunc  exit_func,
+                                            gpointer         user_data);
+
 /* Before any thread exists. NULL with errno set when stop requests cannot be caught. */
 FlctlOsRun  *flctl_os_run_new              (FlctlOsStopFunc  stop_func,
                                             gpointer         user_data);
