@@ -76,6 +76,37 @@ bench_locker_cycle (BenchLocker *self)
     bench_die ("%s: %s", self->method->name, error->message);
 }
 
+BenchLocker *
+bench_locker_open_or_die (const BenchMethod *method,
+                          const char        *dir,
+                          const char        *target_name)
+{
+  g_autoptr(GError) error = NULL;
+  BenchLocker *locker = method->open (dir, target_name, &error);
+
+  if (locker == NULL)
+    bench_die ("%s: %s", method->name, error->message);
+  return locker;
+}
+
+void
+bench_locker_acquire_or_die (BenchLocker *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!self->method->acquire (self, &error))
+    bench_die ("%s: %s", self->method->name, error->message);
+}
+
+void
+bench_locker_release_or_die (BenchLocker *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!self->method->release (self, &error))
+    bench_die ("%s: %s", self->method->name, error->message);
+}
+
 static gboolean
 set_errno_error (GError     **error,
                  int          saved,

@@ -52,14 +52,10 @@ worker (const BenchMethod *method,
         int                start_fd,
         guint              k)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = g_build_filename (dir, COUNTER_NAME, NULL);
-  BenchLocker *locker = method->open (dir, "contended", &error);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, "contended");
   int fd = open (path, O_RDWR | O_CLOEXEC);
   char c;
-
-  if (locker == NULL)
-    bench_die ("%s: %s", method->name, error->message);
   if (fd < 0)
     bench_die ("%s: %s", path, g_strerror (errno));
 
@@ -69,11 +65,9 @@ worker (const BenchMethod *method,
 
   for (guint i = 0; i < k; i++)
     {
-      if (!method->acquire (locker, &error))
-        bench_die ("%s: %s", method->name, error->message);
+      bench_locker_acquire_or_die (locker);
       write_counter (fd, read_counter (fd) + 1);
-      if (!method->release (locker, &error))
-        bench_die ("%s: %s", method->name, error->message);
+      bench_locker_release_or_die (locker);
     }
 
   close (fd);

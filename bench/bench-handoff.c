@@ -34,18 +34,13 @@ player (const BenchMethod *method,
         Shared            *shared,
         guint32            seed)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed + me);
-  BenchLocker *locker = method->open (dir, "handoff", &error);
-
-  if (locker == NULL)
-    bench_die ("%s: %s", method->name, error->message);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, "handoff");
 
   /* Player 0 holds first; player 1 may only start waiting once it does. */
   if (me == 0)
     {
-      if (!method->acquire (locker, &error))
-        bench_die ("%s: %s", method->name, error->message);
+      bench_locker_acquire_or_die (locker);
       bench_send_byte (to_other);
     }
   else
@@ -58,23 +53,21 @@ player (const BenchMethod *method,
           bench_wait_byte (from_other, BYTE_TIMEOUT_MS, "handoff: waiter ready");
           bench_sleep_ns (bench_random_delay_ns (rand));
           shared->released_at = bench_now_ns ();
-          if (!method->release (locker, &error))
-            bench_die ("%s: %s", method->name, error->message);
+          bench_locker_release_or_die (locker);
           bench_wait_byte (from_other, BYTE_TIMEOUT_MS, "handoff: waiter running");
         }
       else
         {
           bench_send_byte (to_other);
-          if (!method->acquire (locker, &error))
-            bench_die ("%s: %s", method->name, error->message);
+          bench_locker_acquire_or_die (locker);
           shared->samples[i] = (double) (bench_now_ns () - shared->released_at);
           bench_send_byte (to_other);
         }
     }
 
   /* The last waiter holds it now. */
-  if ((n - 1) % 2 != me && !method->release (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  if ((n - 1) % 2 != me)
+    bench_locker_release_or_die (locker);
   method->close (locker);
   _exit (0);
 }

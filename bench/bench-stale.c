@@ -24,12 +24,10 @@ holder (const BenchMethod *method,
         int                ready_fd,
         int                never_fd)
 {
-  g_autoptr(GError) error = NULL;
-  BenchLocker *locker = method->open (dir, "stale", &error);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, "stale");
   char c;
 
-  if (locker == NULL || !method->acquire (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_acquire_or_die (locker);
   bench_send_byte (ready_fd);
   /* Hold until killed: nobody ever writes to this pipe. */
   while (read (never_fd, &c, 1) != 0)
@@ -43,17 +41,11 @@ waiter (const BenchMethod *method,
         int                ready_fd,
         guint64           *acquired_at)
 {
-  g_autoptr(GError) error = NULL;
-  BenchLocker *locker = method->open (dir, "stale", &error);
-
-  if (locker == NULL)
-    bench_die ("%s: %s", method->name, error->message);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, "stale");
   bench_send_byte (ready_fd);
-  if (!method->acquire (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_acquire_or_die (locker);
   *acquired_at = bench_now_ns ();
-  if (!method->release (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_release_or_die (locker);
   method->close (locker);
   _exit (0);
 }

@@ -71,15 +71,12 @@ holder (const BenchMethod *method,
         int                ready_fd,
         int                release_fd)
 {
-  g_autoptr(GError) error = NULL;
-  BenchLocker *locker = method->open (dir, name, &error);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, name);
 
-  if (locker == NULL || !method->acquire (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_acquire_or_die (locker);
   bench_send_byte (ready_fd);
   bench_wait_byte (release_fd, STEP_TIMEOUT_MS * 4, "waiter cpu: release");
-  if (!method->release (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_release_or_die (locker);
   method->close (locker);
   _exit (0);
 }
@@ -92,22 +89,16 @@ waiter (const BenchMethod *method,
         int                ready_fd,
         Shared            *shared)
 {
-  g_autoptr(GError) error = NULL;
-  BenchLocker *locker = method->open (dir, name, &error);
+  BenchLocker *locker = bench_locker_open_or_die (method, dir, name);
   double cpu_before;
   guint64 before;
-
-  if (locker == NULL)
-    bench_die ("%s: %s", method->name, error->message);
   bench_send_byte (ready_fd);
   before = bench_now_ns ();
   cpu_before = cpu_now_ns ();
-  if (!method->acquire (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_acquire_or_die (locker);
   shared->cpu_ns[pair] = cpu_now_ns () - cpu_before;
   shared->waited_ns[pair] = (double) (bench_now_ns () - before);
-  if (!method->release (locker, &error))
-    bench_die ("%s: %s", method->name, error->message);
+  bench_locker_release_or_die (locker);
   method->close (locker);
   _exit (0);
 }

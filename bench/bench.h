@@ -76,6 +76,12 @@ BenchLocker *bench_locker_new  (const BenchMethod  *method,
                                 GError            **error);
 void         bench_locker_free (BenchLocker *self);
 void         bench_locker_cycle (BenchLocker *self); /* acquire + release, or die */
+/* The same steps one at a time, for workers: each dies with the method's error. */
+BenchLocker *bench_locker_open_or_die    (const BenchMethod *method,
+                                          const char        *dir,
+                                          const char        *target_name);
+void         bench_locker_acquire_or_die (BenchLocker       *self);
+void         bench_locker_release_or_die (BenchLocker       *self);
 
 /* How much work a run does. */
 typedef struct
