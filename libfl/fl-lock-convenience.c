@@ -213,9 +213,18 @@ FlLock *
 fl_lock_acquire_finish (GAsyncResult  *result,
                         GError       **error)
 {
+  FlLock *lock;
+
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == fl_lock_acquire_async, NULL);
 
   _fl_tsan_acquire (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_pointer (G_TASK (result), error);
+  lock = g_task_propagate_pointer (G_TASK (result), error);
+  /* The worker thread acquired it: ::lost belongs to the caller's context. */
+  if (lock != NULL)
+    {
+      g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+      _fl_lock_set_context (lock, context);
+    }
+  return lock;
 }
