@@ -18,13 +18,15 @@
 static GMainContext *etcd_context;
 static SoupSession  *keepalive_session;  /* the etcd thread's only */
 
+/* Created before any source runs on the context: only this thread's callbacks use it. A
+ * request that hangs is given up by the next tick, so the session needs no timeout; the
+ * connection limits are raised so that many leases of one process never queue. */
 static gpointer
 etcd_thread (gpointer data)
 {
   g_main_context_push_thread_default (etcd_context);
   keepalive_session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
                                                      "max-conns", 256, NULL);
-  g_atomic_int_set ((gint *) data, 1);
   for (;;)
     g_main_context_iteration (etcd_context, TRUE);
   return NULL;
@@ -34,12 +36,11 @@ GMainContext *
 _fl_etcd_context (void)
 {
   static gsize once = 0;
-  static gint started = 0;
 
   if (g_once_init_enter (&once))
     {
       etcd_context = g_main_context_new ();
-      g_thread_unref (g_thread_new ("fl-etcd", etcd_thread, &started));
+      g_thread_unref (g_thread_new ("fl-etcd", etcd_thread, NULL));
       g_once_init_leave (&once, 1);
     }
   return etcd_context;
@@ -180,7 +181,7 @@ renewed_cb (GObject      *source,
       JsonObject *res = _fl_etcd_json_object (object, "result");
       gint64 ttl_s = _fl_etcd_json_int (res != NULL ? res : object, "TTL");
 
-      if (ttl_s <= 0 && _fl_etcd_json_object (object, "error") == NULL)
+      if (ttl_s <= 0 && !json_object_has_member (object, "error"))
         keeper_lose (k);  /* 200 without a TTL: the lease is gone (pitfall 2) */
       else if (ttl_s > 0)
         {
@@ -215,22 +216,21 @@ static gboolean
 tick_cb (gpointer data)
 {
   FlEtcdKeeper *k = data;
-  g_autofree char *url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
-  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
+  g_autofree char *url = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) body = g_bytes_new (k->body, strlen (k->body));
   Renewal *r;
 
-  /* One in flight: a request that has not answered by the next tick is given up. */
+  /* One in flight: a request that has not answered by the next tick is given up, and the
+   * next endpoint tried. */
   if (k->inflight != NULL)
     {
       g_cancellable_cancel (k->inflight);
       g_clear_object (&k->inflight);
       k->current = (k->current + 1) % g_strv_length (k->endpoints);
-      g_free (url);
-      url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
-      g_clear_object (&msg);
-      msg = soup_message_new ("POST", url);
     }
+  url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
+  msg = soup_message_new ("POST", url);
 
   r = g_new0 (Renewal, 1);
   r->keeper = keeper_ref (k);

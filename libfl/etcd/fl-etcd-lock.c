@@ -25,11 +25,6 @@ typedef struct
   guint64       token;    /* the key's create_revision */
 } FlEtcdLock;
 
-gboolean
-_fl_etcd_target_is_etcd (const char *target)
-{
-  return g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://");
-}
 
 static void
 revoke_lease (FlEtcdClient *client,
@@ -328,6 +323,37 @@ etcd_lock_free (gpointer state)
   g_free (self);
 }
 
+/* Whether anyone is queued for the name: the oldest key holds it (its lease alive, or etcd
+ * would have deleted it). */
+static gboolean
+etcd_is_locked (const char          *target,
+                const FlLockOptions *options,
+                GError             **error)
+{
+  g_auto(FlEtcdTarget) t = { 0 };
+  g_autofree char *queue = NULL;
+  g_autofree char *end = NULL;
+  g_autofree char *queue64 = NULL;
+  g_autofree char *end64 = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  FlEtcdClient *client;
+
+  if (!_fl_etcd_target_parse (&t, target, error))
+    return FALSE;
+  queue = g_strconcat (t.name, "/", NULL);
+  end = g_strconcat (t.name, "0", NULL);
+  queue64 = _fl_etcd_b64 (queue);
+  end64 = _fl_etcd_b64 (end);
+  body = g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"count_only\":true}",
+                          queue64, end64);
+  client = _fl_etcd_client_new (t.endpoints);
+  res = _fl_etcd_client_call (client, "/v3/kv/range", body,
+                              g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, error);
+  _fl_etcd_client_free (client);
+  return res != NULL && _fl_etcd_json_int (res, "count") > 0;
+}
+
 const FlLockBackend _fl_lock_backend_etcd = {
   .name = "etcd",
   .acquire = etcd_acquire,
@@ -338,4 +364,5 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .get_target = etcd_get_target,
   .get_path = etcd_get_path,
   .free = etcd_lock_free,
+  .is_locked = etcd_is_locked,
 };

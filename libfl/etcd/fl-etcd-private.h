@@ -24,6 +24,7 @@ gboolean _fl_etcd_target_parse (FlEtcdTarget *target,
                                 const char   *uri,
                                 GError      **error);
 void     _fl_etcd_target_clear (FlEtcdTarget *target);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlEtcdTarget, _fl_etcd_target_clear)
 
 /* The main context of the process's etcd thread: keepalives and the timers of deadlines. */
 GMainContext *_fl_etcd_context (void);

@@ -41,12 +41,20 @@ struct _FlLockBackend
                                     GError              **error);
   /* Releases, ignoring errors, then frees. */
   void        (*free)              (gpointer              state);
+
+  /* Nullable (the file backend's is in fl-lock-convenience.c): fl_is_locked(). */
+  gboolean    (*is_locked)         (const char           *target,
+                                    const FlLockOptions  *options,
+                                    GError              **error);
 };
 
+/* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build
+ * libfl with it, when it was built without), files for everything else. */
+const FlLockBackend *_fl_lock_backend_for (const char *target);
+
 #ifdef FL_HAVE_ETCD
-/* Targets starting with etcd:// or etcds:// (libfl/etcd/fl-etcd-lock.c). */
+/* libfl/etcd/fl-etcd-lock.c */
 extern const FlLockBackend _fl_lock_backend_etcd;
-gboolean _fl_etcd_target_is_etcd (const char *target);
 #endif
 
 /* Called by a backend, from any thread, when a held lock is lost: FlLock emits ::lost on the

@@ -537,13 +537,47 @@ static const FlLockBackend file_backend = {
 
 /* The public object: the backend is chosen from the target, once. */
 
-static const FlLockBackend *
-backend_for (const char *target)
+#ifndef FL_HAVE_ETCD
+static gpointer
+no_etcd_acquire (const char          *target,
+                 const FlLockOptions *options,
+                 gboolean             wait,
+                 GCancellable        *cancellable,
+                 GError             **error)
 {
-#ifdef FL_HAVE_ETCD
-  if (_fl_etcd_target_is_etcd (target))
-    return &_fl_lock_backend_etcd;
+  g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+               "“%s” is an etcd lock, but this libfl was built without etcd support (libsoup 3 "
+               "or json-glib missing, or -Detcd=disabled): build it with -Detcd=enabled",
+               target);
+  return NULL;
+}
+
+static gboolean
+no_etcd_is_locked (const char          *target,
+                   const FlLockOptions *options,
+                   GError             **error)
+{
+  return no_etcd_acquire (target, options, FALSE, NULL, error) != NULL;
+}
+
+static const FlLockBackend no_etcd_backend = {
+  .name = "etcd",
+  .acquire = no_etcd_acquire,
+  .is_locked = no_etcd_is_locked,
+};
 #endif
+
+const FlLockBackend *
+_fl_lock_backend_for (const char *target)
+{
+  if (g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://"))
+    {
+#ifdef FL_HAVE_ETCD
+      return &_fl_lock_backend_etcd;
+#else
+      return &no_etcd_backend;
+#endif
+    }
   return &file_backend;
 }
 
@@ -554,7 +588,7 @@ acquire (const char          *target,
          GCancellable        *cancellable,
          GError             **error)
 {
-  const FlLockBackend *backend = backend_for (target);
+  const FlLockBackend *backend = _fl_lock_backend_for (target);
   gpointer state = backend->acquire (target, options, wait, cancellable, error);
   FlLock *self;
 

@@ -205,8 +205,13 @@ test_timeout (void)
   g_assert_null (again);
   g_assert_error (error, FL_ERROR, FL_ERROR_BUSY);
   g_assert_true (queue_has_length (&one));
+  g_clear_error (&error);
 
+  g_assert_true (fl_is_locked (uri, NULL, &error));
+  g_assert_no_error (error);
   g_assert_true (fl_lock_release (holder, NULL));
+  g_assert_false (fl_is_locked (uri, NULL, &error));
+  g_assert_no_error (error);
   again = fl_lock_try_acquire (uri, NULL, NULL);
   g_assert_nonnull (again);
   g_assert_true (fl_lock_is_held (again));
