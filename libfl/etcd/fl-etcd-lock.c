@@ -195,6 +195,9 @@ etcd_acquire (const char          *target,
         return self;
 
       /* Not granted, or granted to a lease that may be gone: start again with a new one. */
+      if (ok)
+        g_debug ("etcd granted “%s” to lease %" G_GINT64_MODIFIER "x, which is gone or may be: "
+                 "waiting again with a new lease", self->t.name, self->lease);
       _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
       revoke_lease (self->client, self->lease);
       if (local_error != NULL)

@@ -331,6 +331,61 @@ test_lost_signal (void)
   g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
+/* Pitfall 1: etcd 3.4 grants the lock to a waiter whose lease was revoked while it waited,
+ * with a key that does not exist. libfl must not count that as a grant: it checks, and waits
+ * again with a new lease. */
+static void
+test_grant_to_dead_lease (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  g_autoptr(GPtrArray) queue = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(FlLockOptions) options = options_with (20000, 10);
+  QueueLength two = { "fl-test/dead-waiter", 2 };
+  Waiter w = { 0 };
+  GThread *thread;
+  gint64 revoked;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "dead-waiter");
+  holder = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  w.uri = uri;
+  w.options = options;
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_wait_for (queue_has_length, &two, 10000));
+  queue = etcd_server_queue (server, "fl-test/dead-waiter");
+  revoked = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
+  body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
+  res = etcd_server_call (server, "/v3/lease/revoke", body);
+
+  g_assert_true (fl_lock_release (holder, &error));
+  g_assert_no_error (error);
+  g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
+  g_thread_join (thread);
+  g_assert_no_error (w.error);
+  g_assert_nonnull (w.lock);
+  g_assert_true (fl_lock_is_held (w.lock));
+  g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, 0);
+
+  /* It holds through a key that exists, on a new lease. */
+  after = etcd_server_queue (server, "fl-test/dead-waiter");
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (after->pdata[0], "lease"),
+                                    NULL, 10), !=, revoked);
+  g_assert_cmpuint (g_ascii_strtoull (json_object_get_string_member (after->pdata[0],
+                                                                     "create_revision"),
+                                      NULL, 10), ==, fl_lock_get_fencing_token (w.lock));
+  g_assert_true (fl_lock_release (w.lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&w.lock);
+}
+
 /* Names and endpoints */
 
 static void
@@ -436,6 +491,7 @@ main (int    argc,
   g_test_add_func ("/etcd/cancel", test_cancel);
   g_test_add_func ("/etcd/release-lost", test_release_lost);
   g_test_add_func ("/etcd/lost-signal", test_lost_signal);
+  g_test_add_func ("/etcd/grant-to-dead-lease", test_grant_to_dead_lease);
   g_test_add_func ("/etcd/prefix-names", test_prefix_names);
   g_test_add_func ("/etcd/endpoints", test_endpoints);
   g_test_add_func ("/etcd/async", test_async);
