@@ -10,6 +10,7 @@
 #include "fl-etcd-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-options-private.h"
+#include "platform/fl-platform.h"
 
 /* Calls after the wait (verify, release, revoke) give up after this long. */
 #define FL_ETCD_CALL_US (10 * G_USEC_PER_SEC)
@@ -23,6 +24,7 @@ typedef struct
   gint64        lease;
   char         *key;      /* t.name/<lease hex> */
   guint64       token;    /* the key's create_revision */
+  int           owner;    /* a forked child inherits the object, not the lock */
 } FlEtcdLock;
 
 
@@ -192,7 +194,10 @@ etcd_acquire (const char          *target,
         ok = FALSE;
 
       if (ok && self->token > 0 && _fl_etcd_keeper_is_valid (self->keeper))
-        return self;
+        {
+          self->owner = _fl_platform_self_pid ();
+          return self;
+        }
 
       /* Not granted, or granted to a lease that may be gone: start again with a new one. */
       if (ok)
@@ -253,6 +258,13 @@ etcd_release (gpointer  state,
 
   if (self->keeper == NULL)
     return TRUE;
+  /* A forked child has no etcd thread and is not the holder: it leaves the lock alone, as a
+   * file lock's child does. */
+  if (self->owner != _fl_platform_self_pid ())
+    {
+      self->keeper = NULL;  /* the parent's; the child must not touch it */
+      return TRUE;
+    }
 
   was_valid = _fl_etcd_keeper_is_valid (self->keeper);
   _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
@@ -291,7 +303,8 @@ etcd_is_held (gpointer state)
 {
   FlEtcdLock *self = state;
 
-  return self->keeper != NULL && _fl_etcd_keeper_is_valid (self->keeper);
+  return self->keeper != NULL && self->owner == _fl_platform_self_pid () &&
+         _fl_etcd_keeper_is_valid (self->keeper);
 }
 
 static guint64

@@ -718,7 +718,8 @@ fl_lock_get_path (FlLock *self)
  * included) this is %FALSE: the child shares the descriptor, and so keeps the kernel lock
  * alive, but it is not the holder, and its release removes nothing.
  *
- * An etcd lock turns %FALSE at the moment its lease may have expired (the send time of the
+ * An etcd lock is %FALSE in a forked child too, and its release there does nothing. It turns
+ * %FALSE at the moment its lease may have expired (the send time of the
  * last successful keepalive + TTL - margin), whether or not etcd has noticed.
  *
  * Returns: %TRUE while the lock is held by this process

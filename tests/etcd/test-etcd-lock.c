@@ -9,6 +9,8 @@
 #include <libfl/fl.h>
 
 #include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -386,6 +388,41 @@ test_grant_to_dead_lease (void)
   g_clear_object (&w.lock);
 }
 
+/* A forked child is not the holder, and dropping its copy releases nothing. */
+static void
+test_forked_child (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  QueueLength one = { "fl-test/forked", 1 };
+  int status;
+  pid_t pid;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "forked");
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      gboolean held = fl_lock_is_held (lock);
+      gboolean released = fl_lock_release (lock, NULL);
+
+      _exit (!held && released ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_true (queue_has_length (&one));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
 /* Names and endpoints */
 
 static void
@@ -492,6 +529,7 @@ main (int    argc,
   g_test_add_func ("/etcd/release-lost", test_release_lost);
   g_test_add_func ("/etcd/lost-signal", test_lost_signal);
   g_test_add_func ("/etcd/grant-to-dead-lease", test_grant_to_dead_lease);
+  g_test_add_func ("/etcd/forked-child", test_forked_child);
   g_test_add_func ("/etcd/prefix-names", test_prefix_names);
   g_test_add_func ("/etcd/endpoints", test_endpoints);
   g_test_add_func ("/etcd/async", test_async);
