@@ -8,6 +8,7 @@
 
 #include "fl-error.h"
 #include "fl-judge-private.h"
+#include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
 #include "fl-tsan-private.h"
@@ -85,10 +86,16 @@ fl_is_locked (const char          *target,
   g_auto(FlLockPath) lp = { 0 };
   g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
   g_autoptr(GError) local_error = NULL;
+  const FlLockBackend *backend;
   FlDir *dir;
   gboolean ret;
 
+  g_return_val_if_fail (target != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  backend = _fl_lock_backend_for (target);
+  if (backend->is_locked != NULL)
+    return backend->is_locked (target, options, error);
 
   if (!_fl_lock_path_init (&lp, target, error))
     return FALSE;
@@ -213,9 +220,18 @@ FlLock *
 fl_lock_acquire_finish (GAsyncResult  *result,
                         GError       **error)
 {
+  FlLock *lock;
+
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == fl_lock_acquire_async, NULL);
 
   _fl_tsan_acquire (g_task_get_task_data (G_TASK (result)));
-  return g_task_propagate_pointer (G_TASK (result), error);
+  lock = g_task_propagate_pointer (G_TASK (result), error);
+  /* The worker thread acquired it: ::lost belongs to the caller's context. */
+  if (lock != NULL)
+    {
+      g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+      _fl_lock_set_context (lock, context);
+    }
+  return lock;
 }

@@ -62,6 +62,8 @@ const char *fl_lock_get_path        (FlLock               *self);
 FL_AVAILABLE_IN_ALL
 gboolean    fl_lock_is_held         (FlLock               *self);
 FL_AVAILABLE_IN_ALL
+guint64     fl_lock_get_fencing_token (FlLock             *self);
+FL_AVAILABLE_IN_ALL
 int         fl_lock_dup_fd          (FlLock               *self,
                                      GError              **error);
 FL_AVAILABLE_IN_ALL

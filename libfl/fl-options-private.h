@@ -15,6 +15,7 @@ struct _FlLockOptions
   gint64   backoff_min_ms;
   gint64   backoff_max_ms;
   gboolean create_dirs;
+  guint    lease_ttl_s;
 };
 
 /* @options may be NULL: the defaults. Never returns NULL. */

@@ -14,6 +14,7 @@ static const FlLockOptions default_options = {
   .backoff_min_ms = FL_DEFAULT_BACKOFF_MIN_MS,
   .backoff_max_ms = FL_DEFAULT_BACKOFF_MAX_MS,
   .create_dirs = FALSE,
+  .lease_ttl_s = FL_DEFAULT_LEASE_TTL_S,
 };
 
 const FlLockOptions *
@@ -199,4 +200,28 @@ _fl_lock_options_backoff_us (const FlLockOptions *options,
   /* Clamped before the multiplication: an overflow made waiters poll every millisecond. */
   *min_us = MIN (options->backoff_min_ms, FL_BACKOFF_LIMIT_MS) * 1000;
   *max_us = MIN (options->backoff_max_ms, FL_BACKOFF_LIMIT_MS) * 1000;
+}
+
+/**
+ * fl_lock_options_set_lease_ttl_s:
+ * @ttl_s: the TTL of an etcd lock's lease, in seconds (at least 2; smaller values mean 2)
+ *
+ * How long etcd keeps an etcd lock after its holder stops renewing it (crashed, paused,
+ * partitioned), and so how long a waiter waits for a dead holder. The holder reports the lock
+ * lost earlier, at TTL - margin after its last renewal was sent (the margin is the larger of
+ * 1 s and TTL/5). File locks ignore it. The default is %FL_DEFAULT_LEASE_TTL_S.
+ */
+void
+fl_lock_options_set_lease_ttl_s (FlLockOptions *self,
+                                 guint          ttl_s)
+{
+  g_return_if_fail (self != NULL);
+
+  self->lease_ttl_s = MAX (ttl_s, 2);
+}
+
+guint
+fl_lock_options_get_lease_ttl_s (const FlLockOptions *self)
+{
+  return _fl_lock_options_or_default (self)->lease_ttl_s;
 }

@@ -19,6 +19,7 @@ G_BEGIN_DECLS
 #define FL_DEFAULT_STALE_AFTER_MS 30000
 #define FL_DEFAULT_BACKOFF_MIN_MS 1
 #define FL_DEFAULT_BACKOFF_MAX_MS 1000
+#define FL_DEFAULT_LEASE_TTL_S    10
 
 /**
  * FL_TIMEOUT_INFINITE:
@@ -94,6 +95,12 @@ FL_AVAILABLE_IN_ALL
 void           fl_lock_options_get_backoff_ms    (const FlLockOptions *self,
                                                   gint64              *min_ms,
                                                   gint64              *max_ms);
+
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_lease_ttl_s   (FlLockOptions       *self,
+                                                  guint                ttl_s);
+FL_AVAILABLE_IN_ALL
+guint          fl_lock_options_get_lease_ttl_s   (const FlLockOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlLockOptions, fl_lock_options_free)
 

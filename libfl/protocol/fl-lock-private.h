@@ -18,6 +18,10 @@ gboolean _fl_lock_get_inode            (FlLock  *self,
                                         guint64 *dev,
                                         guint64 *ino);
 
+/* Where ::lost is emitted from now on (fl_lock_acquire_finish(): the caller's context). */
+void     _fl_lock_set_context          (FlLock       *self,
+                                        GMainContext *context);
+
 /* Opens the directory of a lock (step A1), creating it when @create_dirs. */
 FlDir   *_fl_open_lock_directory       (const char  *directory,
                                         gboolean     create_dirs,

@@ -9,21 +9,31 @@
 
 #include "fl-error-private.h"
 #include "fl-judge-private.h"
+#include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
 #include "fl-takeover-private.h"
 #include "fl-temp-private.h"
 #include "fl-waiter-private.h"
 
-struct _FlLock
+/* The file backend's state of a held lock */
+typedef struct
 {
-  GObject    parent_instance;
-
   FlLockPath lp;
   FlDir     *dir;
   FlHandle   fd;     /* holds the exclusive kernel lock on our lock file; none once released */
   FlFileId   id;
   int        owner;  /* a forked child inherits the object, not the lock */
+} FlFileLock;
+
+struct _FlLock
+{
+  GObject              parent_instance;
+
+  const FlLockBackend *backend;
+  gpointer             state;    /* the backend's */
+  GMutex               mutex;    /* guards context */
+  GMainContext        *context;  /* where ::lost is emitted: the acquirer's */
 };
 
 G_DEFINE_FINAL_TYPE (FlLock, fl_lock, G_TYPE_OBJECT)
@@ -37,6 +47,15 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_LOST,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static const FlLockBackend file_backend;
 
 
 /* Step A1 */
@@ -65,13 +84,13 @@ _fl_open_lock_directory (const char  *directory,
 }
 
 
-static FlLock *
-fl_lock_new_held (FlLockPath       *lp,
-                  FlDir            *dir,
-                  FlHandle          fd,
-                  const FlFileInfo *info)
+static FlFileLock *
+file_lock_new_held (FlLockPath       *lp,
+                    FlDir            *dir,
+                    FlHandle          fd,
+                    const FlFileInfo *info)
 {
-  FlLock *self = g_object_new (FL_TYPE_LOCK, NULL);
+  FlFileLock *self = g_new0 (FlFileLock, 1);
 
   self->lp = *lp;
   memset (lp, 0, sizeof *lp);
@@ -188,12 +207,12 @@ move_to_directory_at_path (FlDir              **dir,
          _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
 }
 
-static FlLock *
-acquire (const char          *target,
-         const FlLockOptions *options,
-         gboolean             wait,
-         GCancellable        *cancellable,
-         GError             **error)
+static gpointer
+file_acquire (const char          *target,
+              const FlLockOptions *options,
+              gboolean             wait,
+              GCancellable        *cancellable,
+              GError             **error)
 {
   g_auto(FlLockPath) lp = { 0 };
   g_autoptr(FlWaiter) waiter = NULL;
@@ -206,7 +225,7 @@ acquire (const char          *target,
   guint moves = 0;
   FlFileInfo info;
   FlDir *dir = NULL;
-  FlLock *ret = NULL;
+  FlFileLock *ret = NULL;
 
   options = _fl_lock_options_or_default (options);
   if (!wait || options->timeout_ms == 0)
@@ -255,7 +274,7 @@ acquire (const char          *target,
             }
           if (claimed)
             _fl_takeover_clear_claims (dir, lp.lock_name);  /* safe only while we hold it */
-          ret = fl_lock_new_held (&lp, dir, temp.fd, &info);
+          ret = file_lock_new_held (&lp, dir, temp.fd, &info);
           dir = NULL;
           temp.fd = FL_HANDLE_NONE;
           goto out;
@@ -380,65 +399,12 @@ out:
   return ret;
 }
 
-/**
- * fl_lock_acquire:
- * @target: the file to lock; its lock is `@target.lock`
- * @options: (nullable): options, or %NULL for the defaults (wait at most 30 s)
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Takes the lock of @target, waiting while a live process holds it. A stale lock (its holder
- * died, or its PID was reused) is taken over safely. Waiting wakes on events, not by polling.
- * The lock is on the directory that is at @target's directory path when it is granted: if that
- * directory is replaced meanwhile (`mv d d.old; mkdir d`), the acquire starts over in the new
- * one (docs/protocol.md, section 3a).
- *
- * Thread safety: any thread may call this; two threads of one process contending for one
- * target exclude each other exactly as two processes do.
- *
- * Returns: (transfer full): the held lock, or %NULL with @error set: %FL_ERROR_TIMEOUT,
- *   %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the path and the cause
- */
-FlLock *
-fl_lock_acquire (const char          *target,
-                 const FlLockOptions *options,
-                 GCancellable        *cancellable,
-                 GError             **error)
-{
-  g_return_val_if_fail (target != NULL, NULL);
-  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  return acquire (target, options, TRUE, cancellable, error);
-}
-
-/**
- * fl_lock_try_acquire:
- * @target: the file to lock
- * @options: (nullable): options (the timeout is ignored)
- * @error: return location for a #GError
- *
- * Like fl_lock_acquire() but never waits for a live holder: fails with %FL_ERROR_BUSY, whose
- * message names the holder. A stale lock is still taken over.
- *
- * Returns: (transfer full): the held lock, or %NULL with @error set
- */
-FlLock *
-fl_lock_try_acquire (const char          *target,
-                     const FlLockOptions *options,
-                     GError             **error)
-{
-  g_return_val_if_fail (target != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  return acquire (target, options, FALSE, NULL, error);
-}
-
 /* Step R1-R3 */
 static gboolean
-release (FlLock  *self,
-         GError **error)
+file_release (gpointer  state,
+              GError  **error)
 {
+  FlFileLock *self = state;
   FlHandle fd = self->fd;
   int err;
 
@@ -492,6 +458,211 @@ release (FlLock  *self,
   return TRUE;
 }
 
+/* A forked child has the object and a copy of the descriptor, but is not the holder. */
+static gboolean
+file_is_held (gpointer state)
+{
+  FlFileLock *self = state;
+
+  return self->fd != FL_HANDLE_NONE && self->owner == _fl_platform_self_pid ();
+}
+
+/* A file lock has no honest token (docs/etcd.md, "Fencing"). */
+static guint64
+file_get_fencing_token (gpointer state)
+{
+  return 0;
+}
+
+static const char *
+file_get_target (gpointer state)
+{
+  return ((FlFileLock *) state)->lp.target;
+}
+
+static const char *
+file_get_path (gpointer state)
+{
+  return ((FlFileLock *) state)->lp.lock_path;
+}
+
+static int
+file_dup_fd (gpointer  state,
+             GError  **error)
+{
+  FlFileLock *self = state;
+  FlHandle fd;
+  int err;
+
+  if (!file_is_held (self))
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                   "The lock “%s” is not held by this process: acquire it first",
+                   self->lp.lock_path);
+      return -1;
+    }
+  err = _fl_platform_dup (self->fd, &fd);
+  if (err != 0)
+    {
+      _fl_set_error_from_errno (error, err, "duplicate the descriptor of the lock",
+                                self->lp.lock_path);
+      return -1;
+    }
+  return (int) fd;
+}
+
+static void
+file_free (gpointer state)
+{
+  FlFileLock *self = state;
+
+  file_release (self, NULL);
+  g_clear_pointer (&self->dir, _fl_platform_dir_close);
+  _fl_lock_path_clear (&self->lp);
+  g_free (self);
+}
+
+static const FlLockBackend file_backend = {
+  .name = "file",
+  .acquire = file_acquire,
+  .release = file_release,
+  .is_held = file_is_held,
+  .get_fencing_token = file_get_fencing_token,
+  .get_target = file_get_target,
+  .get_path = file_get_path,
+  .dup_fd = file_dup_fd,
+  .free = file_free,
+};
+
+
+/* The public object: the backend is chosen from the target, once. */
+
+#ifndef FL_HAVE_ETCD
+static gpointer
+no_etcd_acquire (const char          *target,
+                 const FlLockOptions *options,
+                 gboolean             wait,
+                 GCancellable        *cancellable,
+                 GError             **error)
+{
+  g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+               "“%s” is an etcd lock, but this libfl was built without etcd support (libsoup 3 "
+               "or json-glib missing, or -Detcd=disabled): build it with -Detcd=enabled",
+               target);
+  return NULL;
+}
+
+static gboolean
+no_etcd_is_locked (const char          *target,
+                   const FlLockOptions *options,
+                   GError             **error)
+{
+  return no_etcd_acquire (target, options, FALSE, NULL, error) != NULL;
+}
+
+static const FlLockBackend no_etcd_backend = {
+  .name = "etcd",
+  .acquire = no_etcd_acquire,
+  .is_locked = no_etcd_is_locked,
+};
+#endif
+
+const FlLockBackend *
+_fl_lock_backend_for (const char *target)
+{
+  if (g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://"))
+    {
+#ifdef FL_HAVE_ETCD
+      return &_fl_lock_backend_etcd;
+#else
+      return &no_etcd_backend;
+#endif
+    }
+  return &file_backend;
+}
+
+static FlLock *
+acquire (const char          *target,
+         const FlLockOptions *options,
+         gboolean             wait,
+         GCancellable        *cancellable,
+         GError             **error)
+{
+  const FlLockBackend *backend = _fl_lock_backend_for (target);
+  gpointer state = backend->acquire (target, options, wait, cancellable, error);
+  FlLock *self;
+
+  if (state == NULL)
+    return NULL;
+
+  self = g_object_new (FL_TYPE_LOCK, NULL);
+  self->backend = backend;
+  self->state = state;
+  if (backend->bind != NULL)
+    backend->bind (state, self);
+  return self;
+}
+
+/**
+ * fl_lock_acquire:
+ * @target: the file to lock (its lock is `@target.lock`), or an etcd lock,
+ *   `etcd://HOST:PORT[,HOST:PORT...]/PREFIX/NAME` (docs/etcd.md)
+ * @options: (nullable): options, or %NULL for the defaults (wait at most 30 s)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Takes the lock of @target, waiting while a live process holds it. A stale lock (its holder
+ * died, or its PID was reused) is taken over safely. Waiting wakes on events, not by polling.
+ * The lock is on the directory that is at @target's directory path when it is granted: if that
+ * directory is replaced meanwhile (`mv d d.old; mkdir d`), the acquire starts over in the new
+ * one (docs/protocol.md, section 3a).
+ *
+ * An etcd target waits in etcd's queue for NAME under PREFIX (NAME may contain `/`; it is one
+ * key component, so `a/b` never waits behind `a/b/c`), with a lease of the options' TTL that a
+ * background thread keeps alive; the endpoints are tried in turn. If the lease may have
+ * expired, the lock emits #FlLock::lost and fl_lock_is_held() turns %FALSE.
+ *
+ * Thread safety: any thread may call this; two threads of one process contending for one
+ * target exclude each other exactly as two processes do.
+ *
+ * Returns: (transfer full): the held lock, or %NULL with @error set: %FL_ERROR_TIMEOUT,
+ *   %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the path and the cause
+ */
+FlLock *
+fl_lock_acquire (const char          *target,
+                 const FlLockOptions *options,
+                 GCancellable        *cancellable,
+                 GError             **error)
+{
+  g_return_val_if_fail (target != NULL, NULL);
+  g_return_val_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return acquire (target, options, TRUE, cancellable, error);
+}
+
+/**
+ * fl_lock_try_acquire:
+ * @target: the file to lock, or an etcd lock as for fl_lock_acquire()
+ * @options: (nullable): options (the timeout is ignored)
+ * @error: return location for a #GError
+ *
+ * Like fl_lock_acquire() but never waits for a live holder: fails with %FL_ERROR_BUSY, whose
+ * message names the holder. A stale lock is still taken over.
+ *
+ * Returns: (transfer full): the held lock, or %NULL with @error set
+ */
+FlLock *
+fl_lock_try_acquire (const char          *target,
+                     const FlLockOptions *options,
+                     GError             **error)
+{
+  g_return_val_if_fail (target != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return acquire (target, options, FALSE, NULL, error);
+}
+
 /**
  * fl_lock_release:
  * @self: a held #FlLock
@@ -502,46 +673,41 @@ release (FlLock  *self,
  * the process that holds it now. Releasing twice does nothing the second time. Dropping the
  * last reference releases too, ignoring errors.
  *
+ * An etcd lock is released by a delete guarded on its fencing token, then its lease is
+ * revoked; %FL_ERROR_LOST if the key was no longer ours or the lock was reported lost.
+ *
  * Returns: %TRUE if the lock was released, %FALSE with @error set
  */
 gboolean
 fl_lock_release (FlLock  *self,
                  GError **error)
 {
+  gboolean was_held;
+  gboolean ok;
+
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->fd == FL_HANDLE_NONE)
-    return TRUE;
-
-  if (!release (self, error))
-    {
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
-      return FALSE;
-    }
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
-  return TRUE;
+  was_held = self->backend->is_held (self->state);
+  ok = self->backend->release (self->state, error);
+  if (was_held || !ok)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+  return ok;
 }
 
 const char *
 fl_lock_get_target (FlLock *self)
 {
   g_return_val_if_fail (FL_IS_LOCK (self), NULL);
-  return self->lp.target;
+  return self->backend->get_target (self->state);
 }
 
+/* For an etcd lock: the key prefix of its queue in etcd, PREFIX/ESCAPED-NAME. */
 const char *
 fl_lock_get_path (FlLock *self)
 {
   g_return_val_if_fail (FL_IS_LOCK (self), NULL);
-  return self->lp.lock_path;
-}
-
-/* A forked child has the object and a copy of the descriptor, but is not the holder. */
-static gboolean
-held_here (FlLock *self)
-{
-  return self->fd != FL_HANDLE_NONE && self->owner == _fl_platform_self_pid ();
+  return self->backend->get_path (self->state);
 }
 
 /**
@@ -552,13 +718,38 @@ held_here (FlLock *self)
  * included) this is %FALSE: the child shares the descriptor, and so keeps the kernel lock
  * alive, but it is not the holder, and its release removes nothing.
  *
+ * An etcd lock is %FALSE in a forked child too, and its release there does nothing. It turns
+ * %FALSE at the moment its lease may have expired (the send time of the
+ * last successful keepalive + TTL - margin), whether or not etcd has noticed.
+ *
  * Returns: %TRUE while the lock is held by this process
  */
 gboolean
 fl_lock_is_held (FlLock *self)
 {
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
-  return held_here (self);
+  return self->backend->is_held (self->state);
+}
+
+/**
+ * fl_lock_get_fencing_token:
+ * @self: a #FlLock
+ *
+ * A number that grows strictly from one holder of the lock to the next, for a resource that
+ * must refuse a holder that lost the lock without knowing it: the resource remembers the
+ * highest token it has seen and rejects writes carrying a lower one (docs/etcd.md).
+ *
+ * On etcd this is the `create_revision` of the lock's key. A file lock has no honest
+ * equivalent (inodes are reused, times can be set by anyone): it returns 0, "no token"; a
+ * resource that needs fencing must use an etcd lock.
+ *
+ * Returns: the token, or 0 if the backend has none
+ */
+guint64
+fl_lock_get_fencing_token (FlLock *self)
+{
+  g_return_val_if_fail (FL_IS_LOCK (self), 0);
+  return self->backend->get_fencing_token (self->state);
 }
 
 gboolean
@@ -566,9 +757,47 @@ _fl_lock_get_inode (FlLock  *self,
                     guint64 *dev,
                     guint64 *ino)
 {
-  *dev = self->id.dev;
-  *ino = self->id.ino;
-  return held_here (self);
+  FlFileLock *file;
+
+  if (self->backend != &file_backend)
+    return FALSE;
+  file = self->state;
+  *dev = file->id.dev;
+  *ino = file->id.ino;
+  return file_is_held (file);
+}
+
+static gboolean
+emit_lost_cb (gpointer data)
+{
+  FlLock *self = data;
+
+  g_signal_emit (self, signals[SIGNAL_LOST], 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_fl_lock_report_lost (FlLock *lock)
+{
+  g_autoptr(GMainContext) context = NULL;
+
+  g_mutex_lock (&lock->mutex);
+  context = g_main_context_ref (lock->context);
+  g_mutex_unlock (&lock->mutex);
+
+  g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, emit_lost_cb,
+                              g_object_ref (lock), g_object_unref);
+}
+
+void
+_fl_lock_set_context (FlLock       *self,
+                      GMainContext *context)
+{
+  g_mutex_lock (&self->mutex);
+  g_main_context_unref (self->context);
+  self->context = g_main_context_ref (context);
+  g_mutex_unlock (&self->mutex);
 }
 
 static void
@@ -576,9 +805,10 @@ fl_lock_finalize (GObject *object)
 {
   FlLock *self = (FlLock *) object;
 
-  release (self, NULL);
-  g_clear_pointer (&self->dir, _fl_platform_dir_close);
-  _fl_lock_path_clear (&self->lp);
+  if (self->state != NULL)
+    self->backend->free (self->state);
+  g_main_context_unref (self->context);
+  g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (fl_lock_parent_class)->finalize (object);
 }
@@ -594,13 +824,13 @@ fl_lock_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_TARGET:
-      g_value_set_string (value, self->lp.target);
+      g_value_set_string (value, fl_lock_get_target (self));
       break;
     case PROP_PATH:
-      g_value_set_string (value, self->lp.lock_path);
+      g_value_set_string (value, fl_lock_get_path (self));
       break;
     case PROP_HELD:
-      g_value_set_boolean (value, held_here (self));
+      g_value_set_boolean (value, fl_lock_is_held (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -626,12 +856,27 @@ fl_lock_class_init (FlLockClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * FlLock::lost:
+   * @self: the #FlLock
+   *
+   * The lock may no longer be held: an etcd lock's lease may have expired (its keepalives
+   * did not reach etcd in time) or was revoked. Emitted once, in the thread-default main
+   * context of the thread that acquired the lock (for fl_lock_acquire_async(), the one that
+   * called fl_lock_acquire_finish()); fl_lock_is_held() is %FALSE from then on. Stop touching
+   * what the lock protects. File locks never emit it.
+   */
+  signals[SIGNAL_LOST] =
+    g_signal_new ("lost", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
 fl_lock_init (FlLock *self)
 {
-  self->fd = FL_HANDLE_NONE;
+  g_mutex_init (&self->mutex);
+  self->context = g_main_context_ref_thread_default ();
 }
 
 /**
@@ -645,7 +890,8 @@ fl_lock_init (FlLock *self)
  * exactly as long as the command, even if the process itself is killed: libfl then judges the
  * lock held by a child of the PID in the file (docs/protocol.md, "Handing the lock to a
  * command"). The lock file still names this process, and fl_lock_release() still removes it;
- * release only once the command has ended. The caller closes the descriptor.
+ * release only once the command has ended. The caller closes the descriptor. An etcd lock has
+ * no descriptor: -1 with %FL_ERROR_FAILED.
  *
  * Returns: a descriptor (3 or above), or -1 with @error set if the lock is not held by this
  *   process
@@ -654,25 +900,15 @@ int
 fl_lock_dup_fd (FlLock  *self,
                 GError **error)
 {
-  FlHandle fd;
-  int err;
-
   g_return_val_if_fail (FL_IS_LOCK (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (!held_here (self))
+  if (self->backend->dup_fd == NULL)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "The lock “%s” is not held by this process: acquire it first",
-                   self->lp.lock_path);
+                   "The lock “%s” is a %s lock: it has no descriptor to hand to a command",
+                   fl_lock_get_path (self), self->backend->name);
       return -1;
     }
-  err = _fl_platform_dup (self->fd, &fd);
-  if (err != 0)
-    {
-      _fl_set_error_from_errno (error, err, "duplicate the descriptor of the lock",
-                                self->lp.lock_path);
-      return -1;
-    }
-  return (int) fd;
+  return self->backend->dup_fd (self->state, error);
 }

@@ -1,0 +1,344 @@
+/* fl-etcd-keepalive.c: the etcd thread, and the keepalive of each lease on it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One thread per process runs a main context of its own with its own SoupSession, so a lock
+ * call that blocks for minutes on the caller's session never starves a keepalive (pitfall 7).
+ * The holder decides loss locally (pitfalls 2 and 9): a lease is trusted until the send time
+ * of its last successful keepalive + TTL - margin, whatever etcd says later.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <libsoup/soup.h>
+
+#include "fl-etcd-private.h"
+#include "fl-lock-backend-private.h"
+
+static GMainContext *etcd_context;
+static SoupSession  *keepalive_session;  /* the etcd thread's only */
+
+/* Created before any source runs on the context: only this thread's callbacks use it. A
+ * request that hangs is given up by the next tick, so the session needs no timeout; the
+ * connection limits are raised so that many leases of one process never queue. */
+static gpointer
+etcd_thread (gpointer data)
+{
+  g_main_context_push_thread_default (etcd_context);
+  keepalive_session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
+                                                     "max-conns", 256, NULL);
+  for (;;)
+    g_main_context_iteration (etcd_context, TRUE);
+  return NULL;
+}
+
+GMainContext *
+_fl_etcd_context (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      etcd_context = g_main_context_new ();
+      g_thread_unref (g_thread_new ("fl-etcd", etcd_thread, NULL));
+      g_once_init_leave (&once, 1);
+    }
+  return etcd_context;
+}
+
+struct _FlEtcdKeeper
+{
+  gint          ref;
+  GMutex        mutex;       /* guards held, stopped, lost and the report */
+  char        **endpoints;
+  guint         current;     /* etcd thread only, as are the sources and inflight */
+  char         *body;        /* {"ID":"..."} */
+  gint64        ttl_us;
+  gint64        margin_us;
+  gint64        valid_until; /* monotonic; written on the etcd thread, under the mutex */
+  gboolean      held;
+  gboolean      stopped;
+  gint          lost;        /* atomic */
+  GWeakRef      lock;
+  GSource      *tick;
+  GSource      *deadline;
+  GCancellable *inflight;
+};
+
+static FlEtcdKeeper *
+keeper_ref (FlEtcdKeeper *k)
+{
+  g_atomic_int_inc (&k->ref);
+  return k;
+}
+
+static void
+keeper_unref (gpointer data)
+{
+  FlEtcdKeeper *k = data;
+
+  if (!g_atomic_int_dec_and_test (&k->ref))
+    return;
+  g_strfreev (k->endpoints);
+  g_free (k->body);
+  g_weak_ref_clear (&k->lock);
+  g_mutex_clear (&k->mutex);
+  g_free (k);
+}
+
+/* Etcd thread. */
+static void
+keeper_quiet (FlEtcdKeeper *k)
+{
+  if (k->tick != NULL)
+    {
+      g_source_destroy (k->tick);
+      g_clear_pointer (&k->tick, g_source_unref);
+    }
+  if (k->deadline != NULL)
+    {
+      g_source_destroy (k->deadline);
+      g_clear_pointer (&k->deadline, g_source_unref);
+    }
+  if (k->inflight != NULL)
+    g_cancellable_cancel (k->inflight);
+  g_clear_object (&k->inflight);
+}
+
+/* Etcd thread: the lease may have expired. Reported once, and only while held. */
+static void
+keeper_lose (FlEtcdKeeper *k)
+{
+  FlLock *lock = NULL;
+
+  g_mutex_lock (&k->mutex);
+  if (!g_atomic_int_get (&k->lost))
+    {
+      g_atomic_int_set (&k->lost, 1);
+      if (k->held && !k->stopped)
+        lock = g_weak_ref_get (&k->lock);
+    }
+  g_mutex_unlock (&k->mutex);
+  keeper_quiet (k);
+
+  if (lock != NULL)
+    {
+      _fl_lock_report_lost (lock);
+      g_object_unref (lock);
+    }
+}
+
+/* Etcd thread. A ready-time source stays ready once dispatched: rearm it. */
+static gboolean
+deadline_cb (gpointer data)
+{
+  FlEtcdKeeper *k = data;
+
+  if (g_get_monotonic_time () >= k->valid_until)
+    keeper_lose (k);
+  else
+    g_source_set_ready_time (k->deadline, k->valid_until);
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  FlEtcdKeeper *keeper;
+  GCancellable *cancellable;
+  gint64        sent_us;
+} Renewal;
+
+static void
+schedule_tick (FlEtcdKeeper *k,
+               gint64        in_us)
+{
+  if (k->tick != NULL)
+    g_source_set_ready_time (k->tick, g_get_monotonic_time () + in_us);
+}
+
+static void
+renewed_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      data)
+{
+  Renewal *r = data;
+  FlEtcdKeeper *k = r->keeper;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 interval = k->ttl_us / 3;
+  gboolean mine = k->inflight == r->cancellable;
+
+  bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+  if (mine)
+    g_clear_object (&k->inflight);
+  if (bytes != NULL && !g_atomic_int_get (&k->lost))
+    root = json_from_string (g_bytes_get_data (bytes, NULL), NULL);
+
+  if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+    {
+      JsonObject *object = json_node_get_object (root);
+      JsonObject *res = _fl_etcd_json_object (object, "result");
+      gint64 ttl_s = _fl_etcd_json_int (res != NULL ? res : object, "TTL");
+
+      if (ttl_s <= 0 && !json_object_has_member (object, "error"))
+        keeper_lose (k);  /* 200 without a TTL: the lease is gone (pitfall 2) */
+      else if (ttl_s > 0)
+        {
+          gint64 until = r->sent_us + MIN (ttl_s * G_USEC_PER_SEC, k->ttl_us) - k->margin_us;
+
+          if (until > k->valid_until)
+            {
+              g_mutex_lock (&k->mutex);
+              k->valid_until = until;  /* written here only; read elsewhere under the mutex */
+              g_mutex_unlock (&k->mutex);
+              if (k->deadline != NULL)
+                g_source_set_ready_time (k->deadline, until);
+            }
+          schedule_tick (k, interval);
+        }
+      else
+        schedule_tick (k, MIN (interval, 250 * 1000));
+    }
+  else if (!g_atomic_int_get (&k->lost) && mine)
+    {
+      /* Unreachable: the next endpoint, soon. */
+      k->current = (k->current + 1) % g_strv_length (k->endpoints);
+      schedule_tick (k, MIN (interval, 250 * 1000));
+    }
+
+  g_object_unref (r->cancellable);
+  keeper_unref (r->keeper);
+  g_free (r);
+}
+
+static gboolean
+tick_cb (gpointer data)
+{
+  FlEtcdKeeper *k = data;
+  g_autofree char *url = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = g_bytes_new (k->body, strlen (k->body));
+  Renewal *r;
+
+  /* One in flight: a request that has not answered by the next tick is given up, and the
+   * next endpoint tried. */
+  if (k->inflight != NULL)
+    {
+      g_cancellable_cancel (k->inflight);
+      g_clear_object (&k->inflight);
+      k->current = (k->current + 1) % g_strv_length (k->endpoints);
+    }
+  url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
+  msg = soup_message_new ("POST", url);
+
+  r = g_new0 (Renewal, 1);
+  r->keeper = keeper_ref (k);
+  r->cancellable = g_cancellable_new ();
+  r->sent_us = g_get_monotonic_time ();
+  k->inflight = g_object_ref (r->cancellable);
+  soup_message_set_request_body_from_bytes (msg, "application/json", body);
+  soup_session_send_and_read_async (keepalive_session, msg, G_PRIORITY_DEFAULT, r->cancellable,
+                                    renewed_cb, r);
+  /* Until the answer reschedules it: a retry if it never comes. */
+  schedule_tick (k, k->ttl_us / 3);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+ready_time_dispatch (GSource     *source,
+                     GSourceFunc  callback,
+                     gpointer     data)
+{
+  return callback (data);
+}
+
+/* A source woken by its ready time only, which the keeper moves as keepalives succeed. */
+static GSource *
+ready_time_source_new (FlEtcdKeeper *k,
+                       GSourceFunc   func,
+                       gint64        ready_time)
+{
+  static GSourceFuncs funcs = { NULL, NULL, ready_time_dispatch, NULL, NULL, NULL };
+  GSource *source = g_source_new (&funcs, sizeof (GSource));
+
+  g_source_set_callback (source, func, keeper_ref (k), keeper_unref);
+  g_source_set_ready_time (source, ready_time);
+  g_source_attach (source, etcd_context);
+  return source;
+}
+
+static gboolean
+start_cb (gpointer data)
+{
+  FlEtcdKeeper *k = data;
+
+  g_mutex_lock (&k->mutex);
+  if (!k->stopped)
+    {
+      k->deadline = ready_time_source_new (k, deadline_cb, k->valid_until);
+      k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->ttl_us / 3);
+    }
+  g_mutex_unlock (&k->mutex);
+  return G_SOURCE_REMOVE;
+}
+
+FlEtcdKeeper *
+_fl_etcd_keeper_start (char   **endpoints,
+                       gint64   lease,
+                       gint64   ttl_s,
+                       gint64   granted_sent_us)
+{
+  FlEtcdKeeper *k = g_new0 (FlEtcdKeeper, 1);
+  GMainContext *context = _fl_etcd_context ();
+
+  k->ref = 1;
+  g_mutex_init (&k->mutex);
+  g_weak_ref_init (&k->lock, NULL);
+  k->endpoints = g_strdupv (endpoints);
+  k->body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
+  k->ttl_us = ttl_s * G_USEC_PER_SEC;
+  k->margin_us = MAX (G_USEC_PER_SEC, k->ttl_us / 5);
+  k->valid_until = granted_sent_us + k->ttl_us - k->margin_us;
+  g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, start_cb, keeper_ref (k),
+                              keeper_unref);
+  return k;
+}
+
+void
+_fl_etcd_keeper_set_held (FlEtcdKeeper *k,
+                          FlLock       *lock)
+{
+  g_mutex_lock (&k->mutex);
+  g_weak_ref_set (&k->lock, lock);
+  k->held = TRUE;
+  g_mutex_unlock (&k->mutex);
+}
+
+gboolean
+_fl_etcd_keeper_is_valid (FlEtcdKeeper *k)
+{
+  gint64 until;
+
+  g_mutex_lock (&k->mutex);
+  until = k->valid_until;
+  g_mutex_unlock (&k->mutex);
+  return !g_atomic_int_get (&k->lost) && g_get_monotonic_time () < until;
+}
+
+static gboolean
+stop_cb (gpointer data)
+{
+  keeper_quiet (data);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_fl_etcd_keeper_stop (FlEtcdKeeper *k)
+{
+  g_mutex_lock (&k->mutex);
+  k->stopped = TRUE;
+  g_mutex_unlock (&k->mutex);
+  g_main_context_invoke_full (_fl_etcd_context (), G_PRIORITY_DEFAULT, stop_cb, k,
+                              keeper_unref);
+}

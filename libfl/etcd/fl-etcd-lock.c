@@ -1,0 +1,384 @@
+/* fl-etcd-lock.c: the etcd backend of FlLock (docs/etcd.md): lease, lock, verify, release
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "fl-error.h"
+#include "fl-etcd-private.h"
+#include "fl-lock-backend-private.h"
+#include "fl-options-private.h"
+#include "platform/fl-platform.h"
+
+/* Calls after the wait (verify, release, revoke) give up after this long. */
+#define FL_ETCD_CALL_US (10 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  char         *target;
+  FlEtcdTarget  t;
+  FlEtcdClient *client;   /* the lock calls' session, no HTTP timeout */
+  FlEtcdKeeper *keeper;   /* NULL once released */
+  gint64        lease;
+  char         *key;      /* t.name/<lease hex> */
+  guint64       token;    /* the key's create_revision */
+  int           owner;    /* a forked child inherits the object, not the lock */
+} FlEtcdLock;
+
+
+static void
+revoke_lease (FlEtcdClient *client,
+              gint64        lease)
+{
+  g_autofree char *body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
+  JsonObject *res = _fl_etcd_client_call (client, "/v3/lease/revoke", body,
+                                          g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, NULL);
+
+  g_clear_pointer (&res, json_object_unref);
+}
+
+/* Pitfall 1: etcd 3.4 can grant the lock to a waiter whose lease is gone. A grant counts only
+ * if the key exists with our lease; its create_revision is the fencing token. */
+static gboolean
+verify (FlEtcdLock *self,
+        GError    **error)
+{
+  g_autofree char *key64 = _fl_etcd_b64 (self->key);
+  g_autofree char *body = g_strdup_printf (
+    "{\"compare\":[{\"target\":\"LEASE\",\"key\":\"%s\",\"result\":\"EQUAL\","
+    "\"lease\":\"%" G_GINT64_FORMAT "\"}],"
+    "\"success\":[{\"request_range\":{\"key\":\"%s\"}}]}", key64, self->lease, key64);
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
+                                                    g_get_monotonic_time () + FL_ETCD_CALL_US,
+                                                    NULL, error);
+  JsonNode *responses;
+  JsonObject *range = NULL;
+
+  if (res == NULL)
+    return FALSE;
+  if (!_fl_etcd_json_bool (res, "succeeded"))
+    return TRUE;  /* token stays 0: not granted */
+  responses = json_object_get_member (res, "responses");
+  if (responses != NULL && JSON_NODE_HOLDS_ARRAY (responses) &&
+      json_array_get_length (json_node_get_array (responses)) > 0)
+    range = _fl_etcd_json_object (json_array_get_object_element (json_node_get_array (responses),
+                                                                 0), "response_range");
+  self->token = (guint64) _fl_etcd_json_int (_fl_etcd_json_first_kv (range), "create_revision");
+  return TRUE;
+}
+
+/* try_acquire: etcd's lock service has no "try"; do what it does (put our key, the oldest key
+ * by create_revision holds) in one transaction, and leave at once if it is not ours. */
+static gboolean
+try_lock (FlEtcdLock *self,
+          gboolean   *busy,
+          GError    **error)
+{
+  g_autofree char *key64 = _fl_etcd_b64 (self->key);
+  g_autofree char *queue = g_strconcat (self->t.name, "/", NULL);
+  g_autofree char *end = g_strconcat (self->t.name, "0", NULL);  /* '/' + 1 */
+  g_autofree char *queue64 = _fl_etcd_b64 (queue);
+  g_autofree char *end64 = _fl_etcd_b64 (end);
+  g_autofree char *body = g_strdup_printf (
+    "{\"success\":[{\"request_put\":{\"key\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT "\"}},"
+    "{\"request_range\":{\"key\":\"%s\",\"range_end\":\"%s\",\"sort_target\":\"CREATE\","
+    "\"sort_order\":\"ASCEND\",\"limit\":\"1\",\"keys_only\":true}}]}",
+    key64, self->lease, queue64, end64);
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
+                                                    g_get_monotonic_time () + FL_ETCD_CALL_US,
+                                                    NULL, error);
+  JsonNode *responses;
+  JsonObject *oldest = NULL;
+  g_autofree char *oldest_key = NULL;
+
+  if (res == NULL)
+    return FALSE;
+  responses = json_object_get_member (res, "responses");
+  if (responses != NULL && JSON_NODE_HOLDS_ARRAY (responses) &&
+      json_array_get_length (json_node_get_array (responses)) > 1)
+    oldest = _fl_etcd_json_first_kv (
+      _fl_etcd_json_object (json_array_get_object_element (json_node_get_array (responses), 1),
+                            "response_range"));
+  if (oldest != NULL && json_object_has_member (oldest, "key"))
+    oldest_key = _fl_etcd_unb64 (json_object_get_string_member (oldest, "key"));
+  *busy = g_strcmp0 (oldest_key, self->key) != 0;
+  if (*busy)
+    g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
+                 "“%s” is locked in etcd at %s: held by the key “%s” since revision %"
+                 G_GINT64_FORMAT, self->t.name, _fl_etcd_client_endpoint (self->client),
+                 oldest_key != NULL ? oldest_key : "?",
+                 _fl_etcd_json_int (oldest, "create_revision"));
+  return !*busy;
+}
+
+static gboolean
+wait_lock (FlEtcdLock   *self,
+           gint64        deadline,
+           GCancellable *cancellable,
+           GError      **error)
+{
+  g_autofree char *name64 = _fl_etcd_b64 (self->t.name);
+  g_autofree char *body = g_strdup_printf ("{\"name\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT
+                                           "\"}", name64, self->lease);
+  /* A lease is always sent: without one etcd grants its own that nobody renews (pitfall 4). */
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/lock/lock", body,
+                                                    deadline, cancellable, error);
+  g_autofree char *key = NULL;
+
+  if (res == NULL)
+    return FALSE;
+  key = _fl_etcd_unb64 (json_object_has_member (res, "key")
+                        ? json_object_get_string_member (res, "key") : NULL);
+  if (g_strcmp0 (key, self->key) != 0)
+    g_debug ("etcd granted “%s”, expected “%s”", key, self->key);
+  return TRUE;
+}
+
+static void
+etcd_lock_free (gpointer state);
+
+static gpointer
+etcd_acquire (const char          *target,
+              const FlLockOptions *options,
+              gboolean             wait,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  FlEtcdLock *self = g_new0 (FlEtcdLock, 1);
+  gint64 start = g_get_monotonic_time ();
+  gint64 deadline;
+  guint ttl_s;
+
+  options = _fl_lock_options_or_default (options);
+  ttl_s = MAX (options->lease_ttl_s, 2);
+  if (!wait || options->timeout_ms == 0)
+    {
+      wait = FALSE;
+      deadline = start + FL_ETCD_CALL_US;
+    }
+  else
+    deadline = _fl_lock_options_deadline_us (options, start);
+
+  self->target = g_strdup (target);
+  if (!_fl_etcd_target_parse (&self->t, target, error))
+    goto fail;
+  self->client = _fl_etcd_client_new (self->t.endpoints);
+
+  for (;;)
+    {
+      g_autofree char *body = g_strdup_printf ("{\"TTL\":%u}", ttl_s);
+      g_autoptr(JsonObject) granted = NULL;
+      g_autoptr(GError) local_error = NULL;
+      gint64 sent = g_get_monotonic_time ();
+      gboolean busy = FALSE;
+      gboolean ok;
+
+      /* One lease per acquisition (pitfall 5): a lease already in the queue is a no-op. */
+      granted = _fl_etcd_client_call (self->client, "/v3/lease/grant", body, deadline,
+                                      cancellable, error);
+      if (granted == NULL)
+        goto fail;
+      self->lease = _fl_etcd_json_int (granted, "ID");
+      g_clear_pointer (&self->key, g_free);
+      self->key = g_strdup_printf ("%s/%" G_GINT64_MODIFIER "x", self->t.name, self->lease);
+      self->keeper = _fl_etcd_keeper_start (self->t.endpoints, self->lease, ttl_s, sent);
+
+      if (wait)
+        ok = wait_lock (self, deadline, cancellable, &local_error);
+      else
+        ok = try_lock (self, &busy, &local_error);
+      self->token = 0;
+      if (ok && !verify (self, &local_error))
+        ok = FALSE;
+
+      if (ok && self->token > 0 && _fl_etcd_keeper_is_valid (self->keeper))
+        {
+          self->owner = _fl_platform_self_pid ();
+          return self;
+        }
+
+      /* Not granted, or granted to a lease that may be gone: start again with a new one. */
+      if (ok)
+        g_debug ("etcd granted “%s” to lease %" G_GINT64_MODIFIER "x, which is gone or may be: "
+                 "waiting again with a new lease", self->t.name, self->lease);
+      _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
+      revoke_lease (self->client, self->lease);
+      if (local_error != NULL)
+        {
+          if (g_error_matches (local_error, FL_ERROR, FL_ERROR_TIMEOUT))
+            {
+              gint64 waited_ms = (g_get_monotonic_time () - start) / 1000;
+
+              g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
+                           "Timed out (ELOCKTIMEOUT) after %" G_GINT64_FORMAT " ms waiting for "
+                           "the etcd lock “%s” at %s: another holder keeps it", waited_ms,
+                           self->t.name, _fl_etcd_client_endpoint (self->client));
+            }
+          else
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          goto fail;
+        }
+      if (deadline >= 0 && g_get_monotonic_time () >= deadline)
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
+                       "Timed out (ELOCKTIMEOUT) waiting for the etcd lock “%s” at %s: each "
+                       "grant came to a lease that had expired; are keepalives reaching etcd?",
+                       self->t.name, _fl_etcd_client_endpoint (self->client));
+          goto fail;
+        }
+    }
+
+fail:
+  etcd_lock_free (self);
+  return NULL;
+}
+
+static void
+etcd_bind (gpointer state,
+           FlLock  *lock)
+{
+  FlEtcdLock *self = state;
+
+  _fl_etcd_keeper_set_held (self->keeper, lock);
+}
+
+/* A delete guarded on our token, then the lease revoke. */
+static gboolean
+etcd_release (gpointer  state,
+              GError  **error)
+{
+  FlEtcdLock *self = state;
+  g_autofree char *key64 = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gboolean was_valid;
+
+  if (self->keeper == NULL)
+    return TRUE;
+  /* A forked child has no etcd thread and is not the holder: it leaves the lock alone, as a
+   * file lock's child does. */
+  if (self->owner != _fl_platform_self_pid ())
+    {
+      self->keeper = NULL;  /* the parent's; the child must not touch it */
+      return TRUE;
+    }
+
+  was_valid = _fl_etcd_keeper_is_valid (self->keeper);
+  _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
+
+  key64 = _fl_etcd_b64 (self->key);
+  body = g_strdup_printf (
+    "{\"compare\":[{\"target\":\"CREATE\",\"key\":\"%s\",\"result\":\"EQUAL\","
+    "\"create_revision\":\"%" G_GUINT64_FORMAT "\"}],"
+    "\"success\":[{\"request_delete_range\":{\"key\":\"%s\"}}]}", key64, self->token, key64);
+  res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
+                              g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, &local_error);
+  revoke_lease (self->client, self->lease);
+
+  if (res == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Cannot release the etcd lock “%s”: ", self->t.name);
+      return FALSE;
+    }
+  if (!_fl_etcd_json_bool (res, "succeeded") || !was_valid)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_LOST,
+                   "The etcd lock “%s” (token %" G_GUINT64_FORMAT ") was lost while this process "
+                   "held it: %s. Whatever it protected may have been changed meanwhile",
+                   self->t.name, self->token,
+                   _fl_etcd_json_bool (res, "succeeded")
+                   ? "its lease was not renewed in time (were keepalives reaching etcd?)"
+                   : "its key is gone (the lease expired or was revoked)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+etcd_is_held (gpointer state)
+{
+  FlEtcdLock *self = state;
+
+  return self->keeper != NULL && self->owner == _fl_platform_self_pid () &&
+         _fl_etcd_keeper_is_valid (self->keeper);
+}
+
+static guint64
+etcd_get_fencing_token (gpointer state)
+{
+  return ((FlEtcdLock *) state)->token;
+}
+
+static const char *
+etcd_get_target (gpointer state)
+{
+  return ((FlEtcdLock *) state)->target;
+}
+
+static const char *
+etcd_get_path (gpointer state)
+{
+  return ((FlEtcdLock *) state)->t.name;
+}
+
+static void
+etcd_lock_free (gpointer state)
+{
+  FlEtcdLock *self = state;
+
+  if (self->keeper != NULL)
+    etcd_release (self, NULL);
+  _fl_etcd_client_free (self->client);
+  _fl_etcd_target_clear (&self->t);
+  g_free (self->key);
+  g_free (self->target);
+  g_free (self);
+}
+
+/* Whether anyone is queued for the name: the oldest key holds it (its lease alive, or etcd
+ * would have deleted it). */
+static gboolean
+etcd_is_locked (const char          *target,
+                const FlLockOptions *options,
+                GError             **error)
+{
+  g_auto(FlEtcdTarget) t = { 0 };
+  g_autofree char *queue = NULL;
+  g_autofree char *end = NULL;
+  g_autofree char *queue64 = NULL;
+  g_autofree char *end64 = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  FlEtcdClient *client;
+
+  if (!_fl_etcd_target_parse (&t, target, error))
+    return FALSE;
+  queue = g_strconcat (t.name, "/", NULL);
+  end = g_strconcat (t.name, "0", NULL);
+  queue64 = _fl_etcd_b64 (queue);
+  end64 = _fl_etcd_b64 (end);
+  body = g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"count_only\":true}",
+                          queue64, end64);
+  client = _fl_etcd_client_new (t.endpoints);
+  res = _fl_etcd_client_call (client, "/v3/kv/range", body,
+                              g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, error);
+  _fl_etcd_client_free (client);
+  return res != NULL && _fl_etcd_json_int (res, "count") > 0;
+}
+
+const FlLockBackend _fl_lock_backend_etcd = {
+  .name = "etcd",
+  .acquire = etcd_acquire,
+  .bind = etcd_bind,
+  .release = etcd_release,
+  .is_held = etcd_is_held,
+  .get_fencing_token = etcd_get_fencing_token,
+  .get_target = etcd_get_target,
+  .get_path = etcd_get_path,
+  .free = etcd_lock_free,
+  .is_locked = etcd_is_locked,
+};

@@ -1,0 +1,64 @@
+/* fl-lock-backend-private.h: the seam between FlLock and the engines that hold locks
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * FlLock (protocol/fl-lock.c) is the public object; it picks a backend from the target once
+ * and keeps the backend's state behind a pointer. The file protocol is one backend, in
+ * fl-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are found.
+ */
+#pragma once
+
+#include "fl-lock.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FlLockBackend FlLockBackend;
+
+struct _FlLockBackend
+{
+  const char *name;
+
+  /* Blocking. @wait FALSE is try_acquire: never wait for a live holder (FL_ERROR_BUSY). The
+   * deadline comes from @options (timeout_ms). Returns the backend's state of a held lock. */
+  gpointer    (*acquire)           (const char           *target,
+                                    const FlLockOptions  *options,
+                                    gboolean              wait,
+                                    GCancellable         *cancellable,
+                                    GError              **error);
+  /* Nullable. Tells the state which object to report a loss to (_fl_lock_report_lost()). */
+  void        (*bind)              (gpointer              state,
+                                    FlLock               *lock);
+  /* Releases once; later calls return TRUE and do nothing. FL_ERROR_LOST if it was not ours. */
+  gboolean    (*release)           (gpointer              state,
+                                    GError              **error);
+  gboolean    (*is_held)           (gpointer              state);
+  /* 0 means no token (docs/etcd.md, "Fencing"). */
+  guint64     (*get_fencing_token) (gpointer              state);
+  const char *(*get_target)        (gpointer              state);
+  const char *(*get_path)          (gpointer              state);
+  /* Nullable: the backend has no descriptor to share. */
+  int         (*dup_fd)            (gpointer              state,
+                                    GError              **error);
+  /* Releases, ignoring errors, then frees. */
+  void        (*free)              (gpointer              state);
+
+  /* Nullable (the file backend's is in fl-lock-convenience.c): fl_is_locked(). */
+  gboolean    (*is_locked)         (const char           *target,
+                                    const FlLockOptions  *options,
+                                    GError              **error);
+};
+
+/* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build
+ * libfl with it, when it was built without), files for everything else. */
+const FlLockBackend *_fl_lock_backend_for (const char *target);
+
+#ifdef FL_HAVE_ETCD
+/* libfl/etcd/fl-etcd-lock.c */
+extern const FlLockBackend _fl_lock_backend_etcd;
+#endif
+
+/* Called by a backend, from any thread, when a held lock is lost: FlLock emits ::lost on the
+ * main context it was acquired in, and notifies ::held. */
+void _fl_lock_report_lost (FlLock *lock);
+
+G_END_DECLS

@@ -1,0 +1,542 @@
+/* test-etcd-lock.c: etcd:// locks against a real etcd (suite 'etcd')
+ *
+ * One single-node etcd per run of this program, on free loopback ports, its data in a
+ * temporary directory. Without the etcd binary every test skips and says why: CI must check
+ * that none skipped. Each test uses its own lock names.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etcd-test-util.h"
+
+#define WORKERS  3
+#define SECTIONS 40
+
+static EtcdServer *server;
+static char *skip_reason;
+static const char *self_path;
+
+#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
+
+static FlLockOptions *
+options_with (gint64 timeout_ms,
+              guint  ttl_s)
+{
+  FlLockOptions *options = fl_lock_options_new ();
+
+  fl_lock_options_set_timeout_ms (options, timeout_ms);
+  fl_lock_options_set_lease_ttl_s (options, ttl_s);
+  return options;
+}
+
+/* Exclusion and fencing across processes */
+
+/* A worker: SECTIONS times, under the lock, reads "count token" from @file, checks that its
+ * own token is above the last holder's, and writes count+1 and its token. */
+static int
+worker (const char *uri,
+        const char *file)
+{
+  g_autoptr(FlLockOptions) options = options_with (60000, 10);
+
+  for (guint i = 0; i < SECTIONS; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlLock) lock = fl_lock_acquire (uri, options, NULL, &error);
+      g_autofree char *text = NULL;
+      g_autofree char *next = NULL;
+      guint64 count, last_token, token;
+      char *end;
+
+      if (lock == NULL)
+        g_error ("worker: %s", error->message);
+      token = fl_lock_get_fencing_token (lock);
+      g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
+      count = g_ascii_strtoull (text, &end, 10);
+      last_token = g_ascii_strtoull (end, NULL, 10);
+      if (token <= last_token)
+        g_error ("worker: token %" G_GUINT64_FORMAT " not above the last holder's %"
+                 G_GUINT64_FORMAT, token, last_token);
+      g_thread_yield ();  /* widen the window a second holder would need */
+      next = g_strdup_printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, count + 1, token);
+      g_assert_true (g_file_set_contents (file, next, -1, NULL));
+      if (!fl_lock_release (lock, &error))
+        g_error ("worker: release: %s", error->message);
+    }
+  return 0;
+}
+
+static void
+test_exclusion (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *text = NULL;
+  GSubprocess *workers[WORKERS];
+  g_autoptr(GError) error = NULL;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "exclusion");
+  dir = g_dir_make_tmp ("fl-etcd-excl-XXXXXX", &error);
+  g_assert_no_error (error);
+  file = g_build_filename (dir, "counter", NULL);
+  g_assert_true (g_file_set_contents (file, "0 0", -1, NULL));
+
+  for (guint i = 0; i < WORKERS; i++)
+    {
+      workers[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, self_path, "--worker",
+                                     uri, file, NULL);
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; i < WORKERS; i++)
+    {
+      g_assert_true (g_subprocess_wait_check (workers[i], NULL, &error));
+      g_assert_no_error (error);
+      g_object_unref (workers[i]);
+    }
+
+  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
+  g_assert_cmpuint (g_ascii_strtoull (text, NULL, 10), ==, WORKERS * SECTIONS);
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
+static void
+test_fencing_increases (void)
+{
+  g_autofree char *uri = NULL;
+  guint64 last = 0;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "fencing");
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (fl_lock_is_held (lock));
+      g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, last);
+      last = fl_lock_get_fencing_token (lock);
+      g_assert_true (fl_lock_release (lock, &error));
+      g_assert_no_error (error);
+      g_assert_false (fl_lock_is_held (lock));
+    }
+}
+
+/* Waiting: timeout, cancellation */
+
+typedef struct
+{
+  const char    *uri;
+  FlLockOptions *options;
+  GCancellable  *cancellable;
+  GError        *error;
+  FlLock        *lock;
+  gint           done;
+} Waiter;
+
+static gpointer
+waiter_thread (gpointer data)
+{
+  Waiter *w = data;
+
+  w->lock = fl_lock_acquire (w->uri, w->options, w->cancellable, &w->error);
+  g_atomic_int_set (&w->done, 1);
+  return NULL;
+}
+
+static gboolean
+waiter_done (gpointer data)
+{
+  return g_atomic_int_get (&((Waiter *) data)->done);
+}
+
+typedef struct
+{
+  const char *name;
+  guint       length;
+} QueueLength;
+
+static gboolean
+queue_has_length (gpointer data)
+{
+  QueueLength *q = data;
+  g_autoptr(GPtrArray) queue = etcd_server_queue (server, q->name);
+
+  return queue->len == q->length;
+}
+
+static void
+test_timeout (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(FlLockOptions) options = options_with (300, 10);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) again = NULL;
+  QueueLength one = { "fl-test/timeout", 1 };
+  gint64 start, elapsed;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "timeout");
+  holder = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  start = g_get_monotonic_time ();
+  again = fl_lock_acquire (uri, options, NULL, &error);
+  elapsed = g_get_monotonic_time () - start;
+  g_assert_null (again);
+  g_assert_error (error, FL_ERROR, FL_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (error->message, "fl-test/timeout"));
+  g_assert_cmpint (elapsed, >=, 300 * 1000);
+  g_assert_cmpint (elapsed, <, 5 * G_USEC_PER_SEC);
+  /* The waiter's key went with its lease: only the holder is queued. */
+  g_assert_true (queue_has_length (&one));
+
+  g_clear_error (&error);
+  again = fl_lock_try_acquire (uri, NULL, &error);
+  g_assert_null (again);
+  g_assert_error (error, FL_ERROR, FL_ERROR_BUSY);
+  g_assert_true (queue_has_length (&one));
+  g_clear_error (&error);
+
+  g_assert_true (fl_is_locked (uri, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_release (holder, NULL));
+  g_assert_false (fl_is_locked (uri, NULL, &error));
+  g_assert_no_error (error);
+  again = fl_lock_try_acquire (uri, NULL, NULL);
+  g_assert_nonnull (again);
+  g_assert_true (fl_lock_is_held (again));
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  QueueLength two = { "fl-test/cancel", 2 };
+  QueueLength one = { "fl-test/cancel", 1 };
+  Waiter w = { 0 };
+  GThread *thread;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "cancel");
+  holder = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  w.uri = uri;
+  w.cancellable = cancellable;
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_wait_for (queue_has_length, &two, 10000));  /* it is queued */
+  g_assert_false (waiter_done (&w));
+
+  g_cancellable_cancel (cancellable);
+  g_assert_true (etcd_wait_for (waiter_done, &w, 5000));
+  g_thread_join (thread);
+  g_assert_null (w.lock);
+  g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&w.error);
+  /* Its key is gone from etcd at once (the lease is revoked before the acquire returns). */
+  g_assert_true (queue_has_length (&one));
+  g_assert_true (fl_lock_is_held (holder));
+}
+
+/* Loss */
+
+static gint64
+holder_lease (const char *name)
+{
+  g_autoptr(GPtrArray) queue = etcd_server_queue (server, name);
+
+  g_assert_cmpuint (queue->len, ==, 1);
+  return g_ascii_strtoll (json_object_get_string_member (queue->pdata[0], "lease"), NULL, 10);
+}
+
+static void
+test_release_lost (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) res = NULL;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "lost");
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Revoke its lease behind its back, as an operator or an expiry would. */
+  body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", holder_lease ("fl-test/lost"));
+  res = etcd_server_call (server, "/v3/lease/revoke", body);
+
+  g_assert_false (fl_lock_release (lock, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
+  g_assert_nonnull (strstr (error->message, "fl-test/lost"));
+  g_assert_false (fl_lock_is_held (lock));
+}
+
+static void
+on_lost (FlLock   *lock,
+         gpointer  data)
+{
+  gint64 *when = data;
+
+  g_assert_true (g_main_context_is_owner (g_main_context_default ()));
+  g_assert_false (fl_lock_is_held (lock));
+  *when = g_get_monotonic_time ();
+}
+
+static gboolean
+lost_fired (gpointer data)
+{
+  return *(gint64 *) data != 0;
+}
+
+static void
+test_lost_signal (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLockOptions) options = options_with (10000, 3);
+  gint64 lost_at = 0, paused_at;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "paused-etcd");
+  lock = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost_at);
+
+  /* etcd stops answering: keepalives cannot reach it. */
+  paused_at = g_get_monotonic_time ();
+  etcd_server_pause (server, TRUE);
+  g_assert_true (etcd_wait_for (lost_fired, &lost_at, 10000));
+  etcd_server_pause (server, FALSE);
+
+  /* Within TTL - margin (3 s - 1 s) of the last keepalive sent, so before the TTL. */
+  g_assert_cmpint (lost_at - paused_at, <, 3 * G_USEC_PER_SEC);
+  g_assert_false (fl_lock_is_held (lock));
+  g_assert_false (fl_lock_release (lock, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
+}
+
+/* Pitfall 1: etcd 3.4 grants the lock to a waiter whose lease was revoked while it waited,
+ * with a key that does not exist. libfl must not count that as a grant: it checks, and waits
+ * again with a new lease. */
+static void
+test_grant_to_dead_lease (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  g_autoptr(GPtrArray) queue = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(FlLockOptions) options = options_with (20000, 10);
+  QueueLength two = { "fl-test/dead-waiter", 2 };
+  Waiter w = { 0 };
+  GThread *thread;
+  gint64 revoked;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "dead-waiter");
+  holder = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  w.uri = uri;
+  w.options = options;
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_wait_for (queue_has_length, &two, 10000));
+  queue = etcd_server_queue (server, "fl-test/dead-waiter");
+  revoked = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
+  body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
+  res = etcd_server_call (server, "/v3/lease/revoke", body);
+
+  g_assert_true (fl_lock_release (holder, &error));
+  g_assert_no_error (error);
+  g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
+  g_thread_join (thread);
+  g_assert_no_error (w.error);
+  g_assert_nonnull (w.lock);
+  g_assert_true (fl_lock_is_held (w.lock));
+  g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, 0);
+
+  /* It holds through a key that exists, on a new lease. */
+  after = etcd_server_queue (server, "fl-test/dead-waiter");
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (after->pdata[0], "lease"),
+                                    NULL, 10), !=, revoked);
+  g_assert_cmpuint (g_ascii_strtoull (json_object_get_string_member (after->pdata[0],
+                                                                     "create_revision"),
+                                      NULL, 10), ==, fl_lock_get_fencing_token (w.lock));
+  g_assert_true (fl_lock_release (w.lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&w.lock);
+}
+
+/* A forked child is not the holder, and dropping its copy releases nothing. */
+static void
+test_forked_child (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  QueueLength one = { "fl-test/forked", 1 };
+  int status;
+  pid_t pid;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "forked");
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      gboolean held = fl_lock_is_held (lock);
+      gboolean released = fl_lock_release (lock, NULL);
+
+      _exit (!held && released ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_true (queue_has_length (&one));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+/* Names and endpoints */
+
+static void
+test_prefix_names (void)
+{
+  g_autofree char *deep = NULL;
+  g_autofree char *shallow = NULL;
+  g_autoptr(FlLock) a = NULL;
+  g_autoptr(FlLock) b = NULL;
+  g_autoptr(GError) error = NULL;
+
+  NEED_ETCD ();
+  deep = etcd_server_uri (server, "a/b/c");
+  shallow = etcd_server_uri (server, "a/b");
+  a = fl_lock_acquire (deep, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (fl_lock_get_path (a), ==, "fl-test/a%2Fb%2Fc");
+  b = fl_lock_try_acquire (shallow, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (b));
+  g_assert_cmpstr (fl_lock_get_path (b), ==, "fl-test/a%2Fb");
+}
+
+static void
+test_endpoints (void)
+{
+  g_autofree char *both = NULL;
+  g_autofree char *dead = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  guint16 nobody = etcd_free_port ();
+
+  NEED_ETCD ();
+  both = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/endpoints", nobody,
+                          server->hostport);
+  dead = g_strdup_printf ("etcd://127.0.0.1:%u/fl-test/endpoints", nobody);
+
+  lock = fl_lock_acquire (both, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&lock);
+
+  lock = fl_lock_acquire (dead, NULL, NULL, &error);
+  g_assert_null (lock);
+  g_assert_error (error, FL_ERROR, FL_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "is etcd running"));
+  g_assert_nonnull (strstr (error->message, "127.0.0.1"));
+  g_clear_error (&error);
+
+  lock = fl_lock_acquire ("etcd://127.0.0.1:1/only-a-prefix", NULL, NULL, &error);
+  g_assert_null (lock);
+  g_assert_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET);
+}
+
+static void
+acquired_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      data)
+{
+  FlLock **lock = data;
+  g_autoptr(GError) error = NULL;
+
+  *lock = fl_lock_acquire_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+static gboolean
+nonnull (gpointer data)
+{
+  return *(gpointer *) data != NULL;
+}
+
+static void
+test_async (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "async");
+  fl_lock_acquire_async (uri, NULL, NULL, acquired_cb, &lock);
+  g_assert_true (etcd_wait_for (nonnull, &lock, 10000));
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, 0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  if (argc == 4 && strcmp (argv[1], "--worker") == 0)
+    return worker (argv[2], argv[3]);
+
+  self_path = argv[0];
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/etcd/exclusion", test_exclusion);
+  g_test_add_func ("/etcd/fencing-increases", test_fencing_increases);
+  g_test_add_func ("/etcd/timeout", test_timeout);
+  g_test_add_func ("/etcd/cancel", test_cancel);
+  g_test_add_func ("/etcd/release-lost", test_release_lost);
+  g_test_add_func ("/etcd/lost-signal", test_lost_signal);
+  g_test_add_func ("/etcd/grant-to-dead-lease", test_grant_to_dead_lease);
+  g_test_add_func ("/etcd/forked-child", test_forked_child);
+  g_test_add_func ("/etcd/prefix-names", test_prefix_names);
+  g_test_add_func ("/etcd/endpoints", test_endpoints);
+  g_test_add_func ("/etcd/async", test_async);
+
+  server = etcd_server_start (&skip_reason);
+  ret = g_test_run ();
+  etcd_server_stop (server);
+  g_free (skip_reason);
+  return ret;
+}
