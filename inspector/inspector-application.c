@@ -10,7 +10,9 @@
 #include <signal.h>
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
+#ifdef G_OS_UNIX   /* from glib, hence after it */
+#include <glib-unix.h>   /* g_unix_signal_add(): Unix only */
+#endif
 
 #include "inspector-application.h"
 #include "inspector-window.h"
@@ -135,12 +137,14 @@ about_activated (GSimpleAction *action,
                          NULL);
 }
 
+#ifdef G_OS_UNIX   /* its only caller, below, is */
 static gboolean
 quit_signal_cb (gpointer user_data)
 {
   quit_activated (NULL, NULL, user_data);
   return G_SOURCE_CONTINUE;
 }
+#endif
 
 static void
 inspector_application_startup (GApplication *application)
@@ -159,10 +163,14 @@ inspector_application_startup (GApplication *application)
   gtk_application_set_accels_for_action (GTK_APPLICATION (application), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (application), "window.close",
                                          close_accels);
+#ifdef G_OS_UNIX
   /* A demo's holders must not outlive a terminal's Ctrl+C or a kill. */
   g_unix_signal_add (SIGINT, quit_signal_cb, application);
   g_unix_signal_add (SIGTERM, quit_signal_cb, application);
   g_unix_signal_add (SIGHUP, quit_signal_cb, application);
+#endif
+  /* Windows: no signals to catch; --demo, the only reason for them, is Linux only there
+   * (flctl demo is, flctl/flctl-demo-none.c). */
   g_set_application_name (_("Lock Inspector"));
   gtk_window_set_default_icon_name ("org.libfl.Inspector");
 }

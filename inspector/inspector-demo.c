@@ -9,11 +9,13 @@
 #include "config.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#ifdef __linux__
+#include <sys/prctl.h>   /* PR_SET_PDEATHSIG: Linux only, as flctl demo is */
+#endif
 
 #include "inspector-demo.h"
 
@@ -114,11 +116,13 @@ inspector_demo_new (void)
 
 /* Runs between fork() and exec(): if the inspector dies without cleaning up, so does the demo,
  * and with it its holders. */
+#ifdef __linux__
 static void
 child_setup_cb (gpointer user_data)
 {
   prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
 }
+#endif
 
 static void read_line_cb (GObject      *source,
                           GAsyncResult *result,
@@ -189,7 +193,9 @@ inspector_demo_start_async (InspectorDemo       *self,
     }
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+#ifdef __linux__
   g_subprocess_launcher_set_child_setup (launcher, child_setup_cb, NULL, NULL);
+#endif
   self->process = g_subprocess_launcher_spawn (launcher, &error,
                                                self->flctl, "demo", self->directory, NULL);
   if (self->process == NULL)
@@ -290,7 +296,13 @@ inspector_demo_stop (InspectorDemo *self)
       g_object_ref (stop->application);
       g_application_hold (stop->application);
     }
+#ifdef G_OS_UNIX
   g_subprocess_send_signal (stop->process, SIGTERM);
+#else
+  /* No signals on Windows (g_subprocess_send_signal() is Unix only); flctl demo does not run
+   * there anyway (flctl-demo-none.c), so this ends a process that is already gone. */
+  g_subprocess_force_exit (stop->process);
+#endif
   stop->timeout_id = g_timeout_add (STOP_TIMEOUT_MS, stop_timeout_cb, stop);
   g_subprocess_wait_async (stop->process, NULL, stop_waited_cb, stop);
 }

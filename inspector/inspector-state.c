@@ -7,10 +7,11 @@
  */
 #include "config.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <glib/gi18n.h>
+#ifdef G_OS_UNIX   /* from glib, hence after it */
+#include <pwd.h>      /* getpwuid_r(): Unix only */
+#include <unistd.h>
+#endif
 
 #include "inspector-state.h"
 
@@ -69,14 +70,19 @@ inspector_format_time (gint64 real_us)
 char *
 inspector_format_user (gint64 uid)
 {
+#ifdef G_OS_UNIX
   struct passwd pw;
   struct passwd *found = NULL;
   char buf[1024];
+#endif
 
   if (uid < 0)
     return g_strdup ("—");
+#ifdef G_OS_UNIX
   if (getpwuid_r ((uid_t) uid, &pw, buf, sizeof buf, &found) == 0 && found != NULL)
     return g_strdup_printf ("%s (%d)", found->pw_name, (int) uid);
+#endif
+  /* Windows has no numeric uids (libfl reports -1 there, above); a number is shown as is. */
   return g_strdup_printf ("%d", (int) uid);
 }
 
