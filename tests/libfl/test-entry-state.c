@@ -54,6 +54,7 @@ test_held (FlTestDir     *fx,
   g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   g_autoptr(FlSnapshot) snapshot = snapshot_of (fx->lock);
 
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, holder->pid);
   assert_state (snapshot, FL_ENTRY_STATE_HELD, "held", "Held");
   g_assert_false (fl_entry_state_is_problem (FL_ENTRY_STATE_HELD));
 }
