@@ -25,6 +25,8 @@ void      _fl_directory_model_apply_event     (FlDirectoryModel  *self,
 /* Reads the queued paths now (also what the coalescing timeout calls). */
 void      _fl_directory_model_flush           (FlDirectoryModel  *self);
 guint     _fl_directory_model_get_n_pid_watches (FlDirectoryModel *self);
+/* When the model will next re-judge a lock by age, G_MAXINT64 if it never will. */
+gint64    _fl_directory_model_get_next_deadline (FlDirectoryModel *self);
 gboolean  _fl_directory_model_has_pending     (FlDirectoryModel  *self);
 
 G_END_DECLS

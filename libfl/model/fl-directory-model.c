@@ -444,7 +444,6 @@ fl_directory_model_new (const FlLockOptions *options)
   FlDirectoryModel *self = g_object_new (FL_TYPE_DIRECTORY_MODEL, NULL);
 
   self->options = options != NULL ? fl_lock_options_copy (options) : fl_lock_options_new ();
-  self->watch.options = self->options;
   self->scanner.options = self->options;
   return self;
 }
@@ -876,6 +875,14 @@ _fl_directory_model_flush (FlDirectoryModel *self)
 
   _fl_model_reader_clear (&reader);
   _fl_model_watch_schedule (&self->watch);
+}
+
+gint64
+_fl_directory_model_get_next_deadline (FlDirectoryModel *self)
+{
+  g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), G_MAXINT64);
+
+  return _fl_model_watch_get_next_deadline (&self->watch);
 }
 
 guint

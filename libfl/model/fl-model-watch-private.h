@@ -27,7 +27,6 @@ typedef struct
   guint                    max_pid_watches;
   GHashTable              *deadlines;    /* FlEntry -> itself: unparsable, not yet stale */
   guint                    deadline_id;
-  const FlLockOptions     *options;      /* the model's, borrowed */
   const FlModelWatchHooks *hooks;
   gpointer                 user_data;
 } FlModelWatch;
@@ -45,5 +44,7 @@ void  _fl_model_watch_account  (FlModelWatch            *watch,
 /* After a batch of changes, or a new clock: when the next deadline falls. */
 void  _fl_model_watch_schedule (FlModelWatch            *watch);
 guint _fl_model_watch_get_n_pid_watches (FlModelWatch   *watch);
+/* The earliest age deadline (the judge's stale time), G_MAXINT64 without one. */
+gint64 _fl_model_watch_get_next_deadline (FlModelWatch  *watch);
 
 G_END_DECLS

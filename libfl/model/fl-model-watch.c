@@ -9,8 +9,8 @@
 
 #include "fl-handle-source-private.h"
 #include "fl-model-watch-private.h"
-#include "fl-options-private.h"
 #include "fl-process-private.h"
+#include "fl-snapshot-private.h"
 #include "platform/fl-platform.h"
 
 typedef struct
@@ -145,14 +145,17 @@ pid_watch_unref (FlModelWatch *watch,
     g_hash_table_remove (watch->pid_watches, key);
 }
 
-/* An unparsable lock turns stale at mtime + stale_after without any event. */
+/* A lock whose content is not a PID turns stale by age, at the time the judge gave it, without
+ * any event. Only the judge's own time: a lock the judge never calls stale by age (empty, a
+ * process group, FL_STALE_NEVER) has no deadline, and one counted from its ctime is not due at
+ * its older mtime. A deadline the judge does not honour would fire, re-judge "not stale" and
+ * fire again at once, for ever. */
 static gboolean
 has_deadline (FlSnapshot *snap)
 {
-  return fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
-         && fl_snapshot_get_liveness (snap) == FL_LIVENESS_UNKNOWN
-         && !fl_snapshot_get_stale (snap)
-         && fl_snapshot_get_pid (snap) <= 0;
+  gint64 stale_at = _fl_snapshot_get_stale_at (snap);
+
+  return fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK && stale_at > 0 && stale_at < G_MAXINT64;
 }
 
 void
@@ -193,7 +196,7 @@ deadline_cb (gpointer user_data)
     {
       FlSnapshot *snap = fl_entry_get_snapshot (key);
 
-      if (_fl_lock_options_stale_at_us (watch->options, fl_snapshot_get_mtime (snap)) <= now)
+      if (_fl_snapshot_get_stale_at (snap) <= now)
         watch->hooks->queue_path (fl_snapshot_get_path (snap), watch->user_data);
     }
   watch->hooks->flush (watch->user_data);
@@ -204,27 +207,31 @@ deadline_cb (gpointer user_data)
 void
 _fl_model_watch_schedule (FlModelWatch *watch)
 {
-  gint64 first = G_MAXINT64;
+  gint64 first;
   gint64 delay_ms;
-  GHashTableIter iter;
-  gpointer key;
 
   g_clear_handle_id (&watch->deadline_id, g_source_remove);
   if (g_hash_table_size (watch->deadlines) == 0)
     return;
 
-  g_hash_table_iter_init (&iter, watch->deadlines);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    {
-      FlSnapshot *snap = fl_entry_get_snapshot (key);
-
-      first = MIN (first, _fl_lock_options_stale_at_us (watch->options,
-                                                        fl_snapshot_get_mtime (snap)));
-    }
+  first = _fl_model_watch_get_next_deadline (watch);
 
   /* +1 ms so the re-judged snapshot is past the deadline, not on it */
   delay_ms = CLAMP ((first - watch->hooks->now (watch->user_data)) / 1000 + 1, 0, G_MAXUINT / 2);
   watch->deadline_id = g_timeout_add ((guint) delay_ms, deadline_cb, watch);
+}
+
+gint64
+_fl_model_watch_get_next_deadline (FlModelWatch *watch)
+{
+  gint64 first = G_MAXINT64;
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, watch->deadlines);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    first = MIN (first, _fl_snapshot_get_stale_at (fl_entry_get_snapshot (key)));
+  return first;
 }
 
 guint

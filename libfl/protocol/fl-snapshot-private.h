@@ -30,5 +30,10 @@ FlSnapshot *_fl_snapshot_new_full (FlDir               *dir,
 
 /* st_mode of the file as seen, to tell what a foreign entry is. */
 guint       _fl_snapshot_get_mode (FlSnapshot          *self);
+/* When the judge's age rule turns this not-yet-stale lock stale (its clock, counted from the
+ * later of mtime and ctime); 0 when no age rule applies (a PID, an empty file, a process
+ * group, FL_STALE_NEVER) or it is stale already. What the model's deadlines must use: a
+ * deadline of its own could pass while the judge still says "not stale", and spin. */
+gint64      _fl_snapshot_get_stale_at (FlSnapshot        *self);
 
 G_END_DECLS

@@ -43,6 +43,7 @@ struct _FlSnapshot
   gsize         content_len;
   gint64        mtime;
   gint64        captured_at;
+  gint64        stale_at;     /* when the age rule makes it stale; 0 if no age rule applies */
 
   /* What a reclaim compares: the very file the snapshot saw. */
   guint64       dev;
@@ -141,6 +142,7 @@ snapshot_from_state (FlLockState *state,
   self->content_len = state->content_len;
   self->mtime = state->mtime_us;
   self->captured_at = now_us;
+  self->stale_at = state->stale ? 0 : state->stale_at_us;
   self->dev = state->info.id.dev;
   self->ino = state->info.id.ino;
   self->mtime_ns = state->info.mtime_ns;
@@ -520,6 +522,12 @@ guint
 _fl_snapshot_get_mode (FlSnapshot *self)
 {
   return self->mode;
+}
+
+gint64
+_fl_snapshot_get_stale_at (FlSnapshot *self)
+{
+  return self->stale_at;
 }
 
 #define GETTER(type, field, fname) \

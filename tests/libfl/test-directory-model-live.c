@@ -309,6 +309,49 @@ test_async_add (ModelFixture  *fx,
   model_assert_shadow (fx);
 }
 
+/* The model re-judges a lock by age only when the judge says it will turn stale, and at the
+ * judge's time. An empty lock (never stale by itself) had a deadline once it was older than
+ * stale_after: the deadline fired, the lock stayed "not stale", and the model re-judged it
+ * from a 0 ms timeout for ever (a core spent, the inspector's window never redrawn). So did a
+ * lock whose mtime was set back: its deadline came from the mtime, the judge's from the ctime. */
+static void
+test_deadline_only_by_the_judge (ModelFixture  *fx,
+                                 gconstpointer  data)
+{
+  g_autofree char *empty = model_path (fx, "empty.lock");
+  g_autofree char *junk = model_path (fx, "junk.lock");
+  gint64 hour_ago = g_get_real_time () - G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC;
+  gint64 next;
+  FlSnapshot *snap;
+
+  fl_test_write (empty, "", 0);
+  set_mtime_us (empty, hour_ago);
+  add_dir (fx);
+
+  snap = fl_entry_get_snapshot (model_lookup (fx, "empty.lock"));
+  g_assert_false (fl_snapshot_get_stale (snap));
+  g_assert_cmpint (_fl_directory_model_get_next_deadline (fx->model), ==, G_MAXINT64);
+
+  /* Written now, mtime an hour back: the judge counts from the ctime, so does the deadline. */
+  fl_test_write (junk, "not a pid", -1);
+  set_mtime_us (junk, hour_ago);
+  fl_directory_model_rescan (fx->model);
+  snap = fl_entry_get_snapshot (model_lookup (fx, "junk.lock"));
+  g_assert_false (fl_snapshot_get_stale (snap));
+  next = _fl_directory_model_get_next_deadline (fx->model);
+  g_assert_cmpint (next, >, fx->now);
+  g_assert_cmpint (next, <=, g_get_real_time () + 31 * G_USEC_PER_SEC);
+
+  /* At that time, and not before, the model calls it stale. */
+  fx->now = next - 1;
+  fl_directory_model_rescan (fx->model);
+  g_assert_false (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "junk.lock"))));
+  fx->now = next;
+  fl_directory_model_rescan (fx->model);
+  g_assert_true (fl_snapshot_get_stale (fl_entry_get_snapshot (model_lookup (fx, "junk.lock"))));
+  g_assert_cmpint (_fl_directory_model_get_next_deadline (fx->model), ==, G_MAXINT64);
+}
+
 #define ADD(path, mode, func) \
   g_test_add ((path), ModelFixture, GINT_TO_POINTER (mode), model_fixture_setup, (func), \
               model_fixture_teardown)
@@ -321,6 +364,7 @@ main (int   argc,
 
   ADD ("/model/holder-dies", HAND, test_holder_dies);
   ADD ("/model/age-clock", HAND, test_age_clock);
+  ADD ("/model/deadline-only-by-the-judge", HAND, test_deadline_only_by_the_judge);
   ADD ("/model/own-reclaim", HAND, test_own_reclaim);
   ADD ("/model/async-add", HAND, test_async_add);
   ADD ("/model/inotify", REAL, test_inotify);
