@@ -108,6 +108,23 @@ _fl_etcd_json_bool (JsonObject *object,
 }
 
 JsonObject *
+_fl_etcd_json_parse (GBytes *bytes)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  gsize size = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &size) : NULL;
+  JsonNode *root;
+
+  if (data == NULL || size == 0 || size > G_MAXSSIZE ||
+      !json_parser_load_from_data (parser, data, (gssize) size, NULL))
+    return NULL;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  return json_object_ref (json_node_get_object (root));
+}
+
+JsonObject *
 _fl_etcd_json_object (JsonObject *object,
                       const char *member)
 {
@@ -209,10 +226,8 @@ set_http_error (GError    **error,
                 guint       status,
                 GBytes     *body)
 {
-  g_autoptr(JsonNode) root = json_from_string (g_bytes_get_data (body, NULL) != NULL
-                                               ? g_bytes_get_data (body, NULL) : "", NULL);
-  JsonObject *object = root != NULL && JSON_NODE_HOLDS_OBJECT (root)
-                       ? json_node_get_object (root) : NULL;
+  g_autoptr(JsonObject) root = _fl_etcd_json_parse (body);
+  JsonObject *object = root;
   JsonObject *inner = _fl_etcd_json_object (object, "error");
   const char *message = NULL;
 
@@ -279,7 +294,6 @@ _fl_etcd_client_call (FlEtcdClient  *client,
     {
       const char *endpoint = client->endpoints[client->current];
       g_autoptr(GBytes) response = NULL;
-      g_autoptr(JsonNode) root = NULL;
       g_autoptr(GError) local_error = NULL;
       guint status = 0;
 
@@ -301,15 +315,14 @@ _fl_etcd_client_call (FlEtcdClient  *client,
           set_http_error (error, endpoint, path, status, response);
           goto out;
         }
-      root = json_from_string (g_bytes_get_data (response, NULL), &local_error);
-      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+      ret = _fl_etcd_json_parse (response);
+      if (ret == NULL)
         {
           g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                        "etcd at %s answered %s with something that is not a JSON object",
                        endpoint, path);
           goto out;
         }
-      ret = json_object_ref (json_node_get_object (root));
       goto out;
     }
 

@@ -164,7 +164,7 @@ renewed_cb (GObject      *source,
   Renewal *r = data;
   FlEtcdKeeper *k = r->keeper;
   g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonObject) object = NULL;
   g_autoptr(GError) error = NULL;
   gint64 interval = k->ttl_us / 3;
   gboolean mine = k->inflight == r->cancellable;
@@ -173,11 +173,10 @@ renewed_cb (GObject      *source,
   if (mine)
     g_clear_object (&k->inflight);
   if (bytes != NULL && !g_atomic_int_get (&k->lost))
-    root = json_from_string (g_bytes_get_data (bytes, NULL), NULL);
+    object = _fl_etcd_json_parse (bytes);
 
-  if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+  if (object != NULL)
     {
-      JsonObject *object = json_node_get_object (root);
       JsonObject *res = _fl_etcd_json_object (object, "result");
       gint64 ttl_s = _fl_etcd_json_int (res != NULL ? res : object, "TTL");
 

@@ -47,6 +47,9 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   GCancellable  *cancellable,
                                   GError       **error);
 
+/* The object that @bytes holds, or NULL. A response body is not NUL-terminated: it is
+ * parsed by its length, never as a C string. */
+JsonObject *_fl_etcd_json_parse  (GBytes     *bytes);
 /* proto3 JSON: int64 as strings, zero values left out (pitfall 3). */
 gint64      _fl_etcd_json_int    (JsonObject *object,
                                   const char *member);
