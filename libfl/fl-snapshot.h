@@ -75,6 +75,20 @@ FL_AVAILABLE_IN_ALL
 gint64        fl_snapshot_get_age_at           (FlSnapshot          *self,
                                                 gint64               now_us);
 FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_host             (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_lease_id         (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_lease_ttl        (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+guint64       fl_snapshot_get_fencing_token    (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_revision         (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_get_waiting          (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+GPtrArray    *fl_snapshot_get_waiters          (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
 gboolean      fl_snapshot_same_file            (FlSnapshot          *self,
                                                 FlSnapshot          *other);
 FL_AVAILABLE_IN_ALL

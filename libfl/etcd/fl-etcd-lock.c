@@ -162,7 +162,8 @@ etcd_acquire (const char          *target,
     deadline = _fl_lock_options_deadline_us (options, start);
 
   self->target = g_strdup (target);
-  if (!_fl_etcd_target_parse (&self->t, target, error))
+  if (!_fl_etcd_target_parse (&self->t, target, error) ||
+      !_fl_etcd_name_check (&self->t, target, error))
     goto fail;
   self->client = _fl_etcd_client_new (self->t.endpoints);
 
@@ -184,6 +185,7 @@ etcd_acquire (const char          *target,
       g_clear_pointer (&self->key, g_free);
       self->key = g_strdup_printf ("%s/%" G_GINT64_MODIFIER "x", self->t.name, self->lease);
       self->keeper = _fl_etcd_keeper_start (self->t.endpoints, self->lease, ttl_s, sent);
+      _fl_etcd_meta_put (self->client, self->t.name, self->lease, deadline);
 
       if (wait)
         ok = wait_lock (self, deadline, cancellable, &local_error);
@@ -381,4 +383,7 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .get_path = etcd_get_path,
   .free = etcd_lock_free,
   .is_locked = etcd_is_locked,
+  .snapshot_new = _fl_etcd_snapshot_new,
+  .scan = _fl_etcd_scan,
+  .reclaim = _fl_etcd_reclaim,
 };

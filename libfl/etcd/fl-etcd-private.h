@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "fl-lock.h"
+#include "fl-snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -76,5 +77,26 @@ void          _fl_etcd_keeper_set_held (FlEtcdKeeper  *keeper,
 gboolean      _fl_etcd_keeper_is_valid (FlEtcdKeeper  *keeper);
 /* No more keepalives nor reports; drops the caller's reference. */
 void          _fl_etcd_keeper_stop     (FlEtcdKeeper  *keeper);
+
+/* fl-etcd-inspect.c (docs/etcd.md, "Inspection"): the metadata key, snapshots, scans of a
+ * prefix, the guarded reclaim. */
+gboolean    _fl_etcd_name_check   (const FlEtcdTarget  *target,
+                                   const char          *uri,
+                                   GError             **error);
+/* PREFIX/.fl-meta/ESCAPED-NAME/LEASE-HEX = who this process is, on @lease; best effort. */
+void        _fl_etcd_meta_put     (FlEtcdClient        *client,
+                                   const char          *name,
+                                   gint64               lease,
+                                   gint64               deadline_us);
+FlSnapshot *_fl_etcd_snapshot_new (const char          *uri,
+                                   const FlLockOptions *options,
+                                   GError             **error);
+GPtrArray  *_fl_etcd_scan         (const char          *root,
+                                   const FlLockOptions *options,
+                                   GCancellable        *cancellable,
+                                   GError             **error);
+gboolean    _fl_etcd_reclaim      (FlSnapshot          *snapshot,
+                                   gboolean             forced,
+                                   GError             **error);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 
 #include "fl-error-private.h"
 #include "fl-error.h"
+#include "fl-lock-backend-private.h"
 #include "fl-scan.h"
 #include "fl-snapshot-private.h"
 #include "fl-walk-private.h"
@@ -125,9 +126,14 @@ scan_directory (const char          *directory,
                 GError             **error)
 {
   g_autoptr(GPtrArray) out = NULL;
+  const FlLockBackend *backend = _fl_lock_backend_for (directory);
   ScanCall call;
   FlDir *dir;
   int err;
+
+  /* Another backend's root (etcd://HOST:PORT/PREFIX) lists its own locks. */
+  if (backend->scan != NULL)
+    return backend->scan (directory, options, cancellable, error);
 
   err = _fl_platform_dir_open (directory, FALSE, &dir);
   if (err != 0)
@@ -162,6 +168,11 @@ scan_directory (const char          *directory,
  *
  * Judges every lock, temp, graveyard and foreign entry under @directory once. The holder's
  * command line is included when it can be read, as with fl_snapshot_new().
+ *
+ * @directory may also be an etcd prefix, `etcd://HOST:PORT[,HOST:PORT...]/PREFIX`: one read
+ * of etcd gives one snapshot per lock name queued under PREFIX, each as
+ * fl_snapshot_new_for_target() gives it (holder, waiters). @flags do not matter there: a
+ * name is one key component.
  *
  * Returns: (transfer container) (element-type FlSnapshot): the snapshots sorted by path, or
  *   %NULL with @error set if @directory cannot be read

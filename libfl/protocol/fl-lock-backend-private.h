@@ -9,6 +9,7 @@
 #pragma once
 
 #include "fl-lock.h"
+#include "fl-snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,22 @@ struct _FlLockBackend
   /* Nullable (the file backend's is in fl-lock-convenience.c): fl_is_locked(). */
   gboolean    (*is_locked)         (const char           *target,
                                     const FlLockOptions  *options,
+                                    GError              **error);
+
+  /* Inspection; nullable (the file backend's is protocol/fl-snapshot.c and model/fl-scan.c).
+   * fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not locked. */
+  FlSnapshot *(*snapshot_new)      (const char           *target,
+                                    const FlLockOptions  *options,
+                                    GError              **error);
+  /* fl_scan_directory() of a root of this backend: one snapshot per lock name, by path. */
+  GPtrArray  *(*scan)              (const char           *root,
+                                    const FlLockOptions  *options,
+                                    GCancellable         *cancellable,
+                                    GError              **error);
+  /* fl_snapshot_reclaim() (@forced FALSE) and fl_snapshot_reclaim_unproven() of a snapshot
+   * this backend made. */
+  gboolean    (*reclaim)           (FlSnapshot           *snapshot,
+                                    gboolean              forced,
                                     GError              **error);
 };
 

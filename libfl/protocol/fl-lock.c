@@ -560,10 +560,31 @@ no_etcd_is_locked (const char          *target,
   return no_etcd_acquire (target, options, FALSE, NULL, error) != NULL;
 }
 
+static FlSnapshot *
+no_etcd_snapshot_new (const char          *target,
+                      const FlLockOptions *options,
+                      GError             **error)
+{
+  no_etcd_acquire (target, options, FALSE, NULL, error);
+  return NULL;
+}
+
+static GPtrArray *
+no_etcd_scan (const char          *root,
+              const FlLockOptions *options,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  no_etcd_acquire (root, options, FALSE, NULL, error);
+  return NULL;
+}
+
 static const FlLockBackend no_etcd_backend = {
   .name = "etcd",
   .acquire = no_etcd_acquire,
   .is_locked = no_etcd_is_locked,
+  .snapshot_new = no_etcd_snapshot_new,
+  .scan = no_etcd_scan,
 };
 #endif
 

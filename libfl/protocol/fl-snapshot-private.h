@@ -36,4 +36,30 @@ guint       _fl_snapshot_get_mode (FlSnapshot          *self);
  * deadline of its own could pass while the judge still says "not stale", and spin. */
 gint64      _fl_snapshot_get_stale_at (FlSnapshot        *self);
 
+/* An etcd lock's holder or waiter, as libfl/etcd/fl-etcd-inspect.c read it. */
+typedef struct
+{
+  const char *target;        /* etcd://HOSTS/PREFIX/NAME */
+  const char *path;          /* PREFIX/ESCAPED-NAME, as fl_lock_get_path() says */
+  const char *name;          /* ESCAPED-NAME */
+  const char *host;          /* nullable: from the metadata key */
+  int         pid;           /* 0: not known */
+  const char *process_name;  /* nullable */
+  gint64      since_us;      /* 0: not known */
+  const char *metadata;      /* the metadata key's value as read (nullable), for the content */
+  gsize       metadata_len;
+  const char *reason;
+  gint64      lease;
+  gint64      lease_ttl;     /* seconds left, 0 expired, -1 not asked */
+  guint64     token;
+  gint64      revision;
+  gboolean    waiting;
+  gint64      captured_at;
+} FlSnapshotEtcd;
+
+FlSnapshot *_fl_snapshot_new_etcd   (const FlSnapshotEtcd *fields);
+/* Takes @waiter. */
+void        _fl_snapshot_add_waiter (FlSnapshot           *self,
+                                     FlSnapshot           *waiter);
+
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-judge-private.h"
+#include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-names-private.h"
 #include "fl-snapshot-private.h"
@@ -50,6 +51,15 @@ struct _FlSnapshot
   guint64       ino;
   gint64        mtime_ns;
   guint         mode;
+
+  /* An etcd lock (docs/etcd.md, "Inspection"); 0, -1 or NULL for a file. */
+  char         *host;
+  gint64        lease;
+  gint64        lease_ttl;    /* seconds left, 0 expired, -1 not known */
+  guint64       token;        /* the key's create_revision */
+  gint64        revision;     /* etcd's revision when it was read */
+  gboolean      waiting;
+  GPtrArray    *waiters;      /* of FlSnapshot, oldest first; NULL for a file */
 };
 
 G_DEFINE_FINAL_TYPE (FlSnapshot, fl_snapshot, G_TYPE_OBJECT)
@@ -181,6 +191,51 @@ _fl_snapshot_new_at (FlDir               *dir,
   return _fl_snapshot_new_full (dir, directory, name, options, now_us, FALSE, error);
 }
 
+FlSnapshot *
+_fl_snapshot_new_etcd (const FlSnapshotEtcd *e)
+{
+  FlSnapshot *self = g_object_new (FL_TYPE_SNAPSHOT, NULL);
+
+  self->path = g_strdup (e->path);
+  self->name = g_strdup (e->name);
+  self->target = g_strdup (e->target);
+  self->kind = FL_ENTRY_LOCK;
+  self->pid = e->pid;
+  self->process_name = g_strdup (e->process_name);
+  self->host = g_strdup (e->host);
+  /* etcd is the judge (docs/etcd.md): a key exists only while its lease lives; libfl never
+   * calls it stale by itself, so ending it is always the operator's forced reclaim. */
+  self->liveness = e->lease_ttl == 0 ? FL_LIVENESS_UNKNOWN : FL_LIVENESS_ALIVE;
+  self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
+  self->stale = FALSE;
+  self->reclaimable = FL_RECLAIMABLE_UNPROVEN;
+  self->reason = g_strdup (e->reason);
+  self->content_raw = g_malloc (e->metadata_len + 1);
+  if (e->metadata_len > 0)
+    memcpy (self->content_raw, e->metadata, e->metadata_len);
+  self->content_raw[e->metadata_len] = '\0';
+  self->content_len = e->metadata_len;
+  self->content = escape_content (self->content_raw, self->content_len);
+  self->mtime = e->since_us > 0 ? e->since_us : e->captured_at;
+  self->captured_at = e->captured_at;
+  self->lease = e->lease;
+  self->lease_ttl = e->lease_ttl;
+  self->token = e->token;
+  self->revision = e->revision;
+  self->waiting = e->waiting;
+  if (!e->waiting)
+    self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  return self;
+}
+
+void
+_fl_snapshot_add_waiter (FlSnapshot *self,
+                         FlSnapshot *waiter)
+{
+  g_return_if_fail (self->waiters != NULL);
+  g_ptr_array_add (self->waiters, waiter);
+}
+
 /**
  * fl_snapshot_new:
  * @path: a lock, temp or graveyard file (any other name is judged as a lock file)
@@ -235,9 +290,16 @@ fl_snapshot_new (const char          *path,
 
 /**
  * fl_snapshot_new_for_target:
- * @target: the locked file; its lock `@target.lock` is looked at
+ * @target: the locked file; its lock `@target.lock` is looked at. Or an etcd lock,
+ *   `etcd://HOST:PORT[,HOST:PORT...]/PREFIX/NAME`, as fl_lock_acquire() takes it
  * @options: (nullable): options
  * @error: return location for a #GError
+ *
+ * For an etcd lock the snapshot is one read of etcd (docs/etcd.md, "Inspection"): its holder
+ * (the oldest key queued for NAME, with the host, PID and process of its metadata key, its
+ * lease and the lease's TTL left) and, in fl_snapshot_get_waiters(), the keys queued behind
+ * it in order. etcd judges liveness: the holder is %FL_ENTRY_STATE_HELD while its lease lives,
+ * and never stale (see fl_snapshot_reclaim_unproven()).
  *
  * Returns: (transfer full): the snapshot of @target's lock, or %NULL with @error set
  *   (%G_IO_ERROR_NOT_FOUND when it is not locked)
@@ -248,8 +310,13 @@ fl_snapshot_new_for_target (const char          *target,
                             GError             **error)
 {
   g_autofree char *path = NULL;
+  const FlLockBackend *backend;
 
   g_return_val_if_fail (target != NULL, NULL);
+
+  backend = _fl_lock_backend_for (target);
+  if (backend->snapshot_new != NULL)
+    return backend->snapshot_new (target, options, error);
 
   path = fl_lock_path_for (target);
   if (path == NULL)
@@ -397,6 +464,10 @@ reclaim (FlSnapshot          *self,
 {
   gboolean ret;
   FlDir *dir;
+
+  /* An etcd lock: its backend revokes the very lease the snapshot saw. */
+  if (self->lease != 0)
+    return _fl_lock_backend_for (self->target)->reclaim (self, unproven, error);
 
   if (self->kind == FL_ENTRY_FOREIGN)
     {
@@ -556,6 +627,72 @@ GETTER (gint64, mtime, mtime)
 GETTER (gint64, captured_at, captured_at)
 
 /**
+ * fl_snapshot_get_host:
+ * @self: a snapshot
+ *
+ * Returns: (nullable): the host an etcd lock's holder (or waiter) runs on, from its metadata
+ *   key; %NULL for a file, or when the metadata key is missing or unreadable
+ */
+GETTER (const char *, host, host)
+
+/**
+ * fl_snapshot_get_lease_id:
+ * @self: a snapshot
+ *
+ * Returns: the etcd lease of the key the snapshot saw (never reused by etcd: what
+ *   fl_snapshot_reclaim_unproven() revokes); 0 for a file
+ */
+GETTER (gint64, lease, lease_id)
+
+/**
+ * fl_snapshot_get_lease_ttl:
+ * @self: a snapshot
+ *
+ * Returns: the seconds left on an etcd holder's lease, as etcd said when the snapshot was
+ *   taken; 0 when it had just expired; -1 for a file, and for a waiter (not asked)
+ */
+GETTER (gint64, lease_ttl, lease_ttl)
+
+/**
+ * fl_snapshot_get_fencing_token:
+ * @self: a snapshot
+ *
+ * Returns: an etcd key's create_revision: the token fl_lock_get_fencing_token() gives its
+ *   holder; 0 for a file (no token, docs/etcd.md "Fencing")
+ */
+GETTER (guint64, token, fencing_token)
+
+/**
+ * fl_snapshot_get_revision:
+ * @self: a snapshot
+ *
+ * Returns: etcd's revision when the snapshot was read; 0 for a file
+ */
+GETTER (gint64, revision, revision)
+
+/**
+ * fl_snapshot_get_waiting:
+ * @self: a snapshot
+ *
+ * Returns: %TRUE for a waiter of an etcd lock (an element of fl_snapshot_get_waiters()):
+ *   queued, not holding; %FALSE for a holder and for a file
+ */
+GETTER (gboolean, waiting, waiting)
+
+/**
+ * fl_snapshot_get_waiters:
+ * @self: a snapshot
+ *
+ * The keys queued behind an etcd lock's holder, each a snapshot of its own (host, PID,
+ * lease, token; fl_snapshot_get_waiting() %TRUE), in the order etcd will grant them (by
+ * create_revision).
+ *
+ * Returns: (transfer none) (nullable) (element-type FlSnapshot): the waiters, empty when
+ *   nobody waits; %NULL for a file and for a waiter
+ */
+GETTER (GPtrArray *, waiters, waiters)
+
+/**
  * fl_snapshot_get_reclaimable:
  * @self: a snapshot
  *
@@ -589,6 +726,9 @@ fl_snapshot_get_state (FlSnapshot *self)
   is_lock = self->kind == FL_ENTRY_LOCK;
   if (self->stale)
     return is_lock ? FL_ENTRY_STATE_STALE : FL_ENTRY_STATE_ORPHAN;
+  /* An etcd waiter is a live participant that does not hold the lock. */
+  if (self->waiting && self->liveness == FL_LIVENESS_ALIVE)
+    return FL_ENTRY_STATE_ACTIVE;
   if (self->liveness == FL_LIVENESS_ALIVE || self->kernel_lock == FL_KERNEL_LOCK_HELD)
     return is_lock ? FL_ENTRY_STATE_HELD : FL_ENTRY_STATE_ACTIVE;
   return FL_ENTRY_STATE_UNKNOWN;
@@ -615,6 +755,13 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
 
   liveness = fl_snapshot_get_liveness (snapshot);
   content = fl_snapshot_get_content (snapshot);
+
+  if (snapshot->lease != 0)
+    {
+      if (fl_snapshot_get_state (snapshot) == FL_ENTRY_STATE_UNKNOWN)
+        return g_strdup (_("Unknown: lease expired"));
+      return g_strdup (snapshot->waiting ? _("Waiting") : _("Held"));
+    }
 
   switch (fl_snapshot_get_state (snapshot))
     {
@@ -688,6 +835,8 @@ fl_snapshot_finalize (GObject *object)
   g_free (self->reason);
   g_free (self->content);
   g_free (self->content_raw);
+  g_free (self->host);
+  g_clear_pointer (&self->waiters, g_ptr_array_unref);
 
   G_OBJECT_CLASS (fl_snapshot_parent_class)->finalize (object);
 }
@@ -777,4 +926,5 @@ fl_snapshot_init (FlSnapshot *self)
 {
   self->process_uid = -1;
   self->file_uid = -1;
+  self->lease_ttl = -1;
 }
