@@ -302,8 +302,28 @@ test_reclaim_changed (void)
   g_assert_true (fl_lock_is_held (second));
   now = snapshot_ok (uri);
   g_assert_cmpuint (fl_snapshot_get_fencing_token (now), ==, fl_lock_get_fencing_token (second));
-  g_assert_true (fl_lock_release (second, &error));
-  g_assert_no_error (error);
+
+  /* Its key deleted while its lease lives on: the guard refuses, the lease is not revoked
+   * (without the guard, the revoke would succeed on a lease that no longer holds anything). */
+  {
+    g_autofree char *key = g_strdup_printf ("fl-test/changed/%" G_GINT64_MODIFIER "x",
+                                            fl_snapshot_get_lease_id (now));
+    g_autofree char *key64 = g_base64_encode ((const guchar *) key, strlen (key));
+    g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\"}", key64);
+    g_autofree char *ttl = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}",
+                                            fl_snapshot_get_lease_id (now));
+    g_autoptr(JsonObject) deleted = etcd_server_call (server, "/v3/kv/deleterange", body);
+    g_autoptr(JsonObject) alive = NULL;
+
+    g_assert_false (fl_snapshot_reclaim_unproven (now, NULL, &error));
+    g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
+    g_clear_error (&error);
+    alive = etcd_server_call (server, "/v3/lease/timetolive", ttl);
+    g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (alive, "TTL"), NULL, 10),
+                     >, 0);
+  }
+  g_assert_false (fl_lock_release (second, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
 static gboolean
