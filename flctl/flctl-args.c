@@ -40,12 +40,14 @@ static const CommandInfo command_infos[] = {
   { FLCTL_COMMAND_STATUS, "status", N_("PATH…"),
     N_("Show the holder and state of locks"),
     N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
-       "a lock file, or a temp or graveyard file."),
+       "a lock file, a temp or graveyard file, or an etcd lock etcd://HOST:PORT/PREFIX/NAME\n"
+       "(its holder's host, lease, TTL left, token and waiters)."),
     N_("A target that nobody holds is reported with the state \"unlocked\".\n"
        "Exit status: 0 when every PATH was reported, 74 when one could not be read.") },
   { FLCTL_COMMAND_LIST, "list", N_("DIR…"),
     N_("List the lock, temp and graveyard files in directories"),
-    N_("List every lock, temp and graveyard file in each DIR, with its state."),
+    N_("List every lock, temp and graveyard file in each DIR, with its state. A DIR may be\n"
+       "an etcd prefix, etcd://HOST:PORT/PREFIX: every lock name queued under it."),
     N_("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
        "foreign (named like a lock but not a regular file, never touched).\n"
        "Exit status: 0 on success, 74 when a DIR cannot be read.") },
@@ -55,7 +57,8 @@ static const CommandInfo command_infos[] = {
        "kernel lock, age, reason) and asking. A LOCKFILE may also be given as its target."),
     N_("A lock that is not stale is refused and left untouched; the reason is printed.\n"
        "--force also reclaims one libfl never calls stale by itself (its holder may be\n"
-       "alive), never one whose kernel lock is held.\n"
+       "alive), never one whose kernel lock is held. An etcd lock (etcd://...) is never\n"
+       "stale: etcd judges it alive; --force --lease HEX revokes that very lease.\n"
        "Exit status: 0 all reclaimed, 1 one was refused (not stale, changed meanwhile,\n"
        "not confirmed), 2 usage, 74 an I/O or permission error.") },
   { FLCTL_COMMAND_CLEAN, "clean", N_("DIR…"),
@@ -119,6 +122,7 @@ flctl_args_clear (FlctlArgs *args)
   g_clear_pointer (&args->operands, g_strfreev);
   g_clear_pointer (&args->command_argv, g_strfreev);
   g_clear_pointer (&args->process_name, g_free);
+  g_clear_pointer (&args->lease, g_free);
 }
 
 static gboolean
@@ -305,6 +309,9 @@ parse_command (FlctlArgs         *args,
     { "force", 0, 0, G_OPTION_ARG_NONE, &args->force,
       N_("Also reclaim a lock that is not proven stale (its holder may be alive); never one "
          "whose kernel lock is held"), NULL },
+    { "lease", 0, 0, G_OPTION_ARG_STRING, &args->lease,
+      N_("With --force, for an etcd lock: the lease you saw (flctl status shows it); only "
+         "that lease is revoked"), N_("HEX") },
     { NULL }
   };
   const GOptionEntry clean_entries[] = {

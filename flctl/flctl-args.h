@@ -51,6 +51,7 @@ typedef struct
   gboolean       dry_run;           /* reclaim, clean */
   gboolean       yes;               /* reclaim, clean */
   gboolean       force;             /* reclaim: also a lock not proven stale */
+  char          *lease;             /* reclaim: the etcd lease the operator saw (hex) */
   gboolean       no_wait;           /* run */
   gboolean       verbose;           /* run */
   double         wait_s;            /* run: how long to wait for the lock */

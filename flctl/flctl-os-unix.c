@@ -220,7 +220,8 @@ spawn_with_lock (FlctlOsRun *run,
       posix_spawn_file_actions_destroy (&actions);
       goto failed;
     }
-  ret = posix_spawn_file_actions_adddup2 (&actions, lock_fd, lock_fd);
+  if (lock_fd >= 0)
+    ret = posix_spawn_file_actions_adddup2 (&actions, lock_fd, lock_fd);
   if (ret == 0)
     ret = posix_spawnattr_setsigmask (&attr, &run->saved_mask);
   if (ret == 0)
@@ -249,8 +250,12 @@ flctl_os_run_spawn (FlctlOsRun      *run,
                     gpointer         user_data,
                     GError         **error)
 {
-  int lock_fd = fl_lock_dup_fd (lock, error);
-  gboolean spawned = lock_fd >= 0 && spawn_with_lock (run, argv, lock_fd, error);
+  /* An etcd lock has no descriptor: flctl itself holds it, its lease kept alive, while
+   * COMMAND runs; a lease lost meanwhile is reported when flctl releases it. */
+  const char *target = fl_lock_get_target (lock);
+  gboolean etcd = g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://");
+  int lock_fd = etcd ? -1 : fl_lock_dup_fd (lock, error);
+  gboolean spawned = (etcd || lock_fd >= 0) && spawn_with_lock (run, argv, lock_fd, error);
 
   if (lock_fd >= 0)
     close (lock_fd);

@@ -137,6 +137,42 @@ add_int_or_null (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
+/* An etcd lock's members; null (waiting false) for a file, so scripts need no special case. */
+static void
+add_etcd_members (JsonBuilder *builder,
+                  FlSnapshot  *snapshot,
+                  gint64       now_us)
+{
+  gint64 lease = snapshot != NULL ? fl_snapshot_get_lease_id (snapshot) : 0;
+  gint64 ttl = snapshot != NULL ? fl_snapshot_get_lease_ttl (snapshot) : -1;
+  GPtrArray *waiters = snapshot != NULL ? fl_snapshot_get_waiters (snapshot) : NULL;
+  g_autofree char *lease_hex = lease != 0 ? flctl_format_lease (lease) : NULL;
+
+  add_string_or_null (builder, "host", snapshot != NULL ? fl_snapshot_get_host (snapshot) : NULL);
+  add_string_or_null (builder, "lease", lease_hex);
+  add_int_or_null (builder, "lease_ttl_s", lease != 0 && ttl >= 0, ttl);
+  add_int_or_null (builder, "token", lease != 0,
+                   lease != 0 ? (gint64) fl_snapshot_get_fencing_token (snapshot) : 0);
+  add_int_or_null (builder, "revision", lease != 0,
+                   lease != 0 ? fl_snapshot_get_revision (snapshot) : 0);
+  json_builder_set_member_name (builder, "waiting");
+  json_builder_add_boolean_value (builder, snapshot != NULL && fl_snapshot_get_waiting (snapshot));
+  json_builder_set_member_name (builder, "waiters");
+  if (waiters == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      json_builder_begin_object (builder);
+      flctl_add_snapshot_members (builder, waiters->pdata[i], NULL, now_us);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
 /* @state: NULL for the snapshot's own, or what the entry is now (a released lock is
  * "unlocked" while the snapshot is its last picture). */
 void
@@ -176,6 +212,7 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   add_string_or_null (builder, "mtime", mtime_iso);
   add_int_or_null (builder, "age_s", TRUE,
                    MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
+  add_etcd_members (builder, snapshot, now_us);
 }
 
 JsonNode *
@@ -195,7 +232,7 @@ JsonNode *
 flctl_unlocked_to_json (const char *target)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autofree char *path = fl_lock_path_for (target);
+  g_autofree char *path = flctl_is_etcd (target) ? g_strdup (target) : fl_lock_path_for (target);
 
   json_builder_begin_object (builder);
   add_string_or_null (builder, "path", path);
@@ -211,11 +248,14 @@ flctl_unlocked_to_json (const char *target)
   json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "stale");
   json_builder_add_boolean_value (builder, FALSE);
-  add_string_or_null (builder, "reason", "not locked: the lock file does not exist");
+  add_string_or_null (builder, "reason", flctl_is_etcd (target)
+                                         ? "not locked: no key is queued for it in etcd"
+                                         : "not locked: the lock file does not exist");
   add_string_or_null (builder, "content", NULL);
   add_int_or_null (builder, "file_uid", FALSE, 0);
   add_string_or_null (builder, "mtime", NULL);
   add_int_or_null (builder, "age_s", FALSE, 0);
+  add_etcd_members (builder, NULL, 0);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -244,6 +284,16 @@ flctl_describe_holder (FlSnapshot *snapshot,
   const char *liveness = fl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
   g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
+  if (fl_snapshot_get_lease_id (snapshot) != 0)
+    {
+      const char *host = fl_snapshot_get_host (snapshot);
+
+      if (pid <= 0 || host == NULL)
+        return g_strdup_printf (_("an unknown process (no readable metadata key), for %s"), age);
+      if (process == NULL)
+        return g_strdup_printf (_("PID %d on %s, for %s"), pid, host, age);
+      return g_strdup_printf (_("PID %d (%s) on %s, for %s"), pid, process, host, age);
+    }
   if (pid <= 0)
     return g_strdup_printf (_("an unknown process (the file names no PID), for %s"), age);
   if (process == NULL)
@@ -259,6 +309,62 @@ flctl_print_field (const char *label,
   int pad = 14 - (int) g_utf8_strlen (label, -1);
 
   g_print ("  %s:%*s%s\n", label, MAX (pad, 1), "", value);
+}
+
+char *
+flctl_format_lease (gint64 lease)
+{
+  return g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease);
+}
+
+/* An etcd lock: no file, no kernel lock; its lease, token and the queue behind it. */
+static void
+print_etcd_fields (FlSnapshot *snapshot,
+                   gint64      now_us)
+{
+  g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
+  g_autofree char *lease = flctl_format_lease (fl_snapshot_get_lease_id (snapshot));
+  g_autofree char *token = g_strdup_printf (_("%" G_GUINT64_FORMAT " (etcd revision %"
+                                              G_GINT64_FORMAT ")"),
+                                            fl_snapshot_get_fencing_token (snapshot),
+                                            fl_snapshot_get_revision (snapshot));
+  gint64 ttl = fl_snapshot_get_lease_ttl (snapshot);
+  GPtrArray *waiters = fl_snapshot_get_waiters (snapshot);
+  g_autofree char *lease_line = NULL;
+  g_autofree char *count = NULL;
+  const char *content = fl_snapshot_get_content (snapshot);
+
+  if (ttl > 0)
+    lease_line = g_strdup_printf (_("%s (TTL %" G_GINT64_FORMAT " s left)"), lease, ttl);
+  else if (ttl == 0)
+    lease_line = g_strdup_printf (_("%s (expired)"), lease);
+  else
+    lease_line = g_strdup (lease);
+
+  flctl_print_field (fl_snapshot_get_waiting (snapshot) ? _("waiter") : _("holder"), holder);
+  flctl_print_field (_("lease"), lease_line);
+  flctl_print_field (_("token"), token);
+  /* What an unreadable metadata key held, escaped: the operator sees what is there. */
+  if (fl_snapshot_get_pid (snapshot) <= 0 && content != NULL && content[0] != '\0')
+    {
+      g_autofree char *escaped = flctl_printable (content);
+      g_autofree char *quoted = g_strdup_printf ("\"%s\"", escaped);
+
+      flctl_print_field (_("metadata"), quoted);
+    }
+  if (waiters == NULL)
+    return;
+  count = g_strdup_printf ("%u", waiters->len);
+  flctl_print_field (_("waiters"), count);
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      FlSnapshot *waiter = waiters->pdata[i];
+      g_autofree char *who = flctl_describe_holder (waiter, now_us);
+      g_autofree char *wlease = flctl_format_lease (fl_snapshot_get_lease_id (waiter));
+
+      g_print ("    %u. %s, lease %s, token %" G_GUINT64_FORMAT "\n", i + 1, who, wlease,
+               fl_snapshot_get_fencing_token (waiter));
+    }
 }
 
 void
@@ -287,7 +393,9 @@ flctl_print_record (FlSnapshot *snapshot,
 
       flctl_print_field (_("target"), shown);
     }
-  if (kind != FL_ENTRY_FOREIGN)
+  if (fl_snapshot_get_lease_id (snapshot) != 0)
+    print_etcd_fields (snapshot, now_us);
+  else if (kind != FL_ENTRY_FOREIGN)
     {
       flctl_print_field (kind == FL_ENTRY_LOCK ? _("holder") : _("creator"), holder);
       if (cmdline != NULL && cmdline[0] != '\0')

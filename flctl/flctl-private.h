@@ -53,6 +53,12 @@ FlSnapshot     *flctl_snapshot_for_path    (const char          *path,
                                             const FlLockOptions *options,
                                             GError             **error);
 gboolean        flctl_looks_like_lock_file (const char          *path);
+/* An etcd lock or prefix: libfl reads etcd for it; it names no file. */
+static inline gboolean
+flctl_is_etcd (const char *operand)
+{
+  return g_str_has_prefix (operand, "etcd://") || g_str_has_prefix (operand, "etcds://");
+}
 GPtrArray      *flctl_scan_directories     (const char * const  *directories,
                                             gboolean             recursive,
                                             const char          *command,
@@ -96,5 +102,7 @@ void            flctl_print_table          (GPtrArray           *snapshots,
                                             gint64               now_us);
 char           *flctl_describe_holder      (FlSnapshot          *snapshot,
                                             gint64               now_us);
+/* An etcd lease as etcd's own tools and the lock keys show it: hex. */
+char           *flctl_format_lease         (gint64               lease);
 
 G_END_DECLS

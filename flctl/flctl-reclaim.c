@@ -32,11 +32,53 @@ check_can_ask (const char *command,
   return FALSE;
 }
 
+/* An etcd lock is never stale (etcd judges it alive): ending it is always forced, and the
+ * operator names the very lease they saw, so that a lock that changed hands meanwhile is
+ * refused before anything is asked. */
+static gboolean
+check_lease (FlSnapshot *snapshot,
+             const char *shown,
+             const char *lease_arg)
+{
+  gint64 lease = fl_snapshot_get_lease_id (snapshot);
+  g_autofree char *lease_hex = lease != 0 ? flctl_format_lease (lease) : NULL;
+  guint64 given;
+  char *end = NULL;
+
+  if (lease == 0)
+    {
+      if (lease_arg == NULL)
+        return TRUE;
+      g_printerr (_("flctl reclaim: refusing %s: --lease is for etcd locks, and this is a "
+                    "lock file\n"), shown);
+      return FALSE;
+    }
+  if (lease_arg == NULL)
+    {
+      g_printerr (_("flctl reclaim: %s is an etcd lock held with lease %s: to revoke that "
+                    "lease, confirm it with --force --lease %s\n"), shown, lease_hex,
+                  lease_hex);
+      return FALSE;
+    }
+  given = g_ascii_strtoull (lease_arg, &end, 16);
+  if (lease_arg[0] == '\0' || *end != '\0' || given != (guint64) lease)
+    {
+      g_autofree char *arg = flctl_printable (lease_arg);
+
+      g_printerr (_("flctl reclaim: refusing %s: it is held with lease %s now, not the lease "
+                    "%s you gave (it changed hands, or that is another lock's); it was left "
+                    "untouched: look at it again\n"), shown, lease_hex, arg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 reclaim_one (const char *path,
              gboolean    dry_run,
              gboolean    yes,
-             gboolean    force)
+             gboolean    force,
+             const char *lease_arg)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
@@ -45,6 +87,11 @@ reclaim_one (const char *path,
   gboolean forced;
 
   snapshot = flctl_snapshot_for_path (path, NULL, &error);
+  if (snapshot == NULL && flctl_error_is_not_found (error) && flctl_is_etcd (path))
+    {
+      g_printerr (_("flctl reclaim: %s is not locked: nothing to reclaim\n"), shown);
+      return FLCTL_EXIT_REFUSED;
+    }
   if (snapshot == NULL && flctl_error_is_not_found (error))
     {
       g_autofree char *lock = flctl_looks_like_lock_file (path) ? g_strdup (path)
@@ -73,11 +120,20 @@ reclaim_one (const char *path,
       g_printerr (_("flctl reclaim: refusing %s, which is not stale (%s); it was left "
                     "untouched\n"),
                   shown, fl_snapshot_get_reason (snapshot));
-      if (!force && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
+      if (!force && fl_snapshot_get_lease_id (snapshot) != 0)
+        {
+          g_autofree char *lease = flctl_format_lease (fl_snapshot_get_lease_id (snapshot));
+
+          g_printerr (_("flctl reclaim: etcd judges its lease alive; if you know its holder "
+                        "must go, revoke that lease with --force --lease %s\n"), lease);
+        }
+      else if (!force && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
         g_printerr (_("flctl reclaim: libfl never calls it stale by itself; if you know its "
                       "holder is gone, reclaim it with --force\n"));
       return FLCTL_EXIT_REFUSED;
     }
+  if (!check_lease (snapshot, shown, lease_arg))
+    return FLCTL_EXIT_REFUSED;
   if (dry_run)
     {
       g_print (forced ? _("Would reclaim %s, forced: its holder may be alive\n")
@@ -116,7 +172,7 @@ flctl_reclaim_main (const FlctlArgs *args)
       if (i > 0)
         g_print ("\n");
       status = combine_status (status, reclaim_one (args->operands[i], args->dry_run, args->yes,
-                                                    args->force));
+                                                    args->force, args->lease));
     }
   return status;
 }

@@ -34,8 +34,11 @@ status_item_clear (gpointer data)
 static char *
 unlocked_target_for (const char *path)
 {
-  g_autofree char *directory = g_path_get_dirname (path);
+  g_autofree char *directory = NULL;
 
+  if (flctl_is_etcd (path))
+    return g_strdup (path);  /* not found: nothing is queued for it */
+  directory = g_path_get_dirname (path);
   if (!flctl_os_is_real_directory (directory))
     return NULL;
   if (!flctl_looks_like_lock_file (path))
@@ -48,7 +51,8 @@ unlocked_target_for (const char *path)
 static void
 print_unlocked (const char *target)
 {
-  g_autofree char *lock_path = fl_lock_path_for (target);
+  gboolean etcd = flctl_is_etcd (target);
+  g_autofree char *lock_path = etcd ? g_strdup (target) : fl_lock_path_for (target);
   g_autofree char *shown_path = flctl_printable (lock_path);
   g_autofree char *shown_target = flctl_printable (target);
   g_autofree char *state = flctl_styled ("unlocked", FLCTL_STYLE_DIM,
@@ -58,7 +62,8 @@ print_unlocked (const char *target)
   flctl_print_field (_("state"), state);
   flctl_print_field (_("kind"), "lock");
   flctl_print_field (_("target"), shown_target);
-  flctl_print_field (_("reason"), _("not locked: the lock file does not exist"));
+  flctl_print_field (_("reason"), etcd ? _("not locked: no key is queued for it in etcd")
+                                      : _("not locked: the lock file does not exist"));
 }
 
 int

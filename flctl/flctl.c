@@ -130,7 +130,7 @@ flctl_snapshot_for_path (const char          *path,
                          const FlLockOptions *options,
                          GError             **error)
 {
-  if (flctl_looks_like_lock_file (path))
+  if (!flctl_is_etcd (path) && flctl_looks_like_lock_file (path))
     return fl_snapshot_new (path, options, error);
   return fl_snapshot_new_for_target (path, options, error);
 }

@@ -17,7 +17,9 @@
 /* docs/flctl.1, JSON OUTPUT: every record has exactly these members, in this order. */
 static const char *const schema[] = {
   "path", "target", "kind", "state", "pid", "process", "cmdline", "process_uid", "liveness",
-  "kernel_lock", "stale", "reason", "content", "file_uid", "mtime", "age_s", NULL
+  "kernel_lock", "stale", "reason", "content", "file_uid", "mtime", "age_s",
+  /* etcd locks (null, and waiting false, for files) */
+  "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters", NULL
 };
 
 static void

@@ -1,0 +1,362 @@
+/* test-flctl-etcd.c: flctl status, list, reclaim and run on etcd locks (suite 'etcd')
+ *
+ * The real flctl binary against one real single-node etcd on free loopback ports (Debian's
+ * etcd-server). Without the etcd binary every test skips and says why. Holders are `flctl
+ * hold` processes, waiters `flctl run -w`; each test has its own names.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <libfl/fl.h>
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../etcd/etcd-test-util.h"
+#include "flctl-test-util.h"
+
+static EtcdServer *server;
+static char *skip_reason;
+
+#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
+
+typedef struct
+{
+  const char *name;
+  guint       length;
+} QueueLength;
+
+static gboolean
+queue_has_length (gpointer data)
+{
+  QueueLength *q = data;
+  g_autoptr(GPtrArray) queue = etcd_server_queue (server, q->name);
+
+  return queue->len == q->length;
+}
+
+static void
+wait_queue (const char *name,
+            guint       length)
+{
+  QueueLength q = { name, length };
+
+  g_assert_true (etcd_wait_for (queue_has_length, &q, FLCTL_TEST_TIMEOUT_MS));
+}
+
+typedef struct
+{
+  const char *uri;
+  int         pid;
+} WaiterIs;
+
+/* `flctl run -w` tries first, then waits: a key in the queue may be the try's, gone again. */
+static gboolean
+first_waiter_is (gpointer data)
+{
+  WaiterIs *w = data;
+  g_autoptr(FlSnapshot) snapshot = fl_snapshot_new_for_target (w->uri, NULL, NULL);
+  GPtrArray *waiters = snapshot != NULL ? fl_snapshot_get_waiters (snapshot) : NULL;
+
+  return waiters != NULL && waiters->len == 1 &&
+         fl_snapshot_get_pid (waiters->pdata[0]) == w->pid;
+}
+
+/* `flctl hold --name NAME URI`, once it holds. */
+static GSubprocess *
+hold (const char *uri,
+      const char *name)
+{
+  GSubprocess *holder = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, "hold", "--name", name,
+                                          uri, NULL);
+  g_autofree char *line = flctl_test_read_line (g_subprocess_get_stdout_pipe (holder),
+                                                FLCTL_TEST_TIMEOUT_MS);
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "held "));
+  return holder;
+}
+
+/* A holder whose lease was revoked exits with an error on release: only its end matters. */
+static void
+stop (GSubprocess *process)
+{
+  g_subprocess_send_signal (process, SIGTERM);
+  flctl_test_wait (process, FLCTL_TEST_TIMEOUT_MS);
+  g_object_unref (process);
+}
+
+static JsonObject *
+status_json (const char *uri)
+{
+  g_autoptr(FlctlResult) r = flctl_test_run (0, NULL, "status", "--json", uri, NULL);
+  g_autoptr(JsonArray) array = NULL;
+
+  g_assert_cmpint (r->status, ==, 0);
+  array = flctl_test_parse_array (r->out);
+  g_assert_cmpuint (json_array_get_length (array), ==, 1);
+  return json_object_ref (json_array_get_object_element (array, 0));
+}
+
+static gint64
+lease_of_first (const char *lock_name)
+{
+  g_autoptr(GPtrArray) queue = etcd_server_queue (server, lock_name);
+
+  g_assert_cmpuint (queue->len, >, 0);
+  return g_ascii_strtoll (json_object_get_string_member (queue->pdata[0], "lease"), NULL, 10);
+}
+
+/* status shows the holder (host, PID, process, lease, TTL, token) and the waiter, in text
+ * and JSON. */
+static void
+test_status (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *pid_text = NULL;
+  g_autofree char *waiter_text = NULL;
+  g_autofree char *lease_hex = NULL;
+  g_autoptr(FlctlResult) text = NULL;
+  g_autoptr(JsonObject) record = NULL;
+  GSubprocess *holder, *waiter;
+  JsonArray *waiters;
+  JsonObject *w;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "status");
+  holder = hold (uri, "etcd-holder");
+  waiter = flctl_test_spawn (G_SUBPROCESS_FLAGS_NONE, "run", "-w", "60", uri, "--", "true",
+                             NULL);
+  {
+    WaiterIs queued = { uri, flctl_test_pid (waiter) };
+
+    g_assert_true (etcd_wait_for (first_waiter_is, &queued, FLCTL_TEST_TIMEOUT_MS));
+  }
+  pid_text = g_strdup_printf ("PID %d (etcd-holder) on %s", flctl_test_pid (holder),
+                              g_get_host_name ());
+  waiter_text = g_strdup_printf ("1. PID %d ", flctl_test_pid (waiter));
+  lease_hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease_of_first ("fl-test/status"));
+
+  text = flctl_test_run (0, NULL, "status", uri, NULL);
+  g_test_message ("%s", text->out);
+  g_assert_cmpint (text->status, ==, 0);
+  g_assert_true (g_str_has_prefix (text->out, "fl-test/status\n"));
+  g_assert_nonnull (strstr (text->out, "state:         held"));
+  g_assert_nonnull (strstr (text->out, pid_text));
+  g_assert_nonnull (strstr (text->out, lease_hex));
+  g_assert_nonnull (strstr (text->out, " s left)"));
+  g_assert_nonnull (strstr (text->out, "token:"));
+  g_assert_nonnull (strstr (text->out, "waiters:       1"));
+  g_assert_nonnull (strstr (text->out, waiter_text));
+
+  record = status_json (uri);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+  g_assert_cmpstr (json_object_get_string_member (record, "target"), ==, uri);
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_test_pid (holder));
+  g_assert_cmpstr (json_object_get_string_member (record, "process"), ==, "etcd-holder");
+  g_assert_cmpstr (json_object_get_string_member (record, "host"), ==, g_get_host_name ());
+  g_assert_cmpstr (json_object_get_string_member (record, "lease"), ==, lease_hex);
+  g_assert_cmpint (json_object_get_int_member (record, "lease_ttl_s"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (record, "token"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (record, "revision"), >=,
+                   json_object_get_int_member (record, "token"));
+  g_assert_false (json_object_get_boolean_member (record, "stale"));
+  waiters = json_object_get_array_member (record, "waiters");
+  g_assert_cmpuint (json_array_get_length (waiters), ==, 1);
+  w = json_array_get_object_element (waiters, 0);
+  g_assert_cmpint (json_object_get_int_member (w, "pid"), ==, flctl_test_pid (waiter));
+  g_assert_true (json_object_get_boolean_member (w, "waiting"));
+  g_assert_cmpstr (json_object_get_string_member (w, "state"), ==, "active");
+  g_assert_cmpint (json_object_get_int_member (w, "token"), >,
+                   json_object_get_int_member (record, "token"));
+
+  /* The holder leaves: the waiter runs its command and exits 0. */
+  stop (holder);
+  g_assert_cmpint (flctl_test_wait (waiter, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  g_object_unref (waiter);
+  wait_queue ("fl-test/status", 0);
+}
+
+static void
+test_status_unlocked (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlctlResult) text = NULL;
+  g_autoptr(JsonObject) record = NULL;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "free");
+  text = flctl_test_run (0, NULL, "status", uri, NULL);
+  g_assert_cmpint (text->status, ==, 0);
+  g_assert_nonnull (strstr (text->out, "unlocked"));
+  g_assert_nonnull (strstr (text->out, "no key is queued for it in etcd"));
+  record = status_json (uri);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "unlocked");
+  g_assert_true (json_object_get_null_member (record, "lease"));
+}
+
+/* list of a prefix: one row per name, `a` and `a/b` apart. */
+static void
+test_list (void)
+{
+  g_autofree char *prefix = g_strdup_printf ("list%d", (int) getpid ());
+  g_autofree char *uri_a = g_strdup_printf ("etcd://%s/%s/a", server != NULL ? server->hostport
+                                                                             : "", prefix);
+  g_autofree char *uri_ab = g_strconcat (uri_a, "/b", NULL);
+  g_autofree char *root = NULL;
+  g_autofree char *row_a = g_strdup_printf (" %s/a\n", prefix);
+  g_autofree char *row_ab = g_strdup_printf (" %s/a%%2Fb\n", prefix);
+  g_autoptr(FlctlResult) table = NULL;
+  g_autoptr(FlctlResult) json = NULL;
+  GSubprocess *a, *ab;
+  g_autoptr(JsonArray) array = NULL;
+
+  NEED_ETCD ();
+  root = g_strdup_printf ("etcd://%s/%s", server->hostport, prefix);
+  a = hold (uri_a, "holds-a");
+  ab = hold (uri_ab, "holds-ab");
+
+  table = flctl_test_run (0, NULL, "list", root, NULL);
+  g_test_message ("%s", table->out);
+  g_assert_cmpint (table->status, ==, 0);
+  g_assert_nonnull (strstr (table->out, row_a));
+  g_assert_nonnull (strstr (table->out, row_ab));
+  g_assert_nonnull (strstr (table->out, "holds-ab"));
+  g_assert_null (strstr (table->out, ".fl-meta"));
+
+  json = flctl_test_run (0, NULL, "list", "--json", root, NULL);
+  g_assert_cmpint (json->status, ==, 0);
+  array = flctl_test_parse_array (json->out);
+  g_assert_cmpuint (json_array_get_length (array), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (array, 0),
+                                                  "target"), ==, uri_a);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (array, 1),
+                                                  "target"), ==, uri_ab);
+
+  stop (a);
+  stop (ab);
+}
+
+/* reclaim: refused without --force, without --lease and with another lease; with the lease
+ * seen it revokes exactly that one. */
+static void
+test_reclaim (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *lease_hex = NULL;
+  g_autoptr(FlctlResult) plain = NULL;
+  g_autoptr(FlctlResult) no_lease = NULL;
+  g_autoptr(FlctlResult) wrong = NULL;
+  g_autoptr(FlctlResult) dry = NULL;
+  g_autoptr(FlctlResult) done = NULL;
+  g_autoptr(FlctlResult) again = NULL;
+  GSubprocess *holder;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "reclaim");
+  holder = hold (uri, "etcd-holder");
+  lease_hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease_of_first ("fl-test/reclaim"));
+
+  plain = flctl_test_run (0, NULL, "reclaim", "-y", uri, NULL);
+  g_assert_cmpint (plain->status, ==, 1);
+  g_assert_nonnull (strstr (plain->err, "--force --lease"));
+  no_lease = flctl_test_run (0, NULL, "reclaim", "-y", "--force", uri, NULL);
+  g_assert_cmpint (no_lease->status, ==, 1);
+  g_assert_nonnull (strstr (no_lease->err, lease_hex));
+  wrong = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", "12ab", uri, NULL);
+  g_assert_cmpint (wrong->status, ==, 1);
+  g_assert_nonnull (strstr (wrong->err, "not the lease"));
+  dry = flctl_test_run (0, NULL, "reclaim", "--dry-run", "--force", "--lease", lease_hex, uri,
+                        NULL);
+  g_assert_cmpint (dry->status, ==, 0);
+  g_assert_nonnull (strstr (dry->out, "Would reclaim"));
+  wait_queue ("fl-test/reclaim", 1);
+
+  done = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", lease_hex, uri, NULL);
+  g_test_message ("%s%s", done->out, done->err);
+  g_assert_cmpint (done->status, ==, 0);
+  g_assert_nonnull (strstr (done->out, "Reclaimed"));
+  wait_queue ("fl-test/reclaim", 0);
+
+  again = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", lease_hex, uri, NULL);
+  g_assert_cmpint (again->status, ==, 1);
+  g_assert_nonnull (strstr (again->err, "not locked"));
+  stop (holder);
+}
+
+/* A lease seen before the lock changed hands is refused; the new holder keeps it. */
+static void
+test_reclaim_changed (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *old_hex = NULL;
+  g_autoptr(FlctlResult) r = NULL;
+  GSubprocess *first, *second;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "changed");
+  first = hold (uri, "first");
+  old_hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease_of_first ("fl-test/changed"));
+  stop (first);
+  wait_queue ("fl-test/changed", 0);
+  second = hold (uri, "second");
+
+  r = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", old_hex, uri, NULL);
+  g_assert_cmpint (r->status, ==, 1);
+  g_assert_nonnull (strstr (r->err, "not the lease"));
+  wait_queue ("fl-test/changed", 1);
+  stop (second);
+}
+
+/* run holds the etcd lock while COMMAND runs: a status from inside sees it held by run; a
+ * second run without waiting is refused with 75. */
+static void
+test_run (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlctlResult) inner = NULL;
+  g_autoptr(FlctlResult) busy = NULL;
+  GSubprocess *holder;
+  g_autoptr(JsonArray) array = NULL;
+  JsonObject *record;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "run");
+  inner = flctl_test_run (0, NULL, "run", uri, "--", flctl_test_exe (), "status", "--json", uri,
+                          NULL);
+  g_assert_cmpint (inner->status, ==, 0);
+  array = flctl_test_parse_array (inner->out);
+  record = json_array_get_object_element (array, 0);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+  g_assert_cmpstr (json_object_get_string_member (record, "process"), ==, "flctl");
+  wait_queue ("fl-test/run", 0);
+
+  holder = hold (uri, "etcd-holder");
+  busy = flctl_test_run (0, NULL, "run", "-n", uri, "--", "true", NULL);
+  g_assert_cmpint (busy->status, ==, 75);
+  stop (holder);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int ret;
+
+  flctl_test_init (&argc, &argv);
+
+  g_test_add_func ("/flctl-etcd/status", test_status);
+  g_test_add_func ("/flctl-etcd/status-unlocked", test_status_unlocked);
+  g_test_add_func ("/flctl-etcd/list", test_list);
+  g_test_add_func ("/flctl-etcd/reclaim", test_reclaim);
+  g_test_add_func ("/flctl-etcd/reclaim-changed", test_reclaim_changed);
+  g_test_add_func ("/flctl-etcd/run", test_run);
+
+  server = etcd_server_start (&skip_reason);
+  ret = g_test_run ();
+  etcd_server_stop (server);
+  g_free (skip_reason);
+  return ret;
+}
