@@ -13,8 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "etcd-test-util.h"
-#include "fl-etcd-private.h"
+#include "etcd-inspect-util.h"
 
 static EtcdServer *server;
 static char *skip_reason;
@@ -79,7 +78,7 @@ static gboolean
 queue_has_length (gpointer data)
 {
   QueueLength *q = data;
-  g_autoptr(GPtrArray) queue = etcd_server_queue (server, q->name);
+  g_autoptr(GPtrArray) queue = inspect_queue (server, q->name);
 
   return queue->len == q->length;
 }
@@ -99,7 +98,7 @@ count_meta (const char *prefix,
             const char *name)
 {
   g_autofree char *dir = g_strdup_printf ("%s/.fl-meta/%s", prefix, name);
-  g_autoptr(GPtrArray) keys = etcd_server_queue (server, dir);
+  g_autoptr(GPtrArray) keys = inspect_queue (server, dir);
 
   return keys->len;
 }
@@ -312,13 +311,13 @@ test_reclaim_changed (void)
     g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\"}", key64);
     g_autofree char *ttl = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}",
                                             fl_snapshot_get_lease_id (now));
-    g_autoptr(JsonObject) deleted = etcd_server_call (server, "/v3/kv/deleterange", body);
+    g_autoptr(JsonObject) deleted = inspect_call (server, "/v3/kv/deleterange", body);
     g_autoptr(JsonObject) alive = NULL;
 
     g_assert_false (fl_snapshot_reclaim_unproven (now, NULL, &error));
     g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
     g_clear_error (&error);
-    alive = etcd_server_call (server, "/v3/lease/timetolive", ttl);
+    alive = inspect_call (server, "/v3/lease/timetolive", ttl);
     g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (alive, "TTL"), NULL, 10),
                      >, 0);
   }
@@ -349,7 +348,7 @@ put_raw (const char *key,
                                            : g_strdup ("");
   g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\",\"value\":\"%s\"%s}", key64,
                                            value64, lease_part);
-  g_autoptr(JsonObject) res = etcd_server_call (server, "/v3/kv/put", body);
+  g_autoptr(JsonObject) res = inspect_call (server, "/v3/kv/put", body);
 
   g_assert_nonnull (res);
 }
@@ -500,7 +499,7 @@ test_hostile_metadata (void)
   {
     g_autofree char *key64 = g_base64_encode ((const guchar *) meta_key, strlen (meta_key));
     g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\"}", key64);
-    g_autoptr(JsonObject) res = etcd_server_call (server, "/v3/kv/deleterange", body);
+    g_autoptr(JsonObject) res = inspect_call (server, "/v3/kv/deleterange", body);
     g_autoptr(FlSnapshot) snapshot = snapshot_ok (uri);
 
     g_assert_nonnull (res);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../etcd/etcd-test-util.h"
+#include "../etcd/etcd-inspect-util.h"
 #include "flctl-test-util.h"
 
 static EtcdServer *server;
@@ -32,7 +32,7 @@ static gboolean
 queue_has_length (gpointer data)
 {
   QueueLength *q = data;
-  g_autoptr(GPtrArray) queue = etcd_server_queue (server, q->name);
+  g_autoptr(GPtrArray) queue = inspect_queue (server, q->name);
 
   return queue->len == q->length;
 }
@@ -103,7 +103,7 @@ status_json (const char *uri)
 static gint64
 lease_of_first (const char *lock_name)
 {
-  g_autoptr(GPtrArray) queue = etcd_server_queue (server, lock_name);
+  g_autoptr(GPtrArray) queue = inspect_queue (server, lock_name);
 
   g_assert_cmpuint (queue->len, >, 0);
   return g_ascii_strtoll (json_object_get_string_member (queue->pdata[0], "lease"), NULL, 10);
