@@ -86,6 +86,13 @@ enum {
   PROP_AGE,
   PROP_RECLAIMABLE,
   PROP_STATE,
+  PROP_HOST,
+  PROP_LEASE_ID,
+  PROP_LEASE_TTL,
+  PROP_FENCING_TOKEN,
+  PROP_REVISION,
+  PROP_WAITING,
+  PROP_WAITERS,
   N_PROPS
 };
 
@@ -551,7 +558,9 @@ fl_snapshot_same_file (FlSnapshot *self,
   g_return_val_if_fail (FL_IS_SNAPSHOT (self), FALSE);
   g_return_val_if_fail (FL_IS_SNAPSHOT (other), FALSE);
 
+  /* An etcd key is the same acquisition only with the same lease and token. */
   return self->dev == other->dev && self->ino == other->ino &&
+         self->lease == other->lease && self->token == other->token &&
          self->mtime_ns == other->mtime_ns && self->kind == other->kind &&
          self->content_len == other->content_len &&
          memcmp (self->content_raw, other->content_raw, self->content_len) == 0 &&
@@ -871,6 +880,13 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_AGE: g_value_set_int64 (value, fl_snapshot_get_age (self)); break;
     case PROP_RECLAIMABLE: g_value_set_enum (value, self->reclaimable); break;
     case PROP_STATE: g_value_set_enum (value, fl_snapshot_get_state (self)); break;
+    case PROP_HOST: g_value_set_string (value, self->host); break;
+    case PROP_LEASE_ID: g_value_set_int64 (value, self->lease); break;
+    case PROP_LEASE_TTL: g_value_set_int64 (value, self->lease_ttl); break;
+    case PROP_FENCING_TOKEN: g_value_set_uint64 (value, self->token); break;
+    case PROP_REVISION: g_value_set_int64 (value, self->revision); break;
+    case PROP_WAITING: g_value_set_boolean (value, self->waiting); break;
+    case PROP_WAITERS: g_value_set_boxed (value, self->waiters); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -917,6 +933,20 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
                                                     flags);
   properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL,
                                               FL_TYPE_ENTRY_STATE, FL_ENTRY_STATE_UNKNOWN, flags);
+
+  /* An etcd lock's (docs/etcd.md, "Inspection"); see their getters. */
+  properties[PROP_HOST] = g_param_spec_string ("host", NULL, NULL, NULL, flags);
+  properties[PROP_LEASE_ID] = g_param_spec_int64 ("lease-id", NULL, NULL,
+                                                  G_MININT64, G_MAXINT64, 0, flags);
+  properties[PROP_LEASE_TTL] = g_param_spec_int64 ("lease-ttl", NULL, NULL,
+                                                   -1, G_MAXINT64, -1, flags);
+  properties[PROP_FENCING_TOKEN] = g_param_spec_uint64 ("fencing-token", NULL, NULL,
+                                                        0, G_MAXUINT64, 0, flags);
+  properties[PROP_REVISION] = g_param_spec_int64 ("revision", NULL, NULL,
+                                                  0, G_MAXINT64, 0, flags);
+  properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE, flags);
+  properties[PROP_WAITERS] = g_param_spec_boxed ("waiters", NULL, NULL, G_TYPE_PTR_ARRAY,
+                                                 flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

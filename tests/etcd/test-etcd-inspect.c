@@ -186,6 +186,16 @@ test_holder_and_waiters (void)
   g_assert_cmpuint (fl_snapshot_get_fencing_token (w2), >, fl_snapshot_get_fencing_token (w1));
   g_assert_cmpint (fl_snapshot_get_lease_id (w1), !=, fl_snapshot_get_lease_id (snapshot));
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 3);
+  {
+    g_autofree char *host = NULL;
+    guint64 token = 0;
+
+    g_object_get (snapshot, "host", &host, "fencing-token", &token, NULL);
+    g_assert_cmpstr (host, ==, g_get_host_name ());
+    g_assert_cmpuint (token, ==, fl_snapshot_get_fencing_token (snapshot));
+    g_assert_true (fl_snapshot_same_file (snapshot, snapshot));
+    g_assert_false (fl_snapshot_same_file (snapshot, w1));
+  }
 
   /* The holder leaves: the first waiter holds, the holder's metadata is gone. */
   finish_holder (a);
