@@ -19,6 +19,7 @@
 
 static EtcdServer *server;
 static char *skip_reason;
+static const char *self_path;
 
 #define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
 
@@ -339,12 +340,43 @@ test_run (void)
   stop (holder);
 }
 
+/* --revoke URI: an operator's forced reclaim of whatever holds URI now. */
+static int
+revoke_holder (const char *uri)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlSnapshot) snapshot = fl_snapshot_new_for_target (uri, NULL, &error);
+
+  if (snapshot == NULL || !fl_snapshot_reclaim_unproven (snapshot, NULL, &error))
+    g_error ("revoke: %s", error->message);
+  return 0;
+}
+
+/* A lease revoked while COMMAND runs: flctl says the lock was lost and exits with 74. */
+static void
+test_run_lost (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlctlResult) r = NULL;
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "run-lost");
+  r = flctl_test_run (0, NULL, "run", uri, "--", self_path, "--revoke", uri, NULL);
+  g_test_message ("%s", r->err);
+  g_assert_cmpint (r->status, ==, 74);
+  g_assert_nonnull (strstr (r->err, "lost"));
+  wait_queue ("fl-test/run-lost", 0);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   int ret;
 
+  if (argc == 3 && strcmp (argv[1], "--revoke") == 0)
+    return revoke_holder (argv[2]);
+  self_path = argv[0];
   flctl_test_init (&argc, &argv);
 
   g_test_add_func ("/flctl-etcd/status", test_status);
@@ -353,6 +385,7 @@ main (int    argc,
   g_test_add_func ("/flctl-etcd/reclaim", test_reclaim);
   g_test_add_func ("/flctl-etcd/reclaim-changed", test_reclaim_changed);
   g_test_add_func ("/flctl-etcd/run", test_run);
+  g_test_add_func ("/flctl-etcd/run-lost", test_run_lost);
 
   server = etcd_server_start (&skip_reason);
   ret = g_test_run ();
