@@ -28,15 +28,28 @@ elide_middle (const char *text,
   return g_strconcat (head, "…", tail, NULL);
 }
 
-enum { COL_STATE, COL_KIND, COL_PID, COL_PROCESS, COL_LIVENESS, COL_AGE, COL_PATH, N_COLS };
+enum { COL_STATE, COL_KIND, COL_PID, COL_PROCESS, COL_LIVENESS, COL_HOST, COL_LEASE,
+       COL_WAITERS, COL_AGE, COL_PATH, N_COLS };
+
+/* The etcd columns only when an etcd lock is listed: a listing of files stays as it was. */
+static gboolean
+any_etcd (GPtrArray *snapshots)
+{
+  for (guint i = 0; i < snapshots->len; i++)
+    if (fl_snapshot_get_lease_id (g_ptr_array_index (snapshots, i)) != 0)
+      return TRUE;
+  return FALSE;
+}
 
 void
 flctl_print_table (GPtrArray *snapshots,
                    gint64     now_us)
 {
   static const char *const headers[N_COLS] = {
-    N_("STATE"), N_("KIND"), N_("PID"), N_("PROCESS"), N_("LIVENESS"), N_("AGE"), N_("PATH"),
+    N_("STATE"), N_("KIND"), N_("PID"), N_("PROCESS"), N_("LIVENESS"), N_("HOST"), N_("LEASE"),
+    N_("WAITERS"), N_("AGE"), N_("PATH"),
   };
+  gboolean etcd = any_etcd (snapshots);
   gboolean color = flctl_use_color (STDOUT_FILENO);
   int terminal = flctl_terminal_width (STDOUT_FILENO);
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
@@ -66,6 +79,14 @@ flctl_print_table (GPtrArray *snapshots,
           cells[COL_PROCESS] = flctl_printable (process != NULL ? process : "-");
           cells[COL_LIVENESS] = g_strdup (foreign ? "-" : fl_liveness_to_string (
                                             fl_snapshot_get_liveness (snapshot)));
+          cells[COL_HOST] = flctl_printable (fl_snapshot_get_host (snapshot) != NULL
+                                             ? fl_snapshot_get_host (snapshot) : "-");
+          cells[COL_LEASE] = fl_snapshot_get_lease_id (snapshot) != 0
+                             ? flctl_format_lease (fl_snapshot_get_lease_id (snapshot))
+                             : g_strdup ("-");
+          cells[COL_WAITERS] = fl_snapshot_get_waiters (snapshot) != NULL
+                               ? g_strdup_printf ("%u", fl_snapshot_get_waiters (snapshot)->len)
+                               : g_strdup ("-");
           cells[COL_AGE] = foreign ? g_strdup ("-")
                                    : fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
           cells[COL_PATH] = flctl_printable (fl_snapshot_get_path (snapshot));
@@ -75,8 +96,11 @@ flctl_print_table (GPtrArray *snapshots,
       g_ptr_array_add (rows, cells);
     }
 
+  if (!etcd)
+    widths[COL_HOST] = widths[COL_LEASE] = widths[COL_WAITERS] = -1;  /* not shown */
   for (int c = 0; c < N_COLS - 1; c++)
-    used += widths[c] + 2;
+    if (widths[c] >= 0)
+      used += widths[c] + 2;
 
   for (guint i = 0; i < rows->len; i++)
     {
@@ -87,6 +111,8 @@ flctl_print_table (GPtrArray *snapshots,
         {
           int pad = widths[c] - (int) g_utf8_strlen (cells[c], -1) + 2;
 
+          if (widths[c] < 0)
+            continue;
           if (c == COL_STATE && i > 0)
             {
               FlSnapshot *snapshot = g_ptr_array_index (snapshots, i - 1);
@@ -96,7 +122,7 @@ flctl_print_table (GPtrArray *snapshots,
 
               g_print ("%s%*s", styled, pad, "");
             }
-          else if (c == COL_PID)
+          else if (c == COL_PID || c == COL_WAITERS)
             {
               /* Numbers align to the right. */
               g_print ("%*s%s  ", widths[c] - (int) strlen (cells[c]), "", cells[c]);

@@ -226,6 +226,17 @@ test_list (void)
   g_assert_nonnull (strstr (table->out, row_ab));
   g_assert_nonnull (strstr (table->out, "holds-ab"));
   g_assert_null (strstr (table->out, ".fl-meta"));
+  g_assert_nonnull (strstr (table->out, "HOST"));
+  g_assert_nonnull (strstr (table->out, "WAITERS"));
+  {
+    g_autofree char *path_ab = g_strdup_printf ("%s/a%%2Fb", prefix);
+    g_autofree char *lease_ab = g_strdup_printf ("%" G_GINT64_MODIFIER "x",
+                                                 lease_of_first (path_ab));
+    g_autofree char *host = g_strdup_printf ("  %s  ", g_get_host_name ());
+
+    g_assert_nonnull (strstr (table->out, lease_ab));
+    g_assert_nonnull (strstr (table->out, host));
+  }
 
   json = flctl_test_run (0, NULL, "list", "--json", root, NULL);
   g_assert_cmpint (json->status, ==, 0);
