@@ -113,6 +113,17 @@ try_lock (FlEtcdLock *self,
   return !*busy;
 }
 
+/* What etcd answers while it has no leader: an election after the leader died, or no
+ * quorum. The same lock call, with the same lease, resumes our place in the queue. */
+static gboolean
+is_leaderless (const GError *error)
+{
+  return g_error_matches (error, FL_ERROR, FL_ERROR_FAILED) &&
+         (strstr (error->message, "etcdserver: request timed out") != NULL ||
+          strstr (error->message, "etcdserver: no leader") != NULL ||
+          strstr (error->message, "etcdserver: leader changed") != NULL);
+}
+
 static gboolean
 wait_lock (FlEtcdLock   *self,
            gint64        deadline,
@@ -122,13 +133,33 @@ wait_lock (FlEtcdLock   *self,
   g_autofree char *name64 = _fl_etcd_b64 (self->t.name);
   g_autofree char *body = g_strdup_printf ("{\"name\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT
                                            "\"}", name64, self->lease);
-  /* A lease is always sent: without one etcd grants its own that nobody renews (pitfall 4). */
-  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/lock/lock", body,
-                                                    deadline, cancellable, error);
+  g_autoptr(JsonObject) res = NULL;
   g_autofree char *key = NULL;
 
-  if (res == NULL)
-    return FALSE;
+  for (;;)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      /* A lease is always sent: without one etcd grants its own that nobody renews
+       * (pitfall 4). */
+      res = _fl_etcd_client_call (self->client, "/v3/lock/lock", body, deadline, cancellable,
+                                  &local_error);
+      if (res != NULL)
+        break;
+      /* A waiter blocked through the leader that died is answered by the next member with
+       * "request timed out" until a new leader is elected: wait on, while our lease lives
+       * (it ends the retries when etcd stays without a leader) and the deadline allows. */
+      if (!is_leaderless (local_error) || !_fl_etcd_keeper_is_valid (self->keeper) ||
+          (deadline >= 0 && g_get_monotonic_time () >= deadline))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      g_debug ("waiting again for “%s”: %s", self->t.name, local_error->message);
+      if (g_cancellable_is_cancelled (cancellable))
+        continue;  /* the next call reports it */
+      g_usleep (100 * 1000);  /* a back-off for an answer that may come at once */
+    }
   key = _fl_etcd_unb64 (json_object_has_member (res, "key")
                         ? json_object_get_string_member (res, "key") : NULL);
   if (g_strcmp0 (key, self->key) != 0)
