@@ -682,6 +682,97 @@ test_dead_first_endpoint (void)
   etcd_cluster_restart (cluster, dead);
 }
 
+/* A waiter of etcd's own lock service (/v3/lock/lock: another client, or an older libfl)
+ * and libfl's waiters share one queue, each way round. */
+static gint64
+raw_lease (void)
+{
+  g_autoptr(JsonObject) res = etcd_server_call (etcd_cluster_any (cluster), "/v3/lease/grant",
+                                                "{\"TTL\":10}");
+
+  return g_ascii_strtoll (json_object_get_string_member (res, "ID"), NULL, 10);
+}
+
+typedef struct
+{
+  gint64      lease;
+  JsonObject *granted;
+  gint        done;
+} RawLock;
+
+static gpointer
+raw_lock_thread (gpointer data)
+{
+  RawLock *r = data;
+  g_autofree char *name64 = g_base64_encode ((const guchar *) "fl-test/mixed", 13);
+  g_autofree char *body = g_strdup_printf ("{\"name\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT
+                                           "\"}", name64, r->lease);
+
+  r->granted = etcd_server_try_call (etcd_cluster_any (cluster), "/v3/lock/lock", body, 15,
+                                     NULL);
+  g_atomic_int_set (&r->done, 1);
+  return NULL;
+}
+
+static gboolean
+raw_done (gpointer data)
+{
+  return g_atomic_int_get (&((RawLock *) data)->done);
+}
+
+static void
+raw_revoke (gint64 lease)
+{
+  g_autofree char *body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
+  g_autoptr(JsonObject) res = etcd_server_call (etcd_cluster_any (cluster), "/v3/lease/revoke",
+                                                body);
+}
+
+static void
+test_mixed_waiters (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLockOptions) options = options_with (15000, TTL_S);
+  Queue one = { "fl-test/mixed", 1 };
+  Queue two = { "fl-test/mixed", 2 };
+  RawLock first = { 0 }, second = { 0 };
+  Pending w = { 0 };
+  GThread *thread;
+
+  NEED_CLUSTER ();
+  uri = etcd_cluster_uri (cluster, 0, "mixed");
+
+  /* etcd's lock holds, libfl waits behind it. */
+  first.lease = raw_lease ();
+  thread = g_thread_new ("raw", raw_lock_thread, &first);
+  g_assert_true (etcd_wait_for (raw_done, &first, 10000));
+  g_thread_join (thread);
+  g_assert_nonnull (first.granted);
+  fl_lock_acquire_async (uri, options, NULL, pending_cb, &w);
+  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (pending_waits (&w));
+  raw_revoke (first.lease);
+  g_assert_true (etcd_wait_for (pending_done, &w, 10000));
+  g_assert_no_error (w.error);
+  g_assert_true (fl_lock_is_held (w.lock));
+
+  /* libfl holds, etcd's lock waits behind it. */
+  second.lease = raw_lease ();
+  thread = g_thread_new ("raw", raw_lock_thread, &second);
+  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_false (raw_done (&second));
+  g_assert_true (fl_lock_release (w.lock, NULL));
+  g_assert_true (etcd_wait_for (raw_done, &second, 10000));
+  g_thread_join (thread);
+  g_assert_nonnull (second.granted);
+  g_assert_true (queue_is (&one));
+  raw_revoke (second.lease);
+
+  json_object_unref (first.granted);
+  json_object_unref (second.granted);
+  pending_clear (&w);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -703,6 +794,7 @@ main (int    argc,
   g_test_add_func ("/etcd-faults/quorum-lost", test_quorum_lost);
   g_test_add_func ("/etcd-faults/waiter-cancelled", test_waiter_cancelled);
   g_test_add_func ("/etcd-faults/dead-first-endpoint", test_dead_first_endpoint);
+  g_test_add_func ("/etcd-faults/mixed-waiters", test_mixed_waiters);
 
   cluster = etcd_cluster_start (&skip_reason);
   ret = g_test_run ();
