@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <libsoup/soup.h>
 
 #include "fl-error.h"
 #include "fl-etcd-private.h"
@@ -113,27 +114,299 @@ try_lock (FlEtcdLock *self,
   return !*busy;
 }
 
+/* The wait runs etcd's mutex recipe here instead of calling /v3/lock/lock, which keys and
+ * orders the queue the same way (so both kinds of waiter exclude each other) but watches the
+ * key ahead from the revision it has already read: etcd serves such a watch from a loop that
+ * runs every 100 ms, and a waiter that had just queued got the lock up to 100 ms after the
+ * release (docs/performance.md, "etcd"). Watching from that revision + 1, a future one, puts
+ * the watch on etcd's live path at once. */
+
+/* Our key on our lease; its create_revision orders us in the queue. A second put (after a
+ * retry) keeps the create_revision. */
+static gint64
+queue_key (FlEtcdLock   *self,
+           gint64        deadline,
+           GCancellable *cancellable,
+           GError      **error)
+{
+  g_autofree char *key64 = _fl_etcd_b64 (self->key);
+  g_autofree char *body = g_strdup_printf (
+    "{\"success\":[{\"request_put\":{\"key\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT "\"}},"
+    "{\"request_range\":{\"key\":\"%s\"}}]}", key64, self->lease, key64);
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body, deadline,
+                                                    cancellable, error);
+  JsonNode *responses = res != NULL ? json_object_get_member (res, "responses") : NULL;
+  gint64 rev = 0;
+
+  if (responses != NULL && JSON_NODE_HOLDS_ARRAY (responses) &&
+      json_array_get_length (json_node_get_array (responses)) > 1)
+    rev = _fl_etcd_json_int (_fl_etcd_json_first_kv (_fl_etcd_json_object (
+      json_array_get_object_element (json_node_get_array (responses), 1), "response_range")),
+      "create_revision");
+  if (res != NULL && rev <= 0)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s did not keep the queue key “%s” of the lock “%s”: was its lease "
+                 "revoked?", _fl_etcd_client_endpoint (self->client), self->key, self->t.name);
+  return rev > 0 ? rev : 0;
+}
+
+/* The newest key queued before ours, or NULL when we are the oldest: we hold the lock.
+ * *revision is the store's revision that the answer reflects. */
+static char *
+key_ahead (FlEtcdLock   *self,
+           gint64        my_rev,
+           gint64       *revision,
+           gint64        deadline,
+           GCancellable *cancellable,
+           GError      **error)
+{
+  g_autofree char *queue = g_strconcat (self->t.name, "/", NULL);
+  g_autofree char *end = g_strconcat (self->t.name, "0", NULL);  /* '/' + 1 */
+  g_autofree char *queue64 = _fl_etcd_b64 (queue);
+  g_autofree char *end64 = _fl_etcd_b64 (end);
+  g_autofree char *body = g_strdup_printf (
+    "{\"key\":\"%s\",\"range_end\":\"%s\",\"max_create_revision\":\"%" G_GINT64_FORMAT "\","
+    "\"sort_target\":\"CREATE\",\"sort_order\":\"DESCEND\",\"limit\":\"1\",\"keys_only\":true}",
+    queue64, end64, my_rev - 1);
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/range", body, deadline,
+                                                    cancellable, error);
+  JsonObject *kv = _fl_etcd_json_first_kv (res);
+
+  *revision = _fl_etcd_json_int (_fl_etcd_json_object (res, "header"), "revision");
+  if (res == NULL || kv == NULL || !json_object_has_member (kv, "key"))
+    return NULL;
+  return _fl_etcd_unb64 (json_object_get_string_member (kv, "key"));
+}
+
+static void
+cancel_cb (GCancellable *outer,
+           gpointer      data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (data));
+}
+
+static gboolean
+cancel_at_deadline_cb (gpointer data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* Whether one line of a /v3/watch stream ends the watch: a delete of the key, or etcd ending
+ * the watch (cancelled, compacted), after which the queue is looked at again. Also when the
+ * store moved past @from_rev before the watch was made (the release came between our range
+ * and the watch): such a watch is served by the 100 ms loop again, and a new look at the
+ * queue is quicker, @recheck times at most. */
+static gboolean
+watch_line_ends (const char *line,
+                 gsize       length,
+                 gint64      from_rev,
+                 guint      *recheck)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static (line, length);
+  g_autoptr(JsonObject) message = _fl_etcd_json_parse (bytes);
+  JsonObject *result = _fl_etcd_json_object (message, "result");
+  JsonNode *events = result != NULL ? json_object_get_member (result, "events") : NULL;
+
+  if (message == NULL || _fl_etcd_json_object (message, "error") != NULL ||
+      _fl_etcd_json_bool (result, "canceled") || _fl_etcd_json_int (result, "compact_revision"))
+    return TRUE;
+  if (_fl_etcd_json_bool (result, "created") && *recheck > 0 &&
+      _fl_etcd_json_int (_fl_etcd_json_object (result, "header"), "revision") >= from_rev)
+    {
+      (*recheck)--;
+      return TRUE;
+    }
+  for (guint i = 0; events != NULL && JSON_NODE_HOLDS_ARRAY (events) &&
+                    i < json_array_get_length (json_node_get_array (events)); i++)
+    {
+      JsonObject *event = json_array_get_object_element (json_node_get_array (events), i);
+
+      if (event != NULL && g_strcmp0 (json_object_get_string_member_with_default (
+                                        event, "type", ""), "DELETE") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Blocks until @key is deleted at or after @from_rev, or the stream ends (a member gone: the
+ * caller looks at the queue again, through the next member). FALSE when cancelled, past the
+ * deadline, or refused. */
+static gboolean
+watch_delete (SoupSession  *session,
+              const char   *endpoint,
+              const char   *key,
+              gint64        from_rev,
+              guint        *recheck,
+              GCancellable *op,
+              GError      **error)
+{
+  g_autofree char *url = g_strconcat (endpoint, "/v3/watch", NULL);
+  g_autofree char *key64 = _fl_etcd_b64 (key);
+  g_autofree char *body = g_strdup_printf ("{\"create_request\":{\"key\":\"%s\","
+                                           "\"start_revision\":\"%" G_GINT64_FORMAT "\"}}",
+                                           key64, from_rev);
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  /* Closing a response that never ends would read it to its end: the close is cancelled
+   * first, through a cancellable of this watch only. */
+  g_autoptr(GCancellable) watch = g_cancellable_new ();
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GDataInputStream) lines = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gulong handler;
+  guint status;
+  gboolean ok = TRUE;
+
+  if (msg == NULL)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET, "“%s” is not a valid URL", url);
+      return FALSE;
+    }
+  handler = g_cancellable_connect (op, G_CALLBACK (cancel_cb), watch, NULL);
+  soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  stream = soup_session_send (session, msg, watch, &local_error);
+  status = soup_message_get_status (msg);
+  if (stream != NULL && status == SOUP_STATUS_OK)
+    {
+      lines = g_data_input_stream_new (stream);
+      for (;;)
+        {
+          gsize length = 0;
+          g_autofree char *line = g_data_input_stream_read_line (lines, &length, watch,
+                                                                 &local_error);
+
+          if (line == NULL || watch_line_ends (line, length, from_rev, recheck))
+            break;
+        }
+    }
+
+  if (g_cancellable_set_error_if_cancelled (op, error))
+    ok = FALSE;
+  else if (stream != NULL && status != SOUP_STATUS_OK)
+    {
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "etcd at %s answered /v3/watch with HTTP %u",
+                   endpoint, status);
+      ok = FALSE;
+    }
+  else if (local_error != NULL)
+    g_debug ("the watch of “%s” at %s ended: %s", key, endpoint, local_error->message);
+  g_cancellable_cancel (watch);
+  if (lines != NULL)
+    g_input_stream_close (G_INPUT_STREAM (lines), watch, NULL);
+  if (stream != NULL)
+    g_input_stream_close (stream, watch, NULL);
+  g_cancellable_disconnect (op, handler);
+  return ok;
+}
+
+/* What etcd answers while it has no leader: an election after the leader died, or no
+ * quorum. The same step, with the same lease, resumes our place in the queue. */
+static gboolean
+is_leaderless (const GError *error)
+{
+  return g_error_matches (error, FL_ERROR, FL_ERROR_FAILED) &&
+         (strstr (error->message, "etcdserver: request timed out") != NULL ||
+          strstr (error->message, "etcdserver: no leader") != NULL ||
+          strstr (error->message, "etcdserver: leader changed") != NULL);
+}
+
+/* One step of the wait: TRUE with *done once we are the oldest key. */
+static gboolean
+wait_step (FlEtcdLock   *self,
+           SoupSession  *session,
+           gint64       *my_rev,
+           guint        *recheck,
+           gboolean     *done,
+           gint64        deadline,
+           GCancellable *cancellable,
+           GCancellable *op,
+           GError      **error)
+{
+  g_autofree char *ahead = NULL;
+  gint64 revision = 0;
+  GError *local_error = NULL;
+
+  if (*my_rev == 0 && (*my_rev = queue_key (self, deadline, cancellable, error)) == 0)
+    return FALSE;
+  ahead = key_ahead (self, *my_rev, &revision, deadline, cancellable, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  *done = ahead == NULL;
+  if (*done)
+    return TRUE;
+  if (watch_delete (session, _fl_etcd_client_endpoint (self->client), ahead, revision + 1,
+                    recheck, op, error))
+    return TRUE;
+  if (g_cancellable_is_cancelled (cancellable))
+    return FALSE;
+  g_clear_error (error);
+  g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT, "Timed out (ELOCKTIMEOUT) in /v3/watch on "
+               "etcd at %s", _fl_etcd_client_endpoint (self->client));
+  return FALSE;
+}
+
 static gboolean
 wait_lock (FlEtcdLock   *self,
            gint64        deadline,
            GCancellable *cancellable,
            GError      **error)
 {
-  g_autofree char *name64 = _fl_etcd_b64 (self->t.name);
-  g_autofree char *body = g_strdup_printf ("{\"name\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT
-                                           "\"}", name64, self->lease);
-  /* A lease is always sent: without one etcd grants its own that nobody renews (pitfall 4). */
-  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/lock/lock", body,
-                                                    deadline, cancellable, error);
-  g_autofree char *key = NULL;
+  /* The watch streams for as long as we wait: no HTTP timeout; the deadline and the caller's
+   * cancellable end it through @op. */
+  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 0, NULL);
+  g_autoptr(GCancellable) op = g_cancellable_new ();
+  GSource *timer = NULL;
+  gulong handler = 0;
+  gint64 my_rev = 0;
+  guint recheck = 3;
+  gboolean done = FALSE;
+  gboolean ok = TRUE;
 
-  if (res == NULL)
-    return FALSE;
-  key = _fl_etcd_unb64 (json_object_has_member (res, "key")
-                        ? json_object_get_string_member (res, "key") : NULL);
-  if (g_strcmp0 (key, self->key) != 0)
-    g_debug ("etcd granted “%s”, expected “%s”", key, self->key);
-  return TRUE;
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (cancel_cb), op, NULL);
+  if (deadline >= 0)
+    {
+      gint64 left_ms = (deadline - g_get_monotonic_time () + 999) / 1000;
+
+      timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
+      g_source_set_callback (timer, cancel_at_deadline_cb, g_object_ref (op), g_object_unref);
+      g_source_attach (timer, _fl_etcd_context ());
+    }
+
+  while (ok && !done)
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      if (wait_step (self, session, &my_rev, &recheck, &done, deadline, cancellable, op, &local_error))
+        continue;
+      /* While a new leader is elected the members answer "request timed out": wait on,
+       * while our lease lives (it ends the retries when etcd stays without a leader) and the
+       * deadline allows. */
+      if (!is_leaderless (local_error) || !_fl_etcd_keeper_is_valid (self->keeper) ||
+          g_cancellable_is_cancelled (op))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          ok = FALSE;
+        }
+      else
+        {
+          g_debug ("waiting again for “%s”: %s", self->t.name, local_error->message);
+          g_usleep (100 * 1000);  /* a back-off for an answer that may come at once */
+        }
+    }
+
+  if (timer != NULL)
+    {
+      g_source_destroy (timer);
+      g_source_unref (timer);
+    }
+  if (handler != 0)
+    g_cancellable_disconnect (cancellable, handler);
+  return ok;
 }
 
 static void

@@ -1,4 +1,5 @@
-/* etcd-test-util.h: a real single-node etcd for the tests, on free loopback ports
+/* etcd-test-util.h: real etcd for the tests (one node, or a 3-member cluster), on free
+ * loopback ports
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,11 +12,16 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  GSubprocess *process;
+  GSubprocess *process;    /* NULL while the member is down */
   char        *data_dir;
   char        *endpoint;   /* http://127.0.0.1:PORT */
   char        *hostport;   /* 127.0.0.1:PORT */
   guint16      client_port;
+  /* What it was started with, so that a member can be restarted on its data. */
+  char        *name;
+  char        *peer_url;
+  char        *metrics_url;
+  char        *initial_cluster;
 } EtcdServer;
 
 /* Starts etcd and waits for /health (deadline 20 s). Without the binary returns NULL and sets
@@ -33,10 +39,53 @@ char       *etcd_server_uri   (EtcdServer *server,
 JsonObject *etcd_server_call  (EtcdServer *server,
                                const char *path,
                                const char *body);
+/* The same, but NULL (and *status, when not NULL, the HTTP status or 0) when it cannot
+ * answer 200 within @timeout_s: for a member that may be down or without quorum. */
+JsonObject *etcd_server_try_call (EtcdServer *server,
+                                  const char *path,
+                                  const char *body,
+                                  guint       timeout_s,
+                                  guint      *status);
 /* The keys queued for the lock name in etcd (PREFIX/ESCAPED), oldest first; each element is
  * the kv object (key, lease, create_revision). */
 GPtrArray  *etcd_server_queue (EtcdServer *server,
                                const char *lock_name);
+
+/* A 3-member cluster: each member on its own free client, peer and metrics ports, with its
+ * own data directory, all started with one --initial-cluster. */
+#define ETCD_CLUSTER_SIZE 3
+
+typedef struct
+{
+  EtcdServer *members[ETCD_CLUSTER_SIZE];
+} EtcdCluster;
+
+/* Starts the three and waits until every member reports /health (deadline 30 s). NULL and
+ * *skip_reason without the binary. */
+EtcdCluster *etcd_cluster_start   (char       **skip_reason);
+void         etcd_cluster_stop    (EtcdCluster *cluster);
+/* SIGKILL member @i, or SIGTERM it and wait until it exited; its data stays. */
+void         etcd_cluster_kill    (EtcdCluster *cluster,
+                                   guint        i);
+void         etcd_cluster_term    (EtcdCluster *cluster,
+                                   guint        i);
+/* Starts member @i again on its data and waits for its /health (deadline 30 s): a member
+ * is healthy only with a quorum behind it. */
+void         etcd_cluster_restart (EtcdCluster *cluster,
+                                   guint        i);
+/* Waits (at most @timeout_ms) until every running member reports /health. */
+gboolean     etcd_cluster_wait_healthy (EtcdCluster *cluster,
+                                        guint        timeout_ms);
+/* The index of the member every running member names as leader (/v3/maintenance/status),
+ * waiting at most @timeout_ms for them to agree; -1 if they did not. */
+int          etcd_cluster_leader  (EtcdCluster *cluster,
+                                   guint        timeout_ms);
+/* A running member, for ranges and calls: the first one up. */
+EtcdServer  *etcd_cluster_any     (EtcdCluster *cluster);
+/* etcd://M_first,M_first+1,M_first+2/fl-test/NAME: all three endpoints, @first first. */
+char        *etcd_cluster_uri     (EtcdCluster *cluster,
+                                   guint        first,
+                                   const char  *name);
 
 /* A loopback TCP port nobody listens on right now. */
 guint16     etcd_free_port    (void);
