@@ -726,6 +726,8 @@ raw_revoke (gint64 lease)
   g_autofree char *body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
   g_autoptr(JsonObject) res = etcd_server_call (etcd_cluster_any (cluster), "/v3/lease/revoke",
                                                 body);
+
+  g_assert_nonnull (res);
 }
 
 static void

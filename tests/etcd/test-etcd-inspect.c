@@ -324,6 +324,7 @@ test_reclaim_changed (void)
     g_autoptr(JsonObject) deleted = inspect_call (server, "/v3/kv/deleterange", body);
     g_autoptr(JsonObject) alive = NULL;
 
+    g_assert_cmpstr (json_object_get_string_member_with_default (deleted, "deleted", "0"), ==, "1");
     g_assert_false (fl_snapshot_reclaim_unproven (now, NULL, &error));
     g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
     g_clear_error (&error);
