@@ -16,6 +16,12 @@ struct _FlLockOptions
   gint64   backoff_max_ms;
   gboolean create_dirs;
   guint    lease_ttl_s;
+  /* etcd TLS and authentication; NULL: the FL_ETCD_* environment decides (fl-etcd-auth.c) */
+  char    *etcd_ca_file;
+  char    *etcd_cert_file;
+  char    *etcd_key_file;
+  char    *etcd_user;
+  char    *etcd_password_file;
 };
 
 /* @options may be NULL: the defaults. Never returns NULL. */

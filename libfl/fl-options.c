@@ -38,14 +38,29 @@ fl_lock_options_new (void)
 FlLockOptions *
 fl_lock_options_copy (const FlLockOptions *self)
 {
+  FlLockOptions *copy;
+
   g_return_val_if_fail (self != NULL, NULL);
 
-  return g_memdup2 (self, sizeof *self);
+  copy = g_memdup2 (self, sizeof *self);
+  copy->etcd_ca_file = g_strdup (self->etcd_ca_file);
+  copy->etcd_cert_file = g_strdup (self->etcd_cert_file);
+  copy->etcd_key_file = g_strdup (self->etcd_key_file);
+  copy->etcd_user = g_strdup (self->etcd_user);
+  copy->etcd_password_file = g_strdup (self->etcd_password_file);
+  return copy;
 }
 
 void
 fl_lock_options_free (FlLockOptions *self)
 {
+  if (self == NULL)
+    return;
+  g_free (self->etcd_ca_file);
+  g_free (self->etcd_cert_file);
+  g_free (self->etcd_key_file);
+  g_free (self->etcd_user);
+  g_free (self->etcd_password_file);
   g_free (self);
 }
 
@@ -224,4 +239,76 @@ guint
 fl_lock_options_get_lease_ttl_s (const FlLockOptions *self)
 {
   return _fl_lock_options_or_default (self)->lease_ttl_s;
+}
+
+/**
+ * fl_lock_options_set_etcd_ca_file:
+ * @ca_file: (type filename) (nullable): a PEM file of the certificate authorities trusted for
+ *   `etcds://` targets, or %NULL for the default
+ *
+ * The file replaces the system's CA store for etcd's server certificate (etcd's
+ * `--trusted-ca-file` on the client side). By default, and when @ca_file is %NULL, the
+ * environment variable `FL_ETCD_CA_FILE` names the file, else the system's store is trusted.
+ * The file is read at the first call to etcd; a file that cannot be read is an error that
+ * names it. File locks and `etcd://` targets ignore it.
+ */
+void
+fl_lock_options_set_etcd_ca_file (FlLockOptions *self,
+                                  const char    *ca_file)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->etcd_ca_file);
+  self->etcd_ca_file = g_strdup (ca_file);
+}
+
+/**
+ * fl_lock_options_set_etcd_client_certificate:
+ * @cert_file: (type filename) (nullable): the PEM file of this client's certificate, or %NULL
+ *   for the default
+ * @key_file: (type filename) (nullable): the PEM file of its private key; %NULL when
+ *   @cert_file holds the key too
+ *
+ * The certificate shown to an etcd started with `--client-cert-auth`. By default, and when
+ * @cert_file is %NULL, the environment variables `FL_ETCD_CERT_FILE` and `FL_ETCD_KEY_FILE`
+ * name them, else no certificate is shown. The files are read at the first call to etcd.
+ */
+void
+fl_lock_options_set_etcd_client_certificate (FlLockOptions *self,
+                                             const char    *cert_file,
+                                             const char    *key_file)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (cert_file != NULL || key_file == NULL);
+
+  g_free (self->etcd_cert_file);
+  g_free (self->etcd_key_file);
+  self->etcd_cert_file = g_strdup (cert_file);
+  self->etcd_key_file = g_strdup (key_file);
+}
+
+/**
+ * fl_lock_options_set_etcd_user:
+ * @user: (nullable): the etcd user to authenticate as, or %NULL for the default
+ * @password_file: (type filename) (nullable): a file holding the user's password (one line;
+ *   a final newline is not part of it); required when @user is given
+ *
+ * For an etcd with authentication enabled (`etcdctl auth enable`). The password is read from
+ * @password_file when etcd is first asked for a token, never from the command line or the
+ * environment, and never from the target URI: a target with `user@` in it is refused. By
+ * default, and when @user is %NULL, the environment variables `FL_ETCD_USER` and
+ * `FL_ETCD_PASSWORD_FILE` say, else no user is sent.
+ */
+void
+fl_lock_options_set_etcd_user (FlLockOptions *self,
+                               const char    *user,
+                               const char    *password_file)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail ((user == NULL) == (password_file == NULL));
+
+  g_free (self->etcd_user);
+  g_free (self->etcd_password_file);
+  self->etcd_user = g_strdup (user);
+  self->etcd_password_file = g_strdup (password_file);
 }

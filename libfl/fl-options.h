@@ -102,6 +102,18 @@ void           fl_lock_options_set_lease_ttl_s   (FlLockOptions       *self,
 FL_AVAILABLE_IN_ALL
 guint          fl_lock_options_get_lease_ttl_s   (const FlLockOptions *self);
 
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_etcd_ca_file  (FlLockOptions       *self,
+                                                  const char          *ca_file);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_etcd_client_certificate (FlLockOptions *self,
+                                                            const char    *cert_file,
+                                                            const char    *key_file);
+FL_AVAILABLE_IN_ALL
+void           fl_lock_options_set_etcd_user     (FlLockOptions       *self,
+                                                  const char          *user,
+                                                  const char          *password_file);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlLockOptions, fl_lock_options_free)
 
 G_END_DECLS

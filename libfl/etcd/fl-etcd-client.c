@@ -53,6 +53,16 @@ _fl_etcd_target_parse (FlEtcdTarget *target,
     }
 
   hosts = g_strndup (rest, path - rest);
+  if (strchr (hosts, '@') != NULL)
+    {
+      /* Not echoed: the part before '@' may be a password. */
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
+                   "The etcd target “%.*s…@%s%s” has credentials in it, where any process "
+                   "list or log shows them: give the user with fl_lock_options_set_etcd_user() "
+                   "or FL_ETCD_USER, and the password in a file (FL_ETCD_PASSWORD_FILE)",
+                   (int) (rest - uri), uri, strrchr (hosts, '@') + 1, path);
+      return FALSE;
+    }
   parts = g_strsplit (hosts, ",", -1);
   endpoints = g_ptr_array_new ();
   for (guint i = 0; parts[i] != NULL; i++)
@@ -169,21 +179,32 @@ _fl_etcd_unb64 (const char *b64)
 struct _FlEtcdClient
 {
   SoupSession *session;
+  FlEtcdAuth  *auth;
+  GTlsCertificate *certificate;  /* borrowed from auth, once TLS is set up */
+  gboolean     tls_ready;
   char       **endpoints;
   guint        n_endpoints;
   guint        current;
 };
 
 FlEtcdClient *
-_fl_etcd_client_new (char **endpoints)
+_fl_etcd_client_new_for_options (char               **endpoints,
+                                 const FlLockOptions *options)
 {
   FlEtcdClient *client = g_new0 (FlEtcdClient, 1);
 
   /* timeout 0: a lock call blocks for as long as it waits (pitfall 7) */
   client->session = soup_session_new_with_options ("timeout", 0, "idle-timeout", 0, NULL);
+  client->auth = _fl_etcd_auth_new (options);
   client->endpoints = g_strdupv (endpoints);
   client->n_endpoints = g_strv_length (endpoints);
   return client;
+}
+
+FlEtcdClient *
+_fl_etcd_client_new (char **endpoints)
+{
+  return _fl_etcd_client_new_for_options (endpoints, NULL);
 }
 
 void
@@ -192,6 +213,7 @@ _fl_etcd_client_free (FlEtcdClient *client)
   if (client == NULL)
     return;
   g_object_unref (client->session);
+  _fl_etcd_auth_unref (client->auth);
   g_strfreev (client->endpoints);
   g_free (client);
 }
@@ -200,6 +222,42 @@ const char *
 _fl_etcd_client_endpoint (FlEtcdClient *client)
 {
   return client->endpoints[client->current];
+}
+
+FlEtcdAuth *
+_fl_etcd_client_get_auth (FlEtcdClient *client)
+{
+  return client->auth;
+}
+
+char **
+_fl_etcd_client_get_endpoints (FlEtcdClient *client)
+{
+  return client->endpoints;
+}
+
+/* The CA file and certificate are read at the first call, and only for https endpoints: a
+ * stale FL_ETCD_CA_FILE does not break etcd:// targets. */
+static gboolean
+ensure_tls (FlEtcdClient  *client,
+            GError       **error)
+{
+  GTlsDatabase *database = NULL;
+  gboolean https = FALSE;
+
+  if (client->tls_ready)
+    return TRUE;
+  for (guint i = 0; i < client->n_endpoints; i++)
+    https = https || g_str_has_prefix (client->endpoints[i], "https://");
+  if (https)
+    {
+      if (!_fl_etcd_auth_load_tls (client->auth, &database, &client->certificate, error))
+        return FALSE;
+      if (database != NULL)
+        g_object_set (client->session, "tls-database", database, NULL);
+    }
+  client->tls_ready = TRUE;
+  return TRUE;
 }
 
 /* Runs on the etcd thread; owns a reference to the operation's cancellable. */
@@ -217,42 +275,133 @@ forward_cancel_cb (GCancellable *outer,
   g_cancellable_cancel (G_CANCELLABLE (data));
 }
 
+static gboolean
+contains (const char *message,
+          const char *what)
+{
+  return message != NULL && strstr (message, what) != NULL;
+}
+
 /* Both error formats (pitfall 8): unary {"error","message","code"}, streaming
- * {"error":{"message","grpc_code"...}}. */
+ * {"error":{"message","grpc_code"...}}. Refusals by etcd's authentication are
+ * FL_ERROR_PERMISSION and say what to set. */
 static void
-set_http_error (GError    **error,
-                const char *endpoint,
-                const char *path,
-                guint       status,
-                GBytes     *body)
+set_http_error (FlEtcdClient *client,
+                GError      **error,
+                const char   *endpoint,
+                const char   *path,
+                guint         status,
+                GBytes       *body)
 {
   g_autoptr(JsonObject) root = _fl_etcd_json_parse (body);
   JsonObject *object = root;
   JsonObject *inner = _fl_etcd_json_object (object, "error");
+  const char *user = _fl_etcd_auth_get_user (client->auth);
   const char *message = NULL;
 
   if (inner != NULL)
     object = inner;
-  if (object != NULL && json_object_has_member (object, "message"))
-    message = json_object_get_string_member (object, "message");
-  g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-               "etcd at %s answered %s with HTTP %u: %s", endpoint, path, status,
-               message != NULL ? message : "no message");
+  if (object != NULL)
+    message = json_object_get_string_member_with_default (object, "message", NULL);
+
+  if (contains (message, "authentication failed"))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "etcd at %s refused the user “%s”: wrong password or no such user (check "
+                 "the password file)", endpoint, user);
+  else if (contains (message, "user name is empty"))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "etcd at %s has authentication enabled: give a user with "
+                 "fl_lock_options_set_etcd_user() or FL_ETCD_USER and FL_ETCD_PASSWORD_FILE",
+                 endpoint);
+  else if (contains (message, "invalid auth token"))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "etcd at %s rejects the token it has just issued to the user “%s”: etcd "
+                 "3.4 does so for every token when started with --auth-token-ttl; leave that "
+                 "flag at its default", endpoint, user);
+  else if (contains (message, "permission denied"))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "etcd at %s: the user “%s” may not call %s; grant its role readwrite on the "
+                 "lock prefix", endpoint, user != NULL ? user : "(none)", path);
+  else
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s answered %s with HTTP %u: %s", endpoint, path, status,
+                 message != NULL ? message : "no message");
 }
 
-static GBytes *
-post (FlEtcdClient  *client,
-      const char    *endpoint,
-      const char    *path,
-      const char    *body,
-      GCancellable  *cancellable,
-      guint         *status,
-      GError       **error)
+/* What to set, when the failure was TLS's. */
+static void
+set_tls_error (FlEtcdClient *client,
+               GError      **error,
+               const char   *endpoint,
+               SoupMessage  *msg,
+               const GError *cause,
+               gboolean      certificate_requested)
+{
+  GTlsCertificateFlags flags = soup_message_get_tls_peer_certificate_errors (msg);
+  const char *ca_file = _fl_etcd_auth_get_ca_file (client->auth);
+
+  if ((flags & G_TLS_CERTIFICATE_UNKNOWN_CA) && ca_file != NULL)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s has a certificate that the CA file “%s” did not sign: set the CA "
+                 "that signed etcd's --cert-file (fl_lock_options_set_etcd_ca_file() or "
+                 "FL_ETCD_CA_FILE)", endpoint, ca_file);
+  else if (flags & G_TLS_CERTIFICATE_UNKNOWN_CA)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s has a certificate from a CA that this system does not trust: "
+                 "set the CA file that signed it with fl_lock_options_set_etcd_ca_file() or "
+                 "FL_ETCD_CA_FILE", endpoint);
+  else if (flags & G_TLS_CERTIFICATE_BAD_IDENTITY)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s has a certificate for another host (hostname mismatch): name "
+                 "the endpoint as its certificate does (its subjectAltName)", endpoint);
+  else if (flags != 0)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "etcd at %s has a certificate that cannot be trusted (%s): expired, not yet "
+                 "valid or revoked", endpoint, cause->message);
+  else if (certificate_requested && !_fl_etcd_auth_has_certificate (client->auth))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "etcd at %s requires a client certificate (--client-cert-auth) and refused "
+                 "this one without (%s): set one with "
+                 "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
+                 "FL_ETCD_KEY_FILE", endpoint, cause->message);
+  else if (!_fl_etcd_auth_has_certificate (client->auth))
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "TLS with etcd at %s failed (%s): if etcd requires client certificates "
+                 "(--client-cert-auth), set one with "
+                 "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
+                 "FL_ETCD_KEY_FILE", endpoint, cause->message);
+  else
+    g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
+                 "TLS with etcd at %s failed (%s): is the client certificate signed by the CA "
+                 "of etcd's --trusted-ca-file?", endpoint, cause->message);
+}
+
+/* No certificate to show: go on without one, so that etcd's refusal is the error, and
+ * remember that one was asked for. Runs in the TLS handshake's thread while post() waits. */
+static gboolean
+request_certificate_cb (SoupMessage          *msg,
+                        GTlsClientConnection *connection,
+                        gpointer              data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+  soup_message_set_tls_client_certificate (msg, NULL);
+  return TRUE;
+}
+
+/* A POST of @body to @endpoint's @path, with the token and the client certificate. Without a
+ * certificate of ours, *@requested is set if the server asks for one. */
+static SoupMessage *
+new_message (FlEtcdClient  *client,
+             const char    *endpoint,
+             const char    *path,
+             const char    *body,
+             const char    *token,
+             gint          *requested,
+             GError       **error)
 {
   g_autofree char *url = g_strconcat (endpoint, path, NULL);
-  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
   g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
-  GBytes *response;
+  SoupMessage *msg = soup_message_new ("POST", url);
 
   if (msg == NULL)
     {
@@ -260,70 +409,104 @@ post (FlEtcdClient  *client,
       return NULL;
     }
   soup_message_set_request_body_from_bytes (msg, "application/json", request);
-  response = soup_session_send_and_read (client->session, msg, cancellable, error);
+  if (token != NULL && token[0] != '\0')
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
+                                  token);
+  if (client->certificate != NULL)
+    soup_message_set_tls_client_certificate (msg, client->certificate);
+  else
+    g_signal_connect (msg, "request-certificate", G_CALLBACK (request_certificate_cb),
+                      requested);
+  return msg;
+}
+
+/* Whether a send that failed with @local_error failed in TLS: the handshake, a certificate
+ * asked for, or etcd's certificate refused. */
+static gboolean
+is_tls_failure (const char   *endpoint,
+                SoupMessage  *msg,
+                const GError *local_error,
+                gint         *requested)
+{
+  return local_error != NULL && g_str_has_prefix (endpoint, "https://") &&
+         (local_error->domain == G_TLS_ERROR || g_atomic_int_get (requested) ||
+          soup_message_get_tls_peer_certificate_errors (msg) != 0);
+}
+
+static GBytes *
+post (FlEtcdClient  *client,
+      const char    *endpoint,
+      const char    *path,
+      const char    *body,
+      const char    *token,
+      GCancellable  *cancellable,
+      guint         *status,
+      GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gint requested = 0;
+  g_autoptr(SoupMessage) msg = new_message (client, endpoint, path, body, token, &requested,
+                                            error);
+  GBytes *response;
+
+  if (msg == NULL)
+    return NULL;
+  response = soup_session_send_and_read (client->session, msg, cancellable, &local_error);
   *status = soup_message_get_status (msg);
+  if (response == NULL && is_tls_failure (endpoint, msg, local_error, &requested))
+    set_tls_error (client, error, endpoint, msg, local_error, g_atomic_int_get (&requested));
+  else if (response == NULL)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 "Cannot reach etcd at %s (%s): is etcd running there?", endpoint,
+                 local_error != NULL ? local_error->message : "no answer");
   return response;
 }
 
-JsonObject *
-_fl_etcd_client_call (FlEtcdClient  *client,
-                      const char    *path,
-                      const char    *body,
-                      gint64         deadline_us,
-                      GCancellable  *cancellable,
-                      GError       **error)
+/* The endpoints in turn until one answers. *@invalid_token is set when the answer says the
+ * token must be renewed. */
+static JsonObject *
+call_endpoints (FlEtcdClient  *client,
+                const char    *path,
+                const char    *body,
+                const char    *token,
+                GCancellable  *op,
+                GCancellable  *cancellable,
+                gboolean      *invalid_token,
+                GError       **error)
 {
-  g_autoptr(GCancellable) op = g_cancellable_new ();
   g_autoptr(GError) last_error = NULL;
-  GSource *timer = NULL;
-  gulong handler = 0;
   JsonObject *ret = NULL;
-
-  if (cancellable != NULL)
-    handler = g_cancellable_connect (cancellable, G_CALLBACK (forward_cancel_cb), op, NULL);
-  if (deadline_us >= 0)
-    {
-      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
-
-      timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
-      g_source_set_callback (timer, deadline_cb, g_object_ref (op), g_object_unref);
-      g_source_attach (timer, _fl_etcd_context ());
-    }
 
   for (guint tried = 0; tried < client->n_endpoints; tried++)
     {
       const char *endpoint = client->endpoints[client->current];
       g_autoptr(GBytes) response = NULL;
-      g_autoptr(GError) local_error = NULL;
       guint status = 0;
 
-      response = post (client, endpoint, path, body, op, &status, &local_error);
+      g_clear_error (&last_error);
+      response = post (client, endpoint, path, body, token, op, &status, &last_error);
       if (response == NULL)
         {
           if (g_cancellable_is_cancelled (op))
             break;
           /* Cannot reach this one: the next endpoint, and it first from now on. */
-          g_clear_error (&last_error);
-          last_error = g_error_new (FL_ERROR, FL_ERROR_FAILED,
-                                    "Cannot reach etcd at %s (%s): is etcd running there?",
-                                    endpoint, local_error->message);
           client->current = (client->current + 1) % client->n_endpoints;
           continue;
         }
       if (status != SOUP_STATUS_OK)
         {
-          set_http_error (error, endpoint, path, status, response);
-          goto out;
+          if (invalid_token != NULL && token != NULL &&
+              _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
+            *invalid_token = TRUE;
+          set_http_error (client, error, endpoint, path, status, response);
+          return NULL;
         }
       ret = _fl_etcd_json_parse (response);
       if (ret == NULL)
-        {
-          g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                       "etcd at %s answered %s with something that is not a JSON object",
-                       endpoint, path);
-          goto out;
-        }
-      goto out;
+        g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                     "etcd at %s answered %s with something that is not a JSON object",
+                     endpoint, path);
+      return ret;
     }
 
   if (g_cancellable_is_cancelled (op))
@@ -337,8 +520,105 @@ _fl_etcd_client_call (FlEtcdClient  *client,
     }
   else
     g_propagate_error (error, g_steal_pointer (&last_error));
+  return NULL;
+}
 
-out:
+/* A new token for the configured user. An etcd without authentication enabled gets "" (no
+ * header), which a later "user name is empty" replaces. */
+static char *
+authenticate (FlEtcdClient  *client,
+              GCancellable  *op,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autofree char *body = _fl_etcd_auth_dup_request (client->auth, error);
+  g_autoptr(JsonObject) res = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *token;
+
+  if (body == NULL)
+    return NULL;
+  res = call_endpoints (client, "/v3/auth/authenticate", body, NULL, op, cancellable, NULL,
+                        &local_error);
+  memset (body, 0, strlen (body));
+  if (res == NULL && contains (local_error->message, "authentication is not enabled"))
+    token = "";
+  else if (res == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  else
+    token = json_object_get_string_member_with_default (res, "token", "");
+  _fl_etcd_auth_set_token (client->auth, token);
+  return g_strdup (token);
+}
+
+/* With the user's token when one is configured; an invalid one is renewed once, never in a
+ * loop (a wrong password fails at once, as FL_ERROR_PERMISSION). */
+static JsonObject *
+call_authorized (FlEtcdClient  *client,
+                 const char    *path,
+                 const char    *body,
+                 GCancellable  *op,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  for (guint attempt = 0;; attempt++)
+    {
+      g_autofree char *token = NULL;
+      g_autoptr(GError) local_error = NULL;
+      gboolean invalid = FALSE;
+      JsonObject *ret;
+
+      if (_fl_etcd_auth_get_user (client->auth) != NULL)
+        {
+          token = _fl_etcd_auth_dup_token (client->auth);
+          if (token == NULL && (token = authenticate (client, op, cancellable, error)) == NULL)
+            return NULL;
+        }
+      ret = call_endpoints (client, path, body, token, op, cancellable, &invalid,
+                            &local_error);
+      if (ret != NULL || !invalid || attempt > 0)
+        {
+          if (local_error != NULL)
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          return ret;
+        }
+      g_debug ("etcd at %s: the token of “%s” is no longer valid; authenticating again",
+               _fl_etcd_client_endpoint (client), _fl_etcd_auth_get_user (client->auth));
+      _fl_etcd_auth_forget_token (client->auth, token);
+    }
+}
+
+JsonObject *
+_fl_etcd_client_call (FlEtcdClient  *client,
+                      const char    *path,
+                      const char    *body,
+                      gint64         deadline_us,
+                      GCancellable  *cancellable,
+                      GError       **error)
+{
+  g_autoptr(GCancellable) op = g_cancellable_new ();
+  GSource *timer = NULL;
+  gulong handler = 0;
+  JsonObject *ret = NULL;
+
+  if (!ensure_tls (client, error))
+    return NULL;
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (forward_cancel_cb), op, NULL);
+  if (deadline_us >= 0)
+    {
+      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
+
+      timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
+      g_source_set_callback (timer, deadline_cb, g_object_ref (op), g_object_unref);
+      g_source_attach (timer, _fl_etcd_context ());
+    }
+
+  ret = call_authorized (client, path, body, op, cancellable, error);
+
   if (timer != NULL)
     {
       g_source_destroy (timer);
@@ -347,4 +627,43 @@ out:
   if (handler != 0)
     g_cancellable_disconnect (cancellable, handler);
   return ret;
+}
+
+GInputStream *
+_fl_etcd_client_open_stream (FlEtcdClient  *client,
+                             const char    *path,
+                             const char    *body,
+                             GCancellable  *cancellable,
+                             guint         *status,
+                             GError       **error)
+{
+  const char *endpoint = client->endpoints[client->current];
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gint requested = 0;
+  GInputStream *stream;
+
+  *status = 0;
+  if (!ensure_tls (client, error))
+    return NULL;
+  /* The same token as the unary calls: a stream opened with an expired one ends at once,
+   * and the caller's next unary call renews it. */
+  if (_fl_etcd_auth_get_user (client->auth) != NULL)
+    {
+      token = _fl_etcd_auth_dup_token (client->auth);
+      if (token == NULL &&
+          (token = authenticate (client, cancellable, cancellable, error)) == NULL)
+        return NULL;
+    }
+  msg = new_message (client, endpoint, path, body, token, &requested, error);
+  if (msg == NULL)
+    return NULL;
+  stream = soup_session_send (client->session, msg, cancellable, &local_error);
+  *status = soup_message_get_status (msg);
+  if (stream == NULL && is_tls_failure (endpoint, msg, local_error, &requested))
+    set_tls_error (client, error, endpoint, msg, local_error, g_atomic_int_get (&requested));
+  else if (stream == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return stream;
 }

@@ -17,6 +17,7 @@
 
 static GMainContext *etcd_context;
 static SoupSession  *keepalive_session;  /* the etcd thread's only */
+static GHashTable   *ca_sessions;        /* CA file -> its session; the etcd thread's only */
 
 /* Created before any source runs on the context: only this thread's callbacks use it. A
  * request that hangs is given up by the next tick, so the session needs no timeout; the
@@ -27,6 +28,7 @@ etcd_thread (gpointer data)
   g_main_context_push_thread_default (etcd_context);
   keepalive_session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
                                                      "max-conns", 256, NULL);
+  ca_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   for (;;)
     g_main_context_iteration (etcd_context, TRUE);
   return NULL;
@@ -51,6 +53,8 @@ struct _FlEtcdKeeper
   gint          ref;
   GMutex        mutex;       /* guards held, stopped, lost and the report */
   char        **endpoints;
+  FlEtcdAuth   *auth;        /* the lock client's: one token for both */
+  gboolean      reauth;      /* etcd thread only: an authentication is in flight */
   guint         current;     /* etcd thread only, as are the sources and inflight */
   char         *body;        /* {"ID":"..."} */
   gint64        ttl_us;
@@ -80,6 +84,7 @@ keeper_unref (gpointer data)
   if (!g_atomic_int_dec_and_test (&k->ref))
     return;
   g_strfreev (k->endpoints);
+  _fl_etcd_auth_unref (k->auth);
   g_free (k->body);
   g_weak_ref_clear (&k->lock);
   g_mutex_clear (&k->mutex);
@@ -145,6 +150,7 @@ typedef struct
 {
   FlEtcdKeeper *keeper;
   GCancellable *cancellable;
+  SoupMessage  *msg;
   gint64        sent_us;
 } Renewal;
 
@@ -154,6 +160,79 @@ schedule_tick (FlEtcdKeeper *k,
 {
   if (k->tick != NULL)
     g_source_set_ready_time (k->tick, g_get_monotonic_time () + in_us);
+}
+
+/* The session trusting the keeper's CA file: the TLS database is a session's, so leases with
+ * the same CA share one (and its connections), and plain ones share the default. */
+static SoupSession *
+session_for (FlEtcdKeeper *k)
+{
+  GTlsDatabase *database = NULL;
+  const char *ca_file = _fl_etcd_auth_get_ca_file (k->auth);
+  SoupSession *session;
+
+  /* Loaded already by the lock's client (the grant came first): no file is read here. */
+  if (ca_file == NULL || !_fl_etcd_auth_load_tls (k->auth, &database, NULL, NULL) ||
+      database == NULL)
+    return keepalive_session;
+  session = g_hash_table_lookup (ca_sessions, ca_file);
+  if (session == NULL)
+    {
+      session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
+                                               "max-conns", 256, "tls-database", database,
+                                               NULL);
+      g_hash_table_insert (ca_sessions, g_strdup (ca_file), session);
+    }
+  return session;
+}
+
+static void
+authenticated_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      data)
+{
+  FlEtcdKeeper *k = data;
+  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result,
+                                                               NULL);
+  g_autoptr(JsonObject) object = _fl_etcd_json_parse (bytes);
+  const char *token = NULL;
+
+  if (object != NULL)
+    token = json_object_get_string_member_with_default (object, "token", NULL);
+  k->reauth = FALSE;
+  /* A wrong password is not retried here: the loss deadline decides, and the lock's next
+   * call reports the refusal. */
+  if (token != NULL)
+    {
+      _fl_etcd_auth_set_token (k->auth, token);
+      schedule_tick (k, 0);
+    }
+  keeper_unref (k);
+}
+
+/* The token was found invalid: a new one, without blocking the etcd thread. The password
+ * file was read by the lock's client already. */
+static void
+reauthenticate (FlEtcdKeeper *k)
+{
+  g_autofree char *body = _fl_etcd_auth_dup_request (k->auth, NULL);
+  g_autofree char *url = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  GTlsCertificate *certificate = NULL;
+
+  if (body == NULL || k->reauth)
+    return;
+  url = g_strconcat (k->endpoints[k->current], "/v3/auth/authenticate", NULL);
+  msg = soup_message_new ("POST", url);
+  bytes = g_bytes_new (body, strlen (body));
+  memset (body, 0, strlen (body));
+  soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+  if (_fl_etcd_auth_load_tls (k->auth, NULL, &certificate, NULL) && certificate != NULL)
+    soup_message_set_tls_client_certificate (msg, certificate);
+  k->reauth = TRUE;
+  soup_session_send_and_read_async (session_for (k), msg, G_PRIORITY_DEFAULT, NULL,
+                                    authenticated_cb, keeper_ref (k));
 }
 
 static void
@@ -175,7 +254,18 @@ renewed_cb (GObject      *source,
   if (bytes != NULL && !g_atomic_int_get (&k->lost))
     object = _fl_etcd_json_parse (bytes);
 
-  if (object != NULL)
+  if (object != NULL && _fl_etcd_auth_get_user (k->auth) != NULL &&
+      _fl_etcd_auth_is_invalid_token (soup_message_get_status (r->msg), bytes, FALSE))
+    {
+      /* etcd 3.4.23 renews leases whatever the token (measured: a forgotten or malformed one
+       * is not refused), so this serves later versions that check it. */
+      g_autofree char *token = _fl_etcd_auth_dup_token (k->auth);
+
+      _fl_etcd_auth_forget_token (k->auth, token);
+      reauthenticate (k);
+      schedule_tick (k, MIN (interval, 250 * 1000));
+    }
+  else if (object != NULL)
     {
       JsonObject *res = _fl_etcd_json_object (object, "result");
       gint64 ttl_s = _fl_etcd_json_int (res != NULL ? res : object, "TTL");
@@ -207,6 +297,7 @@ renewed_cb (GObject      *source,
     }
 
   g_object_unref (r->cancellable);
+  g_object_unref (r->msg);
   keeper_unref (r->keeper);
   g_free (r);
 }
@@ -218,6 +309,8 @@ tick_cb (gpointer data)
   g_autofree char *url = NULL;
   g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) body = g_bytes_new (k->body, strlen (k->body));
+  g_autofree char *token = _fl_etcd_auth_dup_token (k->auth);
+  GTlsCertificate *certificate = NULL;
   Renewal *r;
 
   /* One in flight: a request that has not answered by the next tick is given up, and the
@@ -234,10 +327,16 @@ tick_cb (gpointer data)
   r = g_new0 (Renewal, 1);
   r->keeper = keeper_ref (k);
   r->cancellable = g_cancellable_new ();
+  r->msg = g_object_ref (msg);
   r->sent_us = g_get_monotonic_time ();
   k->inflight = g_object_ref (r->cancellable);
   soup_message_set_request_body_from_bytes (msg, "application/json", body);
-  soup_session_send_and_read_async (keepalive_session, msg, G_PRIORITY_DEFAULT, r->cancellable,
+  if (token != NULL && token[0] != '\0')
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
+                                  token);
+  if (_fl_etcd_auth_load_tls (k->auth, NULL, &certificate, NULL) && certificate != NULL)
+    soup_message_set_tls_client_certificate (msg, certificate);
+  soup_session_send_and_read_async (session_for (k), msg, G_PRIORITY_DEFAULT, r->cancellable,
                                     renewed_cb, r);
   /* Until the answer reschedules it: a retry if it never comes. */
   schedule_tick (k, k->ttl_us / 3);
@@ -283,10 +382,10 @@ start_cb (gpointer data)
 }
 
 FlEtcdKeeper *
-_fl_etcd_keeper_start (char   **endpoints,
-                       gint64   lease,
-                       gint64   ttl_s,
-                       gint64   granted_sent_us)
+_fl_etcd_keeper_start (FlEtcdClient *client,
+                       gint64        lease,
+                       gint64        ttl_s,
+                       gint64        granted_sent_us)
 {
   FlEtcdKeeper *k = g_new0 (FlEtcdKeeper, 1);
   GMainContext *context = _fl_etcd_context ();
@@ -294,7 +393,8 @@ _fl_etcd_keeper_start (char   **endpoints,
   k->ref = 1;
   g_mutex_init (&k->mutex);
   g_weak_ref_init (&k->lock, NULL);
-  k->endpoints = g_strdupv (endpoints);
+  k->endpoints = g_strdupv (_fl_etcd_client_get_endpoints (client));
+  k->auth = _fl_etcd_auth_ref (_fl_etcd_client_get_auth (client));
   k->body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
   k->ttl_us = ttl_s * G_USEC_PER_SEC;
   k->margin_us = MAX (G_USEC_PER_SEC, k->ttl_us / 5);

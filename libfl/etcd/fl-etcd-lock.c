@@ -233,21 +233,18 @@ watch_line_ends (const char *line,
  * caller looks at the queue again, through the next member). FALSE when cancelled, past the
  * deadline, or refused. */
 static gboolean
-watch_delete (SoupSession  *session,
-              const char   *endpoint,
+watch_delete (FlEtcdClient *client,
               const char   *key,
               gint64        from_rev,
               guint        *recheck,
               GCancellable *op,
               GError      **error)
 {
-  g_autofree char *url = g_strconcat (endpoint, "/v3/watch", NULL);
+  const char *endpoint = _fl_etcd_client_endpoint (client);
   g_autofree char *key64 = _fl_etcd_b64 (key);
   g_autofree char *body = g_strdup_printf ("{\"create_request\":{\"key\":\"%s\","
                                            "\"start_revision\":\"%" G_GINT64_FORMAT "\"}}",
                                            key64, from_rev);
-  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
-  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
   /* Closing a response that never ends would read it to its end: the close is cancelled
    * first, through a cancellable of this watch only. */
   g_autoptr(GCancellable) watch = g_cancellable_new ();
@@ -258,15 +255,9 @@ watch_delete (SoupSession  *session,
   guint status;
   gboolean ok = TRUE;
 
-  if (msg == NULL)
-    {
-      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET, "“%s” is not a valid URL", url);
-      return FALSE;
-    }
   handler = g_cancellable_connect (op, G_CALLBACK (cancel_cb), watch, NULL);
-  soup_message_set_request_body_from_bytes (msg, "application/json", request);
-  stream = soup_session_send (session, msg, watch, &local_error);
-  status = soup_message_get_status (msg);
+  stream = _fl_etcd_client_open_stream (client, "/v3/watch", body, watch, &status,
+                                        &local_error);
   if (stream != NULL && status == SOUP_STATUS_OK)
     {
       lines = g_data_input_stream_new (stream);
@@ -287,6 +278,12 @@ watch_delete (SoupSession  *session,
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "etcd at %s answered /v3/watch with HTTP %u",
                    endpoint, status);
+      ok = FALSE;
+    }
+  else if (stream == NULL && local_error != NULL && local_error->domain == FL_ERROR)
+    {
+      /* TLS or authentication refused it: waiting on would only repeat that */
+      g_propagate_error (error, g_steal_pointer (&local_error));
       ok = FALSE;
     }
   else if (local_error != NULL)
@@ -314,7 +311,6 @@ is_leaderless (const GError *error)
 /* One step of the wait: TRUE with *done once we are the oldest key. */
 static gboolean
 wait_step (FlEtcdLock   *self,
-           SoupSession  *session,
            gint64       *my_rev,
            guint        *recheck,
            gboolean     *done,
@@ -338,8 +334,7 @@ wait_step (FlEtcdLock   *self,
   *done = ahead == NULL;
   if (*done)
     return TRUE;
-  if (watch_delete (session, _fl_etcd_client_endpoint (self->client), ahead, revision + 1,
-                    recheck, op, error))
+  if (watch_delete (self->client, ahead, revision + 1, recheck, op, error))
     return TRUE;
   if (g_cancellable_is_cancelled (cancellable))
     return FALSE;
@@ -355,9 +350,8 @@ wait_lock (FlEtcdLock   *self,
            GCancellable *cancellable,
            GError      **error)
 {
-  /* The watch streams for as long as we wait: no HTTP timeout; the deadline and the caller's
-   * cancellable end it through @op. */
-  g_autoptr(SoupSession) session = soup_session_new_with_options ("timeout", 0, NULL);
+  /* The watch streams for as long as we wait, on the client's session (no HTTP timeout):
+   * the deadline and the caller's cancellable end it through @op. */
   g_autoptr(GCancellable) op = g_cancellable_new ();
   GSource *timer = NULL;
   gulong handler = 0;
@@ -381,7 +375,7 @@ wait_lock (FlEtcdLock   *self,
     {
       g_autoptr(GError) local_error = NULL;
 
-      if (wait_step (self, session, &my_rev, &recheck, &done, deadline, cancellable, op, &local_error))
+      if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op, &local_error))
         continue;
       /* While a new leader is elected the members answer "request timed out": wait on,
        * while our lease lives (it ends the retries when etcd stays without a leader) and the
@@ -438,7 +432,7 @@ etcd_acquire (const char          *target,
   if (!_fl_etcd_target_parse (&self->t, target, error) ||
       !_fl_etcd_name_check (&self->t, target, error))
     goto fail;
-  self->client = _fl_etcd_client_new (self->t.endpoints);
+  self->client = _fl_etcd_client_new_for_options (self->t.endpoints, options);
 
   for (;;)
     {
@@ -457,7 +451,7 @@ etcd_acquire (const char          *target,
       self->lease = _fl_etcd_json_int (granted, "ID");
       g_clear_pointer (&self->key, g_free);
       self->key = g_strdup_printf ("%s/%" G_GINT64_MODIFIER "x", self->t.name, self->lease);
-      self->keeper = _fl_etcd_keeper_start (self->t.endpoints, self->lease, ttl_s, sent);
+      self->keeper = _fl_etcd_keeper_start (self->client, self->lease, ttl_s, sent);
       _fl_etcd_meta_put (self->client, self->t.name, self->lease, deadline);
 
       if (wait)
@@ -638,7 +632,7 @@ etcd_is_locked (const char          *target,
   end64 = _fl_etcd_b64 (end);
   body = g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"count_only\":true}",
                           queue64, end64);
-  client = _fl_etcd_client_new (t.endpoints);
+  client = _fl_etcd_client_new_for_options (t.endpoints, options);
   res = _fl_etcd_client_call (client, "/v3/kv/range", body,
                               g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, error);
   _fl_etcd_client_free (client);

@@ -11,6 +11,7 @@
 
 #include "fl-lock.h"
 #include "fl-snapshot.h"
+#include "fl-options.h"
 
 G_BEGIN_DECLS
 
@@ -30,12 +31,52 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlEtcdTarget, _fl_etcd_target_clear)
 /* The main context of the process's etcd thread: keepalives and the timers of deadlines. */
 GMainContext *_fl_etcd_context (void);
 
+/* TLS and user/password for one lock's calls (fl-etcd-auth.c): the options' settings, else the
+ * FL_ETCD_* environment. Shared by a client and its keeper, so a token one of them renews
+ * serves the other; thread-safe. Files are read at first use; errors name the file and the
+ * option or variable that named it. */
+typedef struct _FlEtcdAuth FlEtcdAuth;
+
+FlEtcdAuth  *_fl_etcd_auth_new      (const FlLockOptions *options);
+FlEtcdAuth  *_fl_etcd_auth_ref      (FlEtcdAuth  *auth);
+void         _fl_etcd_auth_unref    (FlEtcdAuth  *auth);
+/* The CA database (NULL: the system's) and the client certificate (NULL: none), loaded once.
+ * Borrowed: they live as long as @auth. */
+gboolean     _fl_etcd_auth_load_tls (FlEtcdAuth       *auth,
+                                     GTlsDatabase    **database,
+                                     GTlsCertificate **certificate,
+                                     GError          **error);
+const char  *_fl_etcd_auth_get_ca_file (FlEtcdAuth *auth);
+gboolean     _fl_etcd_auth_has_certificate (FlEtcdAuth *auth);
+/* NULL when no user is configured: no token is asked for. */
+const char  *_fl_etcd_auth_get_user (FlEtcdAuth  *auth);
+/* The body of /v3/auth/authenticate; the password is read from its file the first time. */
+char        *_fl_etcd_auth_dup_request (FlEtcdAuth  *auth,
+                                        GError     **error);
+/* The current token, NULL before the first authentication or after it was found invalid. */
+char        *_fl_etcd_auth_dup_token (FlEtcdAuth  *auth);
+void         _fl_etcd_auth_set_token (FlEtcdAuth  *auth,
+                                      const char  *token);
+/* Forgets @token if it is still the current one (another thread may have renewed it). */
+void         _fl_etcd_auth_forget_token (FlEtcdAuth *auth,
+                                         const char *token);
+/* Whether the answer @status, @body asks for a new token: etcd's "invalid auth token"; also
+ * "user name is empty" when @sent_none (etcd had authentication off at the last token). */
+gboolean     _fl_etcd_auth_is_invalid_token (guint    status,
+                                             GBytes  *body,
+                                             gboolean sent_none);
+
 /* A blocking client. Its session has no HTTP timeout (a lock call waits as long as it must,
  * pitfall 7): deadlines are cancellations. Endpoints are tried in turn when one cannot be
  * reached; the one that answered is tried first next time. */
 typedef struct _FlEtcdClient FlEtcdClient;
 
+/* With the FL_ETCD_* environment's TLS and user, as _new_for_options (endpoints, NULL). */
 FlEtcdClient *_fl_etcd_client_new  (char       **endpoints);
+FlEtcdClient *_fl_etcd_client_new_for_options (char               **endpoints,
+                                               const FlLockOptions *options);
+FlEtcdAuth   *_fl_etcd_client_get_auth      (FlEtcdClient *client);
+char        **_fl_etcd_client_get_endpoints (FlEtcdClient *client);
 void          _fl_etcd_client_free (FlEtcdClient *client);
 const char   *_fl_etcd_client_endpoint (FlEtcdClient *client);
 
@@ -47,6 +88,16 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   gint64         deadline_us,
                                   GCancellable  *cancellable,
                                   GError       **error);
+
+/* A streaming POST (/v3/watch) to the current endpoint, with the client's TLS settings and
+ * token, on its session (no HTTP timeout: @cancellable ends it). The response body, or NULL
+ * when the request could not be sent; *@status is the HTTP status. */
+GInputStream *_fl_etcd_client_open_stream (FlEtcdClient  *client,
+                                           const char    *path,
+                                           const char    *body,
+                                           GCancellable  *cancellable,
+                                           guint         *status,
+                                           GError       **error);
 
 /* The object that @bytes holds, or NULL. A response body is not NUL-terminated: it is
  * parsed by its length, never as a C string. */
@@ -67,7 +118,8 @@ char       *_fl_etcd_unb64        (const char *b64);
  * time of the last successful keepalive + TTL - margin (pitfall 9); then lost, once. */
 typedef struct _FlEtcdKeeper FlEtcdKeeper;
 
-FlEtcdKeeper *_fl_etcd_keeper_start    (char         **endpoints,
+/* Keeps @client's endpoints and TLS/user settings (not @client itself). */
+FlEtcdKeeper *_fl_etcd_keeper_start    (FlEtcdClient  *client,
                                         gint64         lease,
                                         gint64         ttl_s,
                                         gint64         granted_sent_us);
