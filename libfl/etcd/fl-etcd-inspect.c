@@ -140,15 +140,16 @@ reading_clear (Reading *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Reading, reading_clear)
 
 static void
-reading_init (Reading    *r,
-              char      **endpoints,
-              const char *uri,
-              const char *prefix)
+reading_init (Reading             *r,
+              char               **endpoints,
+              const FlLockOptions *options,
+              const char          *uri,
+              const char          *prefix)
 {
   const char *hosts = strstr (uri, "://") + 3;
   const char *slash = strchr (hosts, '/');
 
-  r->client = _fl_etcd_client_new (endpoints);
+  r->client = _fl_etcd_client_new_for_options (endpoints, options);
   r->base = slash != NULL ? g_strndup (uri, slash - uri) : g_strdup (uri);
   r->prefix = g_strdup (prefix);
   r->now_us = g_get_real_time ();
@@ -483,7 +484,7 @@ _fl_etcd_snapshot_new (const char          *uri,
     return NULL;
   name = strchr (t.name, '/') + 1;
   prefix = g_strndup (t.name, name - 1 - t.name);
-  reading_init (&r, t.endpoints, uri, prefix);
+  reading_init (&r, t.endpoints, options, uri, prefix);
 
   /* The queue and its metadata in one transaction: both of the same revision. */
   queue = g_strconcat (t.name, "/", NULL);
@@ -567,7 +568,7 @@ _fl_etcd_scan (const char          *root,
       return NULL;
     }
   t.name[strlen (t.name) - 2] = '\0';  /* PREFIX */
-  reading_init (&r, t.endpoints, trimmed, t.name);
+  reading_init (&r, t.endpoints, options, trimmed, t.name);
 
   from = g_strconcat (t.name, "/", NULL);
   to = g_strconcat (t.name, "0", NULL);

@@ -639,6 +639,23 @@ etcd_is_locked (const char          *target,
   return res != NULL && _fl_etcd_json_int (res, "count") > 0;
 }
 
+static gpointer
+etcd_watch_start (const char          *root,
+                  const FlLockOptions *options,
+                  void               (*changed) (gpointer data),
+                  gpointer             data,
+                  GDestroyNotify       destroy,
+                  GError             **error)
+{
+  return _fl_etcd_watch_start (root, options, changed, data, destroy, error);
+}
+
+static void
+etcd_watch_stop (gpointer watch)
+{
+  _fl_etcd_watch_stop (watch);
+}
+
 const FlLockBackend _fl_lock_backend_etcd = {
   .name = "etcd",
   .acquire = etcd_acquire,
@@ -653,4 +670,6 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .snapshot_new = _fl_etcd_snapshot_new,
   .scan = _fl_etcd_scan,
   .reclaim = _fl_etcd_reclaim,
+  .watch_start = etcd_watch_start,
+  .watch_stop = etcd_watch_stop,
 };

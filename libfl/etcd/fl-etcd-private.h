@@ -151,4 +151,19 @@ gboolean    _fl_etcd_reclaim      (FlSnapshot          *snapshot,
                                    gboolean             forced,
                                    GError             **error);
 
+/* fl-etcd-watch.c: PREFIX/ followed live for the directory model. @changed runs on the
+ * caller's thread-default main context whenever something under the prefix may have changed,
+ * and after the stream was down; never after _fl_etcd_watch_stop() (called on that context).
+ * @destroy frees @data, from any thread, after the stop. */
+typedef void (*FlEtcdChangedFunc) (gpointer data);
+typedef struct _FlEtcdWatch FlEtcdWatch;
+
+FlEtcdWatch *_fl_etcd_watch_start (const char          *root,
+                                   const FlLockOptions *options,
+                                   FlEtcdChangedFunc    changed,
+                                   gpointer             data,
+                                   GDestroyNotify       destroy,
+                                   GError             **error);
+void         _fl_etcd_watch_stop  (FlEtcdWatch         *watch);
+
 G_END_DECLS

@@ -18,6 +18,10 @@ G_BEGIN_DECLS
  * flushes them, so it does not depend on inotify timing. pidfd watches stay on. */
 void      _fl_directory_model_set_monitoring  (FlDirectoryModel  *self,
                                                gboolean           monitoring);
+/* Events on, the periodic rescan off: a test that a change arrived by its event (a GFileMonitor
+ * or an etcd watch), not by the repair that would find it anyway. */
+void      _fl_directory_model_set_periodic    (FlDirectoryModel  *self,
+                                               gboolean           periodic);
 void      _fl_directory_model_apply_event     (FlDirectoryModel  *self,
                                                GFileMonitorEvent  event,
                                                const char        *path,

@@ -15,6 +15,7 @@
 #include "fl-model-store-private.h"
 #include "fl-model-tally-private.h"
 #include "fl-model-watch-private.h"
+#include "fl-lock-backend-private.h"
 #include "fl-snapshot-private.h"
 
 /* How the model stays right without trusting any one source:
@@ -165,7 +166,7 @@ queue_pid_cb (int      pid,
     {
       FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (&self->store, i));
 
-      if (fl_snapshot_get_pid (snap) == pid)
+      if (fl_snapshot_get_pid (snap) == pid && !_fl_snapshot_is_etcd (snap))
         _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
     }
 }
@@ -193,7 +194,17 @@ rescan_cb (gint64   delay_ms,
   _fl_model_scanner_schedule (&self->scanner, delay_ms);
 }
 
-static const FlModelMonitorHooks monitor_hooks = { flush_cb, rescan_cb };
+static void
+rescan_root_cb (FlModelRoot *root,
+                gpointer     user_data)
+{
+  FlDirectoryModel *self = user_data;
+
+  if (root != NULL && !root->removed)
+    _fl_model_scanner_start (&self->scanner, root, FL_MODEL_SCAN_RESCAN, NULL);
+}
+
+static const FlModelMonitorHooks monitor_hooks = { flush_cb, rescan_cb, rescan_root_cb };
 
 static void
 scanned_cb (FlModelRoot *root,
@@ -281,8 +292,7 @@ fl_directory_model_dispose (GObject *object)
     {
       FlModelRoot *root = g_ptr_array_steal_index (self->roots, self->roots->len - 1);
 
-      root->removed = TRUE;
-      g_hash_table_remove_all (root->monitors);
+      _fl_model_root_stop (root);
       _fl_model_root_unref (root);
     }
 
@@ -445,6 +455,7 @@ fl_directory_model_new (const FlLockOptions *options)
 
   self->options = options != NULL ? fl_lock_options_copy (options) : fl_lock_options_new ();
   self->scanner.options = self->options;
+  self->monitor.options = self->options;
   return self;
 }
 
@@ -457,30 +468,44 @@ register_root (FlDirectoryModel *self,
                gboolean         *existing,
                GError          **error)
 {
-  g_autofree char *path = g_canonicalize_filename (directory, NULL);
+  g_autofree char *path = _fl_model_root_path_for (directory);
+  const FlLockBackend *backend = _fl_lock_backend_for (path);
   FlModelRoot *root = _fl_model_roots_find (self->roots, path);
   FlDir *dir;
   int err;
 
   *existing = FALSE;
-  if (root != NULL && root->recursive == recursive)
+  if (root != NULL && (root->recursive == recursive || root->backend != NULL))
     {
       *existing = TRUE;
       return root;
     }
 
-  err = _fl_platform_dir_open (path, FALSE, &dir);
-  if (err != 0)
+  if (backend->scan == NULL)
     {
-      _fl_model_root_set_error (error, path, err);
+      backend = NULL;  /* a directory */
+      err = _fl_platform_dir_open (path, FALSE, &dir);
+      if (err != 0)
+        {
+          _fl_model_root_set_error (error, path, err);
+          return NULL;
+        }
+      _fl_platform_dir_close (dir);
+    }
+  else if (backend->watch_start == NULL)
+    {
+      /* libfl built without etcd: its scan says how to build it with */
+      g_autoptr(GPtrArray) none = backend->scan (path, self->options, NULL, error);
+
+      g_assert (none == NULL);
       return NULL;
     }
-  _fl_platform_dir_close (dir);
+  /* else another backend's root (etcd://HOSTS/PREFIX), checked by its first scan */
 
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);
 
-  root = _fl_model_root_new (g_steal_pointer (&path), recursive);
+  root = _fl_model_root_new (g_steal_pointer (&path), recursive, backend);
   g_ptr_array_add (self->roots, root);
   _fl_model_monitor_watch (&self->monitor, root, root->path);
   return root;
@@ -604,14 +629,13 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
   g_return_val_if_fail (directory != NULL, FALSE);
 
-  path = g_canonicalize_filename (directory, NULL);
+  path = _fl_model_root_path_for (directory);
   root = _fl_model_roots_find (self->roots, path);
   if (root == NULL)
     return FALSE;
 
   g_ptr_array_remove (self->roots, root);
-  root->removed = TRUE;
-  g_hash_table_remove_all (root->monitors);
+  _fl_model_root_stop (root);
   _fl_model_scanner_forget (&self->scanner, root);
   _fl_model_root_unref (root);
   return TRUE;
@@ -724,7 +748,7 @@ fl_directory_model_lookup (FlDirectoryModel *self,
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  canonical = g_canonicalize_filename (path, NULL);
+  canonical = _fl_model_root_path_for (path);
   return _fl_model_store_find (&self->store, canonical, &pos)
          ? _fl_model_store_get_entry (&self->store, pos) : NULL;
 }
@@ -755,7 +779,8 @@ fl_directory_model_dup_related (FlDirectoryModel *self,
 
   related = g_ptr_array_new_with_free_func (g_object_unref);
   snap = fl_entry_get_snapshot (entry);
-  if (fl_snapshot_get_target (snap) == NULL)
+  /* An etcd lock has no temp or graveyard files: its waiters are in its snapshot. */
+  if (fl_snapshot_get_target (snap) == NULL || _fl_snapshot_is_etcd (snap))
     return related;
 
   dir = g_path_get_dirname (fl_snapshot_get_path (snap));
@@ -809,6 +834,13 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
 
   path = g_strdup (fl_snapshot_get_path (snapshot));
   ok = fl_snapshot_reclaim (snapshot, self->options, error);
+  if (_fl_snapshot_is_etcd (snapshot))
+    {
+      /* Its root is read again as a whole, as for any change etcd reports. */
+      rescan_root_cb (_fl_model_roots_covering (self->roots, NULL,
+                                                _fl_snapshot_get_key (snapshot)), self);
+      return ok;
+    }
 
   if (ok)
     self->store.quiet++;
@@ -835,6 +867,16 @@ _fl_directory_model_set_monitoring (FlDirectoryModel *self,
 
   self->monitor.enabled = !!monitoring;
   self->scanner.periodic = !!monitoring;
+}
+
+void
+_fl_directory_model_set_periodic (FlDirectoryModel *self,
+                                  gboolean          periodic)
+{
+  g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
+  g_return_if_fail (self->roots->len == 0);
+
+  self->scanner.periodic = !!periodic;
 }
 
 void

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "fl-model-roots-private.h"
+#include "fl-options.h"
 
 G_BEGIN_DECLS
 
@@ -15,14 +16,17 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  void (*flush)  (gpointer user_data);               /* read the queued paths now */
-  void (*rescan) (gint64   delay_ms,
-                  gpointer user_data);               /* the events cannot be trusted */
+  void (*flush)       (gpointer     user_data);      /* read the queued paths now */
+  void (*rescan)      (gint64       delay_ms,
+                       gpointer     user_data);      /* the events cannot be trusted */
+  void (*rescan_root) (FlModelRoot *root,
+                       gpointer     user_data);      /* another backend's root changed */
 } FlModelMonitorHooks;
 
 typedef struct
 {
   GPtrArray                 *roots;        /* the model's FlModelRoot *, borrowed */
+  const FlLockOptions       *options;      /* the model's, borrowed: for a backend's watch */
   gboolean                   enabled;      /* FALSE in tests: no GFileMonitor */
   GHashTable                *pending;      /* path -> flags */
   guint                      flush_id;
@@ -60,6 +64,8 @@ GArray  *_fl_model_monitor_take_pending  (FlModelMonitor            *monitor);
 /* In a recursive root, a directory new to the monitors gets one and a rescan. */
 void     _fl_model_monitor_check_new_directory (FlModelMonitor      *monitor,
                                                 const char          *path);
+/* A GFileMonitor on @dir_path; for another backend's root (@dir_path its path), the
+ * backend's live watch. */
 void     _fl_model_monitor_watch         (FlModelMonitor            *monitor,
                                           FlModelRoot               *root,
                                           const char                *dir_path);

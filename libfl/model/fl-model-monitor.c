@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "fl-lock-backend-private.h"
 #include "fl-model-monitor-private.h"
 #include "fl-model-store-private.h"
 #include "platform/fl-platform.h"
@@ -16,6 +17,8 @@
  * spell is read at once; a burst is read at most every FL_MODEL_COALESCE_MS, each path once;
  * past BURST_LIMIT paths a rescan is cheaper. */
 #define BURST_LIMIT 2000
+/* etcd events come in bursts too: a lock handed over deletes one key and its metadata. */
+#define REMOTE_COALESCE_MS 20
 
 static void
 pending_clear (gpointer data)
@@ -230,6 +233,53 @@ _fl_model_monitor_check_new_directory (FlModelMonitor *monitor,
     }
 }
 
+/* Another backend's root (etcd) */
+
+typedef struct
+{
+  FlModelMonitor *monitor;
+  FlModelRoot    *root;
+} RemoteCall;
+
+static gboolean
+remote_rescan_cb (gpointer user_data)
+{
+  RemoteCall *call = user_data;
+
+  call->root->remote_rescan_id = 0;
+  call->monitor->hooks->rescan_root (call->root, call->monitor->user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* A burst of etcd events (a queue moving, its metadata keys with it) costs one read of the
+ * prefix. The watch is stopped, and this timeout removed, before the root goes. */
+static void
+remote_changed_cb (gpointer user_data)
+{
+  RemoteCall *call = user_data;
+
+  if (call->root->remote_rescan_id == 0)
+    call->root->remote_rescan_id = g_timeout_add (REMOTE_COALESCE_MS, remote_rescan_cb, call);
+}
+
+static void
+watch_remote (FlModelMonitor *monitor,
+              FlModelRoot    *root)
+{
+  g_autoptr(GError) error = NULL;
+  RemoteCall *call;
+
+  if (root->remote_watch != NULL)
+    return;
+  call = g_new0 (RemoteCall, 1);
+  *call = (RemoteCall) { monitor, root };
+  root->remote_watch = root->backend->watch_start (root->path, monitor->options,
+                                                   remote_changed_cb, call, g_free, &error);
+  /* Without a watch the periodic rescan still repairs the model. */
+  if (root->remote_watch == NULL)
+    g_debug ("Cannot watch %s: %s", root->path, error->message);
+}
+
 void
 _fl_model_monitor_watch (FlModelMonitor *monitor,
                          FlModelRoot    *root,
@@ -239,7 +289,14 @@ _fl_model_monitor_watch (FlModelMonitor *monitor,
   g_autoptr(GError) error = NULL;
   GFileMonitor *file_monitor;
 
-  if (!monitor->enabled || g_hash_table_contains (root->monitors, dir_path))
+  if (!monitor->enabled)
+    return;
+  if (root->backend != NULL)
+    {
+      watch_remote (monitor, root);
+      return;
+    }
+  if (g_hash_table_contains (root->monitors, dir_path))
     return;
 
   file = g_file_new_for_path (dir_path);

@@ -10,19 +10,34 @@ G_BEGIN_DECLS
 
 /* An atomic rc box: a scan in a worker thread holds a reference. Only the main context
  * changes it; a worker reads path, prefix and recursive, which never change. */
+typedef struct _FlLockBackend FlLockBackend;
+
 typedef struct
 {
-  char       *path;        /* canonical, as given (symbolic links in it are kept) */
-  char       *prefix;      /* path with exactly one trailing slash */
-  gboolean    recursive;
-  gboolean    removed;
-  guint       serial;      /* of the last scan started */
-  guint       applied;     /* of the last scan applied: older results are dropped */
-  GHashTable *monitors;    /* directory path -> GFileMonitor, filled by fl-model-monitor.c */
+  char                *path;      /* canonical, as given (symbolic links in it are kept); for
+                                   * another backend's root, its URI (etcd://HOSTS/PREFIX) */
+  char                *prefix;    /* path with exactly one trailing slash */
+  gboolean             recursive;
+  gboolean             removed;
+  guint                serial;    /* of the last scan started */
+  guint                applied;   /* of the last scan applied: older results are dropped */
+  GHashTable          *monitors;  /* directory path -> GFileMonitor, filled by fl-model-monitor.c */
+  /* A root of another backend (etcd), whose entries' keys are its locks' targets; NULL for a
+   * directory. Its live watch and the coalesced rescan it asks for, by fl-model-monitor.c. */
+  const FlLockBackend *backend;
+  gpointer             remote_watch;
+  guint                remote_rescan_id;
 } FlModelRoot;
 
-FlModelRoot *_fl_model_root_new          (char             *path,
-                                          gboolean          recursive);
+/* Takes @path (canonical, or a URI for @backend, which may be NULL). */
+FlModelRoot *_fl_model_root_new          (char                *path,
+                                          gboolean             recursive,
+                                          const FlLockBackend *backend);
+/* No more events from the root's monitors or watch: it is no longer watched. */
+void         _fl_model_root_stop         (FlModelRoot      *root);
+/* The form in which @directory is a root's path: canonical for a directory, the URI without
+ * its trailing slash for another backend's root. */
+char        *_fl_model_root_path_for     (const char       *directory);
 FlModelRoot *_fl_model_root_ref          (FlModelRoot      *root);
 void         _fl_model_root_unref        (FlModelRoot      *root);
 gboolean     _fl_model_root_covers       (FlModelRoot      *root,

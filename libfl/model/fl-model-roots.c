@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error-private.h"
+#include "fl-lock-backend-private.h"
 #include "fl-model-roots-private.h"
 #include "fl-names-private.h"
 #include "fl-tsan-private.h"
@@ -27,12 +28,14 @@ monitor_free (gpointer data)
   g_object_unref (monitor);
 }
 
-/* Takes @path (canonical). */
 FlModelRoot *
-_fl_model_root_new (char     *path,
-                    gboolean  recursive)
+_fl_model_root_new (char                *path,
+                    gboolean             recursive,
+                    const FlLockBackend *backend)
 {
   FlModelRoot *root = g_atomic_rc_box_new0 (FlModelRoot);
+
+  root->backend = backend;
 
   root->prefix = path[0] != '\0' && G_IS_DIR_SEPARATOR (path[strlen (path) - 1])
                  ? g_strdup (path) : g_strconcat (path, G_DIR_SEPARATOR_S, NULL);
@@ -65,13 +68,37 @@ _fl_model_root_unref (FlModelRoot *root)
   g_atomic_rc_box_release_full (root, (GDestroyNotify) root_clear);
 }
 
+void
+_fl_model_root_stop (FlModelRoot *root)
+{
+  root->removed = TRUE;
+  g_hash_table_remove_all (root->monitors);
+  g_clear_handle_id (&root->remote_rescan_id, g_source_remove);
+  if (root->remote_watch != NULL)
+    root->backend->watch_stop (g_steal_pointer (&root->remote_watch));
+}
+
+char *
+_fl_model_root_path_for (const char *directory)
+{
+  gsize len = strlen (directory);
+
+  if (_fl_lock_backend_for (directory)->scan == NULL)
+    return g_canonicalize_filename (directory, NULL);
+  /* etcd://HOSTS/PREFIX/ and etcd://HOSTS/PREFIX are one root */
+  return len > 0 && directory[len - 1] == '/' ? g_strndup (directory, len - 1)
+                                               : g_strdup (directory);
+}
+
+/* In another backend's root every key under the prefix is one lock: a '/' in a lock's name
+ * is part of the name, not a directory. */
 gboolean
 _fl_model_root_covers (FlModelRoot *root,
                        const char  *path)
 {
   if (!g_str_has_prefix (path, root->prefix))
     return FALSE;
-  return root->recursive ||
+  return root->recursive || root->backend != NULL ||
          !_fl_has_dir_separator (path + strlen (root->prefix),
                                  strlen (path + strlen (root->prefix)));
 }

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "fl-lock-backend-private.h"
 #include "fl-model-scanner-private.h"
 #include "fl-process-private.h"
 #include "fl-snapshot-private.h"
@@ -117,7 +118,7 @@ scan_job_new (FlModelScanner  *scanner,
     {
       FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (store, i));
 
-      if (!g_str_has_prefix (fl_snapshot_get_path (snap), root->prefix))
+      if (!g_str_has_prefix (_fl_snapshot_get_key (snap), root->prefix))
         break;
       g_ptr_array_add (job->previous, g_object_ref (snap));
     }
@@ -130,7 +131,7 @@ static FlSnapshot *
 reuse_previous (ScanJob    *job,
                 FlSnapshot *fresh)
 {
-  const char *path = fl_snapshot_get_path (fresh);
+  const char *path = _fl_snapshot_get_key (fresh);
   guint lo = 0;
   guint hi = job->previous->len;
 
@@ -138,7 +139,7 @@ reuse_previous (ScanJob    *job,
     {
       guint mid = lo + (hi - lo) / 2;
       FlSnapshot *old = job->previous->pdata[mid];
-      int cmp = strcmp (fl_snapshot_get_path (old), path);
+      int cmp = strcmp (_fl_snapshot_get_key (old), path);
 
       if (cmp == 0)
         {
@@ -233,8 +234,21 @@ static int
 compare_snapshot_paths (gconstpointer a,
                         gconstpointer b)
 {
-  return strcmp (fl_snapshot_get_path (*(FlSnapshot **) a),
-                 fl_snapshot_get_path (*(FlSnapshot **) b));
+  return strcmp (_fl_snapshot_get_key (*(FlSnapshot **) a),
+                 _fl_snapshot_get_key (*(FlSnapshot **) b));
+}
+
+/* Another backend's root (etcd): one read of the backend gives every lock under it. */
+static void
+run_remote_scan (ScanJob *job)
+{
+  g_autoptr(GPtrArray) snaps = job->root->backend->scan (job->root->path, job->options,
+                                                         job->cancellable, &job->error);
+
+  if (snaps == NULL)
+    return;
+  for (guint i = 0; i < snaps->len; i++)
+    g_ptr_array_add (job->snapshots, reuse_previous (job, g_object_ref (snaps->pdata[i])));
 }
 
 /* Runs in any thread. */
@@ -243,8 +257,17 @@ run_scan (ScanJob *job)
 {
   gint64 start = g_get_monotonic_time ();
   FlDir *dir;
-  int err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
+  int err;
 
+  if (job->root->backend != NULL)
+    {
+      run_remote_scan (job);
+      g_ptr_array_sort (job->snapshots, compare_snapshot_paths);
+      job->duration_us = g_get_monotonic_time () - start;
+      return;
+    }
+
+  err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
   if (err != 0)
     {
       _fl_model_root_set_error (&job->error, job->root->path, err);

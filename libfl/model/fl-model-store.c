@@ -8,6 +8,7 @@
 
 #include "fl-entry-private.h"
 #include "fl-model-store-private.h"
+#include "fl-snapshot-private.h"
 
 /* A GPtrArray sorted by path (strcmp): O(log n) lookup, O(1) get_item. An entry whose file
  * changes keeps its place and its object: its snapshot is swapped (rows refresh by notify). A
@@ -41,10 +42,11 @@ _fl_model_store_finalize (FlModelStore *store)
   g_clear_pointer (&store->entries, g_ptr_array_unref);
 }
 
+/* Entries are sorted by key: a file's path, an etcd lock's target (unique across clusters). */
 static const char *
 entry_path (gconstpointer entry)
 {
-  return fl_entry_get_path ((FlEntry *) entry);
+  return _fl_snapshot_get_key (fl_entry_get_snapshot ((FlEntry *) entry));
 }
 
 static void
@@ -92,6 +94,21 @@ _fl_model_store_find (FlModelStore *store,
   return FALSE;
 }
 
+/* An etcd lock's queue: the same keys behind the holder, in the same order. */
+static gboolean
+same_waiters (GPtrArray *a,
+              GPtrArray *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    if (!fl_snapshot_same_file (a->pdata[i], b->pdata[i]))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 _fl_model_snapshots_equal (FlSnapshot *a,
                            FlSnapshot *b)
@@ -105,7 +122,8 @@ _fl_model_snapshots_equal (FlSnapshot *a,
          && fl_snapshot_get_mtime (a) == fl_snapshot_get_mtime (b)
          && g_strcmp0 (fl_snapshot_get_content (a), fl_snapshot_get_content (b)) == 0
          && g_strcmp0 (fl_snapshot_get_reason (a), fl_snapshot_get_reason (b)) == 0
-         && g_strcmp0 (fl_snapshot_get_process_name (a), fl_snapshot_get_process_name (b)) == 0;
+         && g_strcmp0 (fl_snapshot_get_process_name (a), fl_snapshot_get_process_name (b)) == 0
+         && same_waiters (fl_snapshot_get_waiters (a), fl_snapshot_get_waiters (b));
 }
 
 static FlChange
@@ -319,7 +337,7 @@ _fl_model_store_merge (FlModelStore       *store,
       if (entry == NULL && snap == NULL)
         break;
       cmp = entry == NULL ? 1 : snap == NULL ? -1
-            : strcmp (entry_path (entry), fl_snapshot_get_path (snap));
+            : strcmp (entry_path (entry), _fl_snapshot_get_key (snap));
 
       if (cmp < 0)
         {
@@ -334,7 +352,7 @@ _fl_model_store_merge (FlModelStore       *store,
         }
       else if (cmp > 0)
         {
-          if (take_new (fl_snapshot_get_path (snap), filter_data))
+          if (take_new (_fl_snapshot_get_key (snap), filter_data))
             {
               FlEntry *fresh = _fl_entry_new (snap);
 

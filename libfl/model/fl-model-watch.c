@@ -106,7 +106,9 @@ pidfd_ready_cb (FlHandle fd,
 static gboolean
 wants_pid_watch (FlSnapshot *snap)
 {
-  return fl_snapshot_get_liveness (snap) == FL_LIVENESS_ALIVE && fl_snapshot_get_pid (snap) > 0;
+  /* An etcd holder's PID may be of another machine: etcd judges it, not a pidfd here. */
+  return fl_snapshot_get_liveness (snap) == FL_LIVENESS_ALIVE && fl_snapshot_get_pid (snap) > 0
+         && !_fl_snapshot_is_etcd (snap);
 }
 
 static void

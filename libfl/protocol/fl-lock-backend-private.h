@@ -63,6 +63,17 @@ struct _FlLockBackend
   gboolean    (*reclaim)           (FlSnapshot           *snapshot,
                                     gboolean              forced,
                                     GError              **error);
+
+  /* Nullable: a root of this backend followed live (FlDirectoryModel). @changed runs on the
+   * caller's thread-default main context whenever something under @root may have changed,
+   * never after watch_stop (called on that context); @destroy frees @data after the stop. */
+  gpointer    (*watch_start)       (const char           *root,
+                                    const FlLockOptions  *options,
+                                    void                (*changed) (gpointer data),
+                                    gpointer              data,
+                                    GDestroyNotify        destroy,
+                                    GError              **error);
+  void        (*watch_stop)        (gpointer              watch);
 };
 
 /* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build

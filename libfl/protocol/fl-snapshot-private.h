@@ -58,6 +58,13 @@ typedef struct
 } FlSnapshotEtcd;
 
 FlSnapshot *_fl_snapshot_new_etcd   (const FlSnapshotEtcd *fields);
+/* TRUE for a snapshot of an etcd lock: its PID runs on another machine maybe, and it is
+ * judged by etcd, never by a probe of this one. */
+gboolean    _fl_snapshot_is_etcd    (FlSnapshot           *self);
+/* What names the entry in a directory model, unique across every root: a file's path, an
+ * etcd lock's target (etcd://HOSTS/PREFIX/NAME; its path, PREFIX/ESCAPED-NAME, is unique
+ * only within one cluster). */
+const char *_fl_snapshot_get_key    (FlSnapshot           *self);
 /* Takes @waiter. */
 void        _fl_snapshot_add_waiter (FlSnapshot           *self,
                                      FlSnapshot           *waiter);

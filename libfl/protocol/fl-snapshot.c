@@ -235,6 +235,18 @@ _fl_snapshot_new_etcd (const FlSnapshotEtcd *e)
   return self;
 }
 
+gboolean
+_fl_snapshot_is_etcd (FlSnapshot *self)
+{
+  return self->revision > 0;
+}
+
+const char *
+_fl_snapshot_get_key (FlSnapshot *self)
+{
+  return _fl_snapshot_is_etcd (self) ? self->target : self->path;
+}
+
 void
 _fl_snapshot_add_waiter (FlSnapshot *self,
                          FlSnapshot *waiter)

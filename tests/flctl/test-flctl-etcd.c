@@ -379,6 +379,73 @@ test_run_lost (void)
   wait_queue ("fl-test/run-lost", 0);
 }
 
+/* The next JSON record on @stream whose event is @event and path is @path, or NULL past the
+ * deadline. */
+static JsonObject *
+next_watch_event (GInputStream *stream,
+                  const char   *event,
+                  const char   *path)
+{
+  gint64 deadline = g_get_monotonic_time () + FLCTL_TEST_TIMEOUT_MS * 1000;
+
+  for (;;)
+    {
+      gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+      g_autofree char *line = left_ms > 0 ? flctl_test_read_line (stream, left_ms) : NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *record;
+
+      if (line == NULL)
+        return NULL;
+      g_test_message ("watch: %s", line);
+      if (!json_parser_load_from_data (parser, line, -1, NULL) ||
+          !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+        continue;
+      record = json_node_get_object (json_parser_get_root (parser));
+      if (g_strcmp0 (json_object_get_string_member_with_default (record, "event", ""), event) == 0
+          && g_strcmp0 (json_object_get_string_member_with_default (record, "path", ""), path) == 0)
+        return json_object_ref (record);
+    }
+}
+
+/* watch on an etcd prefix reports a lock taken and released there, through etcd's watch. */
+static void
+test_watch (void)
+{
+  g_autofree char *root = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *ready = NULL;
+  g_autoptr(GSubprocess) watcher = NULL;
+  g_autoptr(JsonObject) created = NULL;
+  g_autoptr(JsonObject) released = NULL;
+  GSubprocess *holder;
+  int holder_pid;
+
+  NEED_ETCD ();
+  root = g_strdup_printf ("etcd://%s/fl-watch", server->hostport);
+  uri = g_strdup_printf ("%s/w", root);
+  watcher = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                              "watch", "--json", root, NULL);
+  ready = flctl_test_read_until (g_subprocess_get_stderr_pipe (watcher), "watching",
+                                 FLCTL_TEST_TIMEOUT_MS);
+  g_assert_nonnull (ready);
+
+  holder = hold (uri, "watched");
+  holder_pid = flctl_test_pid (holder);
+  created = next_watch_event (g_subprocess_get_stdout_pipe (watcher), "created", "fl-watch/w");
+  g_assert_nonnull (created);
+  g_assert_cmpint (json_object_get_int_member (created, "pid"), ==, holder_pid);
+  g_assert_cmpstr (json_object_get_string_member (created, "state"), ==, "held");
+
+  stop (holder);
+  released = next_watch_event (g_subprocess_get_stdout_pipe (watcher), "released",
+                               "fl-watch/w");
+  g_assert_nonnull (released);
+
+  g_subprocess_send_signal (watcher, SIGINT);
+  g_assert_cmpint (flctl_test_wait (watcher, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -397,6 +464,7 @@ main (int    argc,
   g_test_add_func ("/flctl-etcd/reclaim-changed", test_reclaim_changed);
   g_test_add_func ("/flctl-etcd/run", test_run);
   g_test_add_func ("/flctl-etcd/run-lost", test_run_lost);
+  g_test_add_func ("/flctl-etcd/watch", test_watch);
 
   server = etcd_server_start (&skip_reason);
   ret = g_test_run ();
