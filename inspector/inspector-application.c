@@ -83,6 +83,10 @@ inspector_application_open (GApplication  *application,
     {
       g_autofree char *path = g_file_get_path (files[i]);
 
+      /* fl-inspector etcd://HOST:PORT/PREFIX: an etcd prefix beside the folders */
+      if (path == NULL && (g_file_has_uri_scheme (files[i], "etcd") ||
+                           g_file_has_uri_scheme (files[i], "etcds")))
+        path = g_file_get_uri (files[i]);
       if (path != NULL)
         inspector_window_add_directory (window, path, self->recursive, TRUE);
     }

@@ -42,6 +42,26 @@ kernel_label_cb (gpointer    unused,
                    ? fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)) : "—");
 }
 
+/* etcd locks only: lock files have no host or lease (fl_snapshot_get_revision() is 0). */
+static char *
+host_label_cb (gpointer    unused,
+               FlSnapshot *snap)
+{
+  const char *host;
+
+  if (snap == NULL)
+    return NULL;
+  host = fl_snapshot_get_host (snap);
+  return g_strdup (fl_snapshot_get_revision (snap) == 0 ? "—" : host != NULL ? host : "?");
+}
+
+static char *
+lease_label_cb (gpointer    unused,
+                FlSnapshot *snap)
+{
+  return snap != NULL ? inspector_format_lease (snap) : NULL;
+}
+
 static char *
 state_summary_cb (gpointer    unused,
                   FlSnapshot *snap)
@@ -120,6 +140,8 @@ _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, basename_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_holder_cb);
   gtk_widget_class_bind_template_callback (widget_class, kernel_label_cb);
+  gtk_widget_class_bind_template_callback (widget_class, host_label_cb);
+  gtk_widget_class_bind_template_callback (widget_class, lease_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_summary_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_icon_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_age_cb);

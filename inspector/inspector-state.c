@@ -57,6 +57,34 @@ inspector_format_holder (FlSnapshot *snapshot)
 }
 
 char *
+inspector_format_lease (FlSnapshot *snapshot)
+{
+  gint64 ttl = fl_snapshot_get_lease_ttl (snapshot);
+  GPtrArray *waiters = fl_snapshot_get_waiters (snapshot);
+  GString *text;
+
+  if (fl_snapshot_get_revision (snapshot) == 0)
+    return g_strdup ("—");
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "%" G_GINT64_MODIFIER "x", fl_snapshot_get_lease_id (snapshot));
+  if (ttl >= 0)
+    {
+      g_autofree char *left = fl_format_age (ttl * G_USEC_PER_SEC);
+
+      g_string_append (text, " · ");
+      /* TRANSLATORS: the time left on an etcd lease when it was read, e.g. "8 s left" */
+      g_string_append_printf (text, _("%s left"), left);
+    }
+  if (waiters != NULL && waiters->len > 0)
+    {
+      g_string_append (text, " · ");
+      g_string_append_printf (text, ngettext ("%u waiting", "%u waiting", waiters->len),
+                              waiters->len);
+    }
+  return g_string_free (text, FALSE);
+}
+
+char *
 inspector_format_time (gint64 real_us)
 {
   g_autoptr(GDateTime) time = NULL;

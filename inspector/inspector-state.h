@@ -13,6 +13,8 @@ G_BEGIN_DECLS
 int             inspector_state_rank        (FlEntryState  state);
 const char     *inspector_state_icon_name   (FlEntryState  state);
 char           *inspector_format_holder     (FlSnapshot   *snapshot);
+/* An etcd lock's lease, TTL left and waiters; "—" for a lock file. */
+char           *inspector_format_lease      (FlSnapshot   *snapshot);
 char           *inspector_format_time       (gint64        real_us);
 char           *inspector_format_user       (gint64        uid);
 char           *inspector_explain           (FlSnapshot   *snapshot,

@@ -393,6 +393,38 @@ open_action (GtkWidget  *widget,
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
 
+/* The popover's entry: an etcd prefix, watched beside the folders and remembered with them. A
+ * prefix that cannot be read is reported in the banner, in libfl's words. */
+static void
+add_etcd_prefix_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (
+                                                  GTK_EDITABLE (self->etcd_entry))));
+
+  if (text[0] == '\0')
+    return;
+  if (!g_str_has_prefix (text, "etcd://") && !g_str_has_prefix (text, "etcds://"))
+    {
+      _inspector_window_show_banner (self, FALSE,
+                                     _("Write an etcd prefix as etcd://HOST:PORT/PREFIX (or "
+                                       "etcds:// for TLS); open folders with the Open button."));
+      return;
+    }
+  inspector_window_add_directory (self, text, FALSE, TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (self->etcd_entry), "");
+}
+
+/* Enter in the entry does what the Watch button beside it does. */
+void
+_inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
+                                          InspectorWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.add-etcd-prefix", NULL);
+}
+
 static void
 remove_directory_action (GtkWidget  *widget,
                          const char *action_name,
@@ -444,6 +476,8 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
   gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
+  gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
+                                   add_etcd_prefix_action);
   gtk_widget_class_install_action (widget_class, "win.remove-directory", "s",
                                    remove_directory_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-banner", NULL,

@@ -8,11 +8,32 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "inspector-state.h"
 #include "inspector-window-private.h"
 
 /* Watched directories: the popover's list, and GSettings */
+
+/* An etcd prefix (etcd://HOSTS/PREFIX) is watched beside folders: it is kept as typed, less a
+ * trailing slash, as libfl's model keeps it. */
+static gboolean
+is_etcd_prefix (const char *directory)
+{
+  return g_str_has_prefix (directory, "etcd://") || g_str_has_prefix (directory, "etcds://");
+}
+
+static char *
+root_path_for (const char *directory)
+{
+  gsize len = strlen (directory);
+
+  if (!is_etcd_prefix (directory))
+    return g_canonicalize_filename (directory, NULL);
+  return len > 0 && directory[len - 1] == '/' ? g_strndup (directory, len - 1)
+                                               : g_strdup (directory);
+}
+
 
 static void
 remember_directories (InspectorWindow *self)
@@ -48,6 +69,7 @@ void
 _inspector_window_rebuild_directories (InspectorWindow *self)
 {
   g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
+  gboolean has_etcd = FALSE;
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->directories_list))) != NULL)
@@ -76,6 +98,12 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
       gtk_box_append (GTK_BOX (box), button);
       gtk_list_box_append (self->directories_list, box);
     }
+  /* Host and Lease say something only of etcd locks. */
+  for (guint i = 0; dirs[i] != NULL; i++)
+    has_etcd |= is_etcd_prefix (dirs[i]);
+  gtk_column_view_column_set_visible (self->host_column, has_etcd);
+  gtk_column_view_column_set_visible (self->lease_column, has_etcd);
+
   if (dirs[0] == NULL)
     {
       GtkWidget *none = gtk_label_new (_("None yet: open a folder."));
@@ -147,7 +175,7 @@ inspector_window_add_directory (InspectorWindow *self,
 
   g_return_if_fail (INSPECTOR_IS_WINDOW (self));
 
-  canonical = g_canonicalize_filename (directory, NULL);
+  canonical = root_path_for (directory);
   g_hash_table_insert (self->recursive_dirs, g_strdup (canonical), GINT_TO_POINTER (recursive));
   call = g_new0 (AddCall, 1);
   call->self = g_object_ref (self);

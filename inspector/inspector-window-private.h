@@ -29,6 +29,9 @@ struct _InspectorWindow
   GtkColumnView        *column_view;
   GtkColumnViewColumn  *state_column;
   GtkColumnViewColumn  *kernel_column;
+  GtkColumnViewColumn  *host_column;     /* shown while an etcd prefix is watched */
+  GtkColumnViewColumn  *lease_column;
+  GtkEntry             *etcd_entry;
   GtkListBox           *directories_list;
   InspectorDetails     *details;
 
@@ -77,6 +80,8 @@ gboolean    _inspector_window_drop_cb          (GtkDropTarget   *target,
 /* inspector-window-actions.c */
 void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
 void        _inspector_window_update_actions   (InspectorWindow *self);
+void        _inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
+                                                      InspectorWindow *self);
 
 /* inspector-window-banner.c */
 void        _inspector_window_show_banner      (InspectorWindow *self,

@@ -302,6 +302,10 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, filter_model);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, state_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, host_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, lease_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, etcd_entry);
+  gtk_widget_class_bind_template_callback (widget_class, _inspector_window_etcd_entry_activate_cb);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, directories_list);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, details);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);

@@ -1,0 +1,254 @@
+/* test-etcd-window.c: an etcd prefix watched in the Lock Inspector beside a folder (suites
+ * 'ui' and 'etcd', under Xvfb)
+ *
+ * A real single-node etcd on free loopback ports, holders that are `flctl hold` processes.
+ * The window links the shared libfl, so etcd is started here with GLib alone, and is known to
+ * be up when libfl can list the prefix. Without the etcd binary the test skips and says why
+ * (CI fails on a skipped etcd test).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "inspector-state.h"
+#include "ui-test-util.h"
+
+static GSubprocess *etcd;
+static char *etcd_dir;
+static char *etcd_hostport;
+
+static guint16
+free_port (void)
+{
+  g_autoptr(GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) effective = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_socket_listener_add_address (listener, address, G_SOCKET_TYPE_STREAM,
+                                 G_SOCKET_PROTOCOL_TCP, NULL, &effective, &error);
+  g_assert_no_error (error);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective));
+}
+
+static gboolean
+etcd_answers (gpointer data)
+{
+  g_autoptr(GPtrArray) listed = fl_scan_directory (data, 0, NULL, NULL, NULL);
+
+  return listed != NULL;
+}
+
+/* NULL when there is no etcd binary: the reason to skip. */
+static char *
+start_etcd (void)
+{
+  g_autofree char *binary = g_find_program_in_path ("etcd");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *client = NULL;
+  g_autofree char *peer = NULL;
+  g_autofree char *metrics = NULL;
+  g_autofree char *cluster = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *probe = NULL;
+  guint16 client_port = free_port ();
+  guint16 peer_port = free_port ();
+  guint16 metrics_port = free_port ();
+
+  if (binary == NULL)
+    return g_strdup ("no etcd binary: install Debian's etcd-server");
+  etcd_dir = g_dir_make_tmp ("fl-ui-etcd-XXXXXX", &error);
+  g_assert_no_error (error);
+  data = g_build_filename (etcd_dir, "data", NULL);
+  client = g_strdup_printf ("http://127.0.0.1:%u", client_port);
+  peer = g_strdup_printf ("http://127.0.0.1:%u", peer_port);
+  metrics = g_strdup_printf ("http://127.0.0.1:%u", metrics_port);
+  cluster = g_strdup_printf ("ui=%s", peer);
+  etcd = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                           &error, binary, "--name", "ui", "--data-dir", data,
+                           "--listen-client-urls", client, "--advertise-client-urls", client,
+                           "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                           "--initial-cluster", cluster, "--initial-cluster-state", "new",
+                           "--listen-metrics-urls", metrics, NULL);
+  g_assert_no_error (error);
+  etcd_hostport = g_strdup_printf ("127.0.0.1:%u", client_port);
+  probe = g_strdup_printf ("etcd://%s/fl-ui-probe", etcd_hostport);
+  g_assert_true (fl_test_wait_until (etcd_answers, probe, 20000));
+  return NULL;
+}
+
+static void
+stop_etcd (void)
+{
+  if (etcd == NULL)
+    return;
+  g_subprocess_send_signal (etcd, SIGTERM);
+  g_subprocess_wait (etcd, NULL, NULL);
+  g_clear_object (&etcd);
+  fl_test_rm_rf (etcd_dir);
+  g_clear_pointer (&etcd_dir, g_free);
+  g_clear_pointer (&etcd_hostport, g_free);
+}
+
+/* `flctl hold --name NAME URI`, once it says it holds. */
+static GSubprocess *
+hold (const char *uri,
+      const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+  GSubprocess *holder;
+
+  holder = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, FLCTL_BUILD_PATH, "hold",
+                             "--name", name, uri, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (holder));
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (out), FALSE);
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (line, "held "));
+  return holder;
+}
+
+static int
+pid_of (GSubprocess *process)
+{
+  return (int) g_ascii_strtoll (g_subprocess_get_identifier (process), NULL, 10);
+}
+
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *target;
+  int              pid;   /* 0: no row for @target */
+} Row;
+
+static gboolean
+row_is (gpointer data)
+{
+  Row *r = data;
+  GListModel *rows = _inspector_window_get_rows (r->window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+      FlSnapshot *snap = fl_entry_get_snapshot (entry);
+
+      if (g_strcmp0 (fl_snapshot_get_target (snap), r->target) == 0)
+        return r->pid != 0 && fl_snapshot_get_pid (snap) == r->pid;
+    }
+  return r->pid == 0;
+}
+
+static gboolean
+banner_shown (gpointer data)
+{
+  return gtk_revealer_get_reveal_child (((InspectorWindow *) data)->banner);
+}
+
+/* Typed into the Watched Folders popover: the etcd locks join the demo's rows, live, with a
+ * Host and a Lease column that are hidden while only folders are watched. */
+static void
+test_etcd_beside_folder (void)
+{
+  InspectorWindow *window = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *lease = NULL;
+  g_autofree char *hex = NULL;
+  GSubprocess *holder;
+  guint n_demo;
+  Row row;
+
+  reason = start_etcd ();
+  if (reason != NULL)
+    {
+      g_test_skip (reason);
+      return;
+    }
+  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
+  target = g_strdup_printf ("%s/orders.db", root);
+  holder = hold (target, "order-writer");
+
+  window = ui_window_with_demo ();
+  n_demo = g_list_model_get_n_items (_inspector_window_get_rows (window));
+  g_assert_false (gtk_column_view_column_get_visible (window->host_column));
+  g_assert_false (gtk_column_view_column_get_visible (window->lease_column));
+
+  /* Not an etcd URI: said in the banner, nothing added. */
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), "/not/an/etcd/prefix");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.add-etcd-prefix", NULL);
+  g_assert_true (fl_test_wait_until (banner_shown, window, 5000));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->banner_label), "etcd://"));
+  gtk_revealer_set_reveal_child (window->banner, FALSE);
+
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
+  g_signal_emit_by_name (window->etcd_entry, "activate");
+  row = (Row) { window, target, pid_of (holder) };
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (window->etcd_entry)), ==, "");
+  g_assert_true (gtk_column_view_column_get_visible (window->host_column));
+  g_assert_true (gtk_column_view_column_get_visible (window->lease_column));
+  g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==,
+                    n_demo + 1);
+  {
+    g_autoptr(FlEntry) entry = NULL;
+    GListModel *rows = _inspector_window_get_rows (window);
+
+    for (guint i = 0; i < g_list_model_get_n_items (rows) && entry == NULL; i++)
+      {
+        g_autoptr(FlEntry) e = g_list_model_get_item (rows, i);
+
+        if (g_strcmp0 (fl_snapshot_get_target (fl_entry_get_snapshot (e)), target) == 0)
+          entry = g_steal_pointer (&e);
+      }
+    g_assert_nonnull (entry);
+    g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (entry)), ==,
+                     FL_ENTRY_STATE_HELD);
+    lease = inspector_format_lease (fl_entry_get_snapshot (entry));
+    hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x",
+                           fl_snapshot_get_lease_id (fl_entry_get_snapshot (entry)));
+    g_assert_true (g_str_has_prefix (lease, hex));
+    g_assert_nonnull (strstr (lease, "left"));
+  }
+
+  /* Remembered with the folders, as typed. */
+  {
+    g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+    g_autoptr(GVariant) dirs = g_settings_get_value (settings, "directories");
+    g_autofree char *printed = g_variant_print (dirs, FALSE);
+
+    g_assert_nonnull (strstr (printed, root));
+  }
+
+  /* The holder releases: the row goes, through etcd's watch. */
+  g_subprocess_send_signal (holder, SIGTERM);
+  g_assert_true (g_subprocess_wait (holder, NULL, NULL));
+  g_object_unref (holder);
+  row.pid = 0;
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+
+  /* Stop watching it: the columns hide again. */
+  _inspector_window_remove_directory (window, root);
+  g_assert_false (gtk_column_view_column_get_visible (window->host_column));
+  ui_window_close (window);
+  stop_etcd ();
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+  g_test_add_func ("/inspector/etcd-beside-folder", test_etcd_beside_folder);
+  return g_test_run ();
+}
