@@ -8,9 +8,11 @@
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fl-etcd-private.h"
+#include "fl-lock.h"
 
 guint16
 etcd_free_port (void)
@@ -451,4 +453,49 @@ etcd_wait_for (gboolean  (*func) (gpointer data),
         g_usleep (5 * 1000);  /* a condition in another process or thread: poll it */
     }
   return TRUE;
+}
+
+int
+etcd_test_hold (const char *uri)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  char buf[16];
+
+  if (lock == NULL)
+    g_error ("hold: %s", error->message);
+  while (fread (buf, 1, sizeof buf, stdin) > 0)
+    ;
+  if (!fl_lock_release (lock, &error))
+    g_error ("hold: release: %s", error->message);
+  return 0;
+}
+
+GSubprocess *
+etcd_test_spawn_holder (const char *self_path,
+                        const char *uri)
+{
+  g_autoptr(GError) error = NULL;
+  GSubprocess *child = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, self_path,
+                                         "--hold", uri, NULL);
+
+  g_assert_no_error (error);
+  return child;
+}
+
+void
+etcd_test_finish_holder (GSubprocess *child)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_close (g_subprocess_get_stdin_pipe (child), NULL, NULL);
+  g_assert_true (g_subprocess_wait_check (child, NULL, &error));
+  g_assert_no_error (error);
+  g_object_unref (child);
+}
+
+int
+etcd_test_child_pid (GSubprocess *child)
+{
+  return (int) g_ascii_strtoll (g_subprocess_get_identifier (child), NULL, 10);
 }

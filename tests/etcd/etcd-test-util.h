@@ -87,6 +87,16 @@ char        *etcd_cluster_uri     (EtcdCluster *cluster,
                                    guint        first,
                                    const char  *name);
 
+/* Holders that are real processes: the test program run with `--hold URI`. In that child,
+ * etcd_test_hold() takes the lock (waiting as long as it must), holds it until its stdin
+ * closes, and releases it. */
+int          etcd_test_hold          (const char  *uri);
+GSubprocess *etcd_test_spawn_holder  (const char  *self_path,
+                                      const char  *uri);
+/* Closing its stdin makes the child release and exit; asserts it exited 0. Takes @child. */
+void         etcd_test_finish_holder (GSubprocess *child);
+int          etcd_test_child_pid     (GSubprocess *child);
+
 /* A loopback TCP port nobody listens on right now. */
 guint16     etcd_free_port    (void);
 

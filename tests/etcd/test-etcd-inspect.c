@@ -21,52 +21,6 @@ static const char *self_path;
 
 #define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
 
-/* A child: takes the lock (waiting as long as it must), holds it until its stdin closes,
- * releases it. */
-static int
-hold (const char *uri)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
-  char buf[16];
-
-  if (lock == NULL)
-    g_error ("hold: %s", error->message);
-  while (fread (buf, 1, sizeof buf, stdin) > 0)
-    ;
-  if (!fl_lock_release (lock, &error))
-    g_error ("hold: release: %s", error->message);
-  return 0;
-}
-
-static GSubprocess *
-spawn_holder (const char *uri)
-{
-  g_autoptr(GError) error = NULL;
-  GSubprocess *child = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, self_path,
-                                         "--hold", uri, NULL);
-
-  g_assert_no_error (error);
-  return child;
-}
-
-/* Closing its stdin makes the child release and exit. */
-static void
-finish_holder (GSubprocess *child)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_output_stream_close (g_subprocess_get_stdin_pipe (child), NULL, NULL);
-  g_assert_true (g_subprocess_wait_check (child, NULL, &error));
-  g_assert_no_error (error);
-  g_object_unref (child);
-}
-
-static int
-child_pid (GSubprocess *child)
-{
-  return (int) g_ascii_strtoll (g_subprocess_get_identifier (child), NULL, 10);
-}
 
 typedef struct
 {
@@ -143,11 +97,11 @@ test_holder_and_waiters (void)
 
   NEED_ETCD ();
   uri = etcd_server_uri (server, "queue");
-  a = spawn_holder (uri);
+  a = etcd_test_spawn_holder (self_path, uri);
   wait_queue ("fl-test/queue", 1);
-  b = spawn_holder (uri);
+  b = etcd_test_spawn_holder (self_path, uri);
   wait_queue ("fl-test/queue", 2);
-  c = spawn_holder (uri);
+  c = etcd_test_spawn_holder (self_path, uri);
   wait_queue ("fl-test/queue", 3);
 
   snapshot = snapshot_ok (uri);
@@ -158,7 +112,7 @@ test_holder_and_waiters (void)
   g_assert_false (fl_snapshot_get_stale (snapshot));
   g_assert_cmpint (fl_snapshot_get_reclaimable (snapshot), ==, FL_RECLAIMABLE_UNPROVEN);
   g_assert_false (fl_snapshot_get_waiting (snapshot));
-  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, child_pid (a));
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, etcd_test_child_pid (a));
   g_assert_cmpstr (fl_snapshot_get_host (snapshot), ==, g_get_host_name ());
   g_assert_cmpstr (fl_snapshot_get_process_name (snapshot), ==, "test-etcd-inspe");
   g_assert_cmpint (fl_snapshot_get_lease_id (snapshot), !=, 0);
@@ -175,8 +129,8 @@ test_holder_and_waiters (void)
   g_assert_cmpuint (waiters->len, ==, 2);
   w1 = waiters->pdata[0];
   w2 = waiters->pdata[1];
-  g_assert_cmpint (fl_snapshot_get_pid (w1), ==, child_pid (b));
-  g_assert_cmpint (fl_snapshot_get_pid (w2), ==, child_pid (c));
+  g_assert_cmpint (fl_snapshot_get_pid (w1), ==, etcd_test_child_pid (b));
+  g_assert_cmpint (fl_snapshot_get_pid (w2), ==, etcd_test_child_pid (c));
   g_assert_true (fl_snapshot_get_waiting (w1));
   g_assert_cmpint (fl_snapshot_get_state (w1), ==, FL_ENTRY_STATE_ACTIVE);
   g_assert_null (fl_snapshot_get_waiters (w1));
@@ -198,14 +152,14 @@ test_holder_and_waiters (void)
   }
 
   /* The holder leaves: the first waiter holds, the holder's metadata is gone. */
-  finish_holder (a);
-  next = (HolderIs) { uri, child_pid (b) };
+  etcd_test_finish_holder (a);
+  next = (HolderIs) { uri, etcd_test_child_pid (b) };
   g_assert_true (etcd_wait_for (holder_is, &next, 20000));
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 2);
-  finish_holder (b);
-  next = (HolderIs) { uri, child_pid (c) };
+  etcd_test_finish_holder (b);
+  next = (HolderIs) { uri, etcd_test_child_pid (c) };
   g_assert_true (etcd_wait_for (holder_is, &next, 20000));
-  finish_holder (c);
+  etcd_test_finish_holder (c);
   wait_queue ("fl-test/queue", 0);
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 0);
 }
@@ -403,7 +357,7 @@ test_scan (void)
   g_assert_no_error (error);
   ab = fl_lock_acquire (uri_ab, NULL, NULL, &error);
   g_assert_no_error (error);
-  waiter = spawn_holder (uri_ab);
+  waiter = etcd_test_spawn_holder (self_path, uri_ab);
   wait_queue (path_ab, 2);
   foreign1 = g_strdup_printf ("%s/not-a-lock", prefix);
   foreign2 = g_strdup_printf ("%s/.fl-meta/zz", prefix);
@@ -425,7 +379,7 @@ test_scan (void)
   g_assert_cmpuint (fl_snapshot_get_waiters (s_a)->len, ==, 0);
   g_assert_cmpuint (fl_snapshot_get_waiters (s_ab)->len, ==, 1);
   g_assert_cmpint (fl_snapshot_get_pid (fl_snapshot_get_waiters (s_ab)->pdata[0]), ==,
-                   child_pid (waiter));
+                   etcd_test_child_pid (waiter));
   g_assert_cmpint (fl_snapshot_get_pid (s_a), ==, getpid ());
   g_assert_cmpint (fl_snapshot_get_lease_ttl (s_ab), >, 0);
   g_assert_false (has_path (found, foreign1));
@@ -435,7 +389,7 @@ test_scan (void)
   g_assert_cmpuint (again->len, ==, 2);
 
   g_assert_true (fl_lock_release (ab, &error));
-  finish_holder (waiter);
+  etcd_test_finish_holder (waiter);
   g_assert_true (fl_lock_release (a, &error));
   g_assert_no_error (error);
 }
@@ -530,7 +484,7 @@ main (int    argc,
   int ret;
 
   if (argc == 3 && strcmp (argv[1], "--hold") == 0)
-    return hold (argv[2]);
+    return etcd_test_hold (argv[2]);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);

@@ -24,51 +24,6 @@ static const char *self_path;
 
 #define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
 
-/* A child: takes the lock (waiting as long as it must), holds it until its stdin closes,
- * releases it. */
-static int
-hold (const char *uri)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
-  char buf[16];
-
-  if (lock == NULL)
-    g_error ("hold: %s", error->message);
-  while (fread (buf, 1, sizeof buf, stdin) > 0)
-    ;
-  if (!fl_lock_release (lock, &error))
-    g_error ("hold: release: %s", error->message);
-  return 0;
-}
-
-static GSubprocess *
-spawn_holder (const char *uri)
-{
-  g_autoptr(GError) error = NULL;
-  GSubprocess *child = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, self_path,
-                                         "--hold", uri, NULL);
-
-  g_assert_no_error (error);
-  return child;
-}
-
-static void
-finish_holder (GSubprocess *child)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_output_stream_close (g_subprocess_get_stdin_pipe (child), NULL, NULL);
-  g_assert_true (g_subprocess_wait_check (child, NULL, &error));
-  g_assert_no_error (error);
-  g_object_unref (child);
-}
-
-static int
-child_pid (GSubprocess *child)
-{
-  return (int) g_ascii_strtoll (g_subprocess_get_identifier (child), NULL, 10);
-}
 
 /* A model that follows events only: no periodic rescan. */
 static FlDirectoryModel *
@@ -179,8 +134,8 @@ test_live (void)
     g_assert_cmpstr (roots[1], ==, root);
   }
 
-  holder = spawn_holder (target);
-  holder_pid = child_pid (holder);
+  holder = etcd_test_spawn_holder (self_path, target);
+  holder_pid = etcd_test_child_pid (holder);
   wait_entry (model, target, holder_pid, 0);
   entry = fl_directory_model_lookup (model, target);
   snap = fl_entry_get_snapshot (entry);
@@ -197,19 +152,19 @@ test_live (void)
   g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (model), ==, 1);
 
   /* A waiter queues: the same entry, updated in place. */
-  waiter = spawn_holder (target);
-  waiter_pid = child_pid (waiter);
+  waiter = etcd_test_spawn_holder (self_path, target);
+  waiter_pid = etcd_test_child_pid (waiter);
   wait_entry (model, target, holder_pid, 1);
   g_assert_true (fl_directory_model_lookup (model, target) == entry);
   g_assert_cmpint (fl_snapshot_get_pid (fl_snapshot_get_waiters (
                      fl_entry_get_snapshot (entry))->pdata[0]), ==, waiter_pid);
 
   /* The holder releases: the waiter holds it. */
-  finish_holder (holder);
+  etcd_test_finish_holder (holder);
   wait_entry (model, target, waiter_pid, 0);
 
   /* The waiter releases: the entry goes; the lock file stays. */
-  finish_holder (waiter);
+  etcd_test_finish_holder (waiter);
   wait_entry (model, target, 0, 0);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 1);
   {
@@ -270,11 +225,11 @@ test_entry_changed (void)
   g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
   g_assert_no_error (error);
 
-  holder = spawn_holder (target);
-  wait_entry (model, target, child_pid (holder), 0);
+  holder = etcd_test_spawn_holder (self_path, target);
+  wait_entry (model, target, etcd_test_child_pid (holder), 0);
   g_assert_cmpuint (changes->len, >=, 1);
   g_assert_cmpint (GPOINTER_TO_INT (changes->pdata[0]), ==, FL_CHANGE_CREATED);
-  finish_holder (holder);
+  etcd_test_finish_holder (holder);
   g_assert_true (etcd_wait_for (has_change, &c, (guint) fl_test_scaled_ms (20000)));
   g_assert_cmpuint (count_etcd_entries (model), ==, 0);
 }
@@ -314,25 +269,25 @@ test_remove (void)
   model = model_new ();
   g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
   g_assert_no_error (error);
-  holder = spawn_holder (target);
-  wait_entry (model, target, child_pid (holder), 0);
+  holder = etcd_test_spawn_holder (self_path, target);
+  wait_entry (model, target, etcd_test_child_pid (holder), 0);
 
   g_assert_true (fl_directory_model_remove_directory (model, root));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
 
   /* Another lock under the prefix, seen in etcd; the model, no longer watching, stays empty
    * while the main context runs everything that was queued. */
-  second = spawn_holder (other);
+  second = etcd_test_spawn_holder (self_path, other);
   {
-    HeldBy h = { other, child_pid (second) };
+    HeldBy h = { other, etcd_test_child_pid (second) };
 
     g_assert_true (etcd_wait_for (held_by, &h, (guint) fl_test_scaled_ms (20000)));
   }
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
-  finish_holder (second);
-  finish_holder (holder);
+  etcd_test_finish_holder (second);
+  etcd_test_finish_holder (holder);
 }
 
 /* A root that cannot be read is an error naming it, and is not watched. */
@@ -365,7 +320,7 @@ main (int    argc,
   int ret;
 
   if (argc == 3 && strcmp (argv[1], "--hold") == 0)
-    return hold (argv[2]);
+    return etcd_test_hold (argv[2]);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
