@@ -629,6 +629,15 @@ _fl_etcd_client_call (FlEtcdClient  *client,
   return ret;
 }
 
+gboolean
+_fl_etcd_error_is_leaderless (const GError *error)
+{
+  return g_error_matches (error, FL_ERROR, FL_ERROR_FAILED) &&
+         (strstr (error->message, "etcdserver: request timed out") != NULL ||
+          strstr (error->message, "etcdserver: no leader") != NULL ||
+          strstr (error->message, "etcdserver: leader changed") != NULL);
+}
+
 GInputStream *
 _fl_etcd_client_open_stream (FlEtcdClient  *client,
                              const char    *path,

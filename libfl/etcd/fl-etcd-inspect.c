@@ -125,6 +125,7 @@ typedef struct
   GHashTable   *meta;      /* "ESCAPED-NAME/LEASE-HEX" -> GBytes, the metadata values */
   GHashTable   *queues;    /* ESCAPED-NAME -> GPtrArray of kv JsonObject, oldest first */
   JsonObject   *response;  /* owns the kv objects */
+  char         *no_quorum; /* the member read without a quorum (serializable), or NULL */
 } Reading;
 
 static void
@@ -136,6 +137,7 @@ reading_clear (Reading *r)
   g_clear_pointer (&r->meta, g_hash_table_unref);
   g_clear_pointer (&r->queues, g_hash_table_unref);
   g_clear_pointer (&r->response, json_object_unref);
+  g_free (r->no_quorum);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Reading, reading_clear)
 
@@ -401,7 +403,8 @@ snapshot_of (Reading    *r,
 
   f.lease = _fl_etcd_json_int (kv, "lease");
   f.token = (guint64) _fl_etcd_json_int (kv, "create_revision");
-  f.lease_ttl = place == 0 ? lease_ttl (r, f.lease, &problem) : -1;
+  /* Without a quorum no member can say how long a lease has left; none expires either. */
+  f.lease_ttl = place == 0 && r->no_quorum == NULL ? lease_ttl (r, f.lease, &problem) : -1;
   meta_read (r, name, f.lease, &m);
 
   if (m.problem != NULL)
@@ -418,6 +421,17 @@ snapshot_of (Reading    *r,
     reason = g_strdup_printf ("held with lease %" G_GINT64_MODIFIER "x, which etcd judges alive"
                               "%s%s; %s", f.lease, problem != NULL ? ", but " : "",
                               problem != NULL ? problem : "", who);
+
+  if (r->no_quorum != NULL)
+    {
+      char *said = g_strdup_printf ("%s; read from etcd at %s without a quorum: nothing can be "
+                                    "granted or released until a majority of the members is "
+                                    "back, so this is the last state it knows", reason,
+                                    r->no_quorum);
+
+      g_free (reason);
+      reason = said;
+    }
 
   raw = m.raw != NULL ? g_bytes_get_data (m.raw, &raw_len) : NULL;
   f.target = target;
@@ -451,14 +465,63 @@ snapshot_of_queue (Reading    *r,
 static char *
 range_json (const char *from,
             const char *to,
-            gboolean    keys_only)
+            gboolean    keys_only,
+            gboolean    serializable)
 {
   g_autofree char *from64 = _fl_etcd_b64 (from);
   g_autofree char *to64 = _fl_etcd_b64 (to);
 
   return g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"sort_target\":\"CREATE\","
-                          "\"sort_order\":\"ASCEND\"%s}", from64, to64,
-                          keys_only ? ",\"keys_only\":true" : "");
+                          "\"sort_order\":\"ASCEND\"%s%s}", from64, to64,
+                          keys_only ? ",\"keys_only\":true" : "",
+                          serializable ? ",\"serializable\":true" : "");
+}
+
+/* The queue and its metadata in one transaction, so both are of one revision. A transaction
+ * of serializable ranges only is served by the member alone. */
+static char *
+queue_txn_json (const char *queue,
+                const char *queue_end,
+                const char *meta,
+                const char *meta_end,
+                gboolean    serializable)
+{
+  g_autofree char *queue_range = range_json (queue, queue_end, TRUE, serializable);
+  g_autofree char *meta_range = range_json (meta, meta_end, FALSE, serializable);
+
+  return g_strdup_printf ("{\"success\":[{\"request_range\":%s},{\"request_range\":%s}]}",
+                          queue_range, meta_range);
+}
+
+/* One read of etcd. Without a quorum a linearizable read fails after etcd's own wait (about
+ * 7 s, "request timed out"); the member's own copy is then read (@serializable_body) and the
+ * snapshots say so: nothing can be granted or released while no majority is there, so the
+ * copy is the last state, and it is what an operator needs to see during the outage. */
+static JsonObject *
+read_call (Reading       *r,
+           const char    *path,
+           const char    *body,
+           const char    *serializable_body,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *res = _fl_etcd_client_call (r->client, path, body,
+                                          g_get_monotonic_time () + FL_ETCD_INSPECT_US,
+                                          cancellable, &local_error);
+
+  if (res != NULL)
+    return res;
+  if (!_fl_etcd_error_is_leaderless (local_error))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  res = _fl_etcd_client_call (r->client, path, serializable_body,
+                              g_get_monotonic_time () + FL_ETCD_INSPECT_US, cancellable, error);
+  if (res != NULL)
+    r->no_quorum = g_strdup (_fl_etcd_client_endpoint (r->client));
+  return res;
 }
 
 FlSnapshot *
@@ -472,9 +535,8 @@ _fl_etcd_snapshot_new (const char          *uri,
   g_autofree char *queue_end = NULL;
   g_autofree char *meta = NULL;
   g_autofree char *meta_end = NULL;
-  g_autofree char *queue_range = NULL;
-  g_autofree char *meta_range = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *serializable_body = NULL;
   g_autofree char *prefix = NULL;
   const char *name;
   JsonNode *responses;
@@ -491,12 +553,9 @@ _fl_etcd_snapshot_new (const char          *uri,
   queue_end = g_strconcat (t.name, "0", NULL);  /* '/' + 1 */
   meta = meta_dir (t.name);
   meta_end = g_strdup_printf ("%.*s0", (int) strlen (meta) - 1, meta);
-  queue_range = range_json (queue, queue_end, TRUE);
-  meta_range = range_json (meta, meta_end, FALSE);
-  body = g_strdup_printf ("{\"success\":[{\"request_range\":%s},{\"request_range\":%s}]}",
-                          queue_range, meta_range);
-  r.response = _fl_etcd_client_call (r.client, "/v3/kv/txn", body,
-                                     g_get_monotonic_time () + FL_ETCD_INSPECT_US, NULL, error);
+  body = queue_txn_json (queue, queue_end, meta, meta_end, FALSE);
+  serializable_body = queue_txn_json (queue, queue_end, meta, meta_end, TRUE);
+  r.response = read_call (&r, "/v3/kv/txn", body, serializable_body, NULL, error);
   if (r.response == NULL)
     return NULL;
   r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");
@@ -541,6 +600,7 @@ _fl_etcd_scan (const char          *root,
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *serializable_body = NULL;
   g_auto(FlEtcdTarget) t = { 0 };
   g_auto(Reading) r = { 0 };
   g_autoptr(GPtrArray) out = NULL;
@@ -572,10 +632,9 @@ _fl_etcd_scan (const char          *root,
 
   from = g_strconcat (t.name, "/", NULL);
   to = g_strconcat (t.name, "0", NULL);
-  body = range_json (from, to, FALSE);
-  r.response = _fl_etcd_client_call (r.client, "/v3/kv/range", body,
-                                     g_get_monotonic_time () + FL_ETCD_INSPECT_US, cancellable,
-                                     error);
+  body = range_json (from, to, FALSE, FALSE);
+  serializable_body = range_json (from, to, FALSE, TRUE);
+  r.response = read_call (&r, "/v3/kv/range", body, serializable_body, cancellable, error);
   if (r.response == NULL)
     return NULL;
   r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");

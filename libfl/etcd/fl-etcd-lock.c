@@ -297,17 +297,6 @@ watch_delete (FlEtcdClient *client,
   return ok;
 }
 
-/* What etcd answers while it has no leader: an election after the leader died, or no
- * quorum. The same step, with the same lease, resumes our place in the queue. */
-static gboolean
-is_leaderless (const GError *error)
-{
-  return g_error_matches (error, FL_ERROR, FL_ERROR_FAILED) &&
-         (strstr (error->message, "etcdserver: request timed out") != NULL ||
-          strstr (error->message, "etcdserver: no leader") != NULL ||
-          strstr (error->message, "etcdserver: leader changed") != NULL);
-}
-
 /* One step of the wait: TRUE with *done once we are the oldest key. */
 static gboolean
 wait_step (FlEtcdLock   *self,
@@ -380,7 +369,8 @@ wait_lock (FlEtcdLock   *self,
       /* While a new leader is elected the members answer "request timed out": wait on,
        * while our lease lives (it ends the retries when etcd stays without a leader) and the
        * deadline allows. */
-      if (!is_leaderless (local_error) || !_fl_etcd_keeper_is_valid (self->keeper) ||
+      if (!_fl_etcd_error_is_leaderless (local_error) ||
+          !_fl_etcd_keeper_is_valid (self->keeper) ||
           g_cancellable_is_cancelled (op))
         {
           g_propagate_error (error, g_steal_pointer (&local_error));

@@ -89,6 +89,10 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   GCancellable  *cancellable,
                                   GError       **error);
 
+/* What etcd answers while it has no leader: an election after the leader died, or no quorum
+ * (after its own wait of about 7 s). */
+gboolean    _fl_etcd_error_is_leaderless (const GError *error);
+
 /* A streaming POST (/v3/watch) to the current endpoint, with the client's TLS settings and
  * token, on its session (no HTTP timeout: @cancellable ends it). The response body, or NULL
  * when the request could not be sent; *@status is the HTTP status. */

@@ -584,11 +584,16 @@ test_quorum_lost (void)
   g_autoptr(FlLockOptions) options = options_with (3000, TTL_S);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlLock) held = NULL;
+  g_autofree char *held_uri = NULL;
   Queue none = { "fl-test/quorum", 0 };
   gint64 start, elapsed;
 
   NEED_CLUSTER ();
   uri = etcd_cluster_uri (cluster, 0, "quorum");
+  held_uri = etcd_cluster_uri (cluster, 0, "quorum-held");
+  held = fl_lock_acquire (held_uri, options, NULL, &error);
+  g_assert_no_error (error);
   etcd_cluster_kill (cluster, 1);
   etcd_cluster_kill (cluster, 2);
 
@@ -605,6 +610,33 @@ test_quorum_lost (void)
   g_assert_cmpint (elapsed, <, 3000 * 1000 + 2 * G_USEC_PER_SEC);
   g_clear_error (&error);
 
+  /* An operator still sees who holds what: the surviving member's own copy, said to be read
+   * without a quorum (no TTL: no member can tell it now). */
+  {
+    g_autoptr(FlSnapshot) seen = fl_snapshot_new_for_target (held_uri, NULL, &error);
+    g_autofree char *root = g_strndup (held_uri, strrchr (held_uri, '/') - held_uri);
+    g_autoptr(GPtrArray) listed = NULL;
+    gboolean found = FALSE;
+
+    g_assert_no_error (error);
+    g_test_message ("without quorum: %s", fl_snapshot_get_reason (seen));
+    g_assert_cmpint (fl_snapshot_get_pid (seen), ==, getpid ());
+    g_assert_cmpint (fl_snapshot_get_state (seen), ==, FL_ENTRY_STATE_HELD);
+    g_assert_nonnull (strstr (fl_snapshot_get_reason (seen), "without a quorum"));
+    g_assert_cmpint (fl_snapshot_get_lease_ttl (seen), ==, -1);
+
+    listed = fl_scan_directory (root, 0, NULL, NULL, &error);
+    g_assert_no_error (error);
+    for (guint i = 0; i < listed->len; i++)
+      if (g_strcmp0 (fl_snapshot_get_target (listed->pdata[i]), held_uri) == 0)
+        {
+          found = TRUE;
+          g_assert_nonnull (strstr (fl_snapshot_get_reason (listed->pdata[i]),
+                                    "without a quorum"));
+        }
+    g_assert_true (found);
+  }
+
   etcd_cluster_restart (cluster, 1);
   etcd_cluster_restart (cluster, 2);
   g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
@@ -616,6 +648,10 @@ test_quorum_lost (void)
   g_assert_true (fl_lock_is_held (lock));
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
+
+  /* Its keepalives failed for longer than its TTL: it may have been reported lost meanwhile. */
+  if (!fl_lock_release (held, &error))
+    g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
 /* A waiter cancelled: its key leaves etcd before its acquire returns. */
