@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "etcd-test-util.h"
+#include "fl-directory-model-private.h"
 
 #define PROCESSES 8
 #define SECTIONS  200
@@ -654,6 +655,63 @@ test_quorum_lost (void)
     g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
+/* A directory model's etcd prefix keeps following when the member its watch streams from is
+ * killed: the watch opens again through the next member, and a lock taken and released
+ * there is seen, with the periodic rescan off. */
+typedef struct
+{
+  FlDirectoryModel *model;
+  const char       *target;
+  gboolean          present;
+} InModel;
+
+static gboolean
+in_model_is (gpointer data)
+{
+  InModel *m = data;
+
+  return (fl_directory_model_lookup (m->model, m->target) != NULL) == m->present;
+}
+
+static void
+test_watch_member_killed (void)
+{
+  g_autoptr(FlDirectoryModel) model = NULL;
+  g_autoptr(FlLockOptions) options = options_with (10000, TTL_S);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *probe = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  InModel m;
+
+  NEED_CLUSTER ();
+  /* All three members, the first one first: the watch streams from it. */
+  probe = etcd_cluster_uri (cluster, 0, "x");
+  root = g_strdup_printf ("%.*s/fl-watch", (int) (strstr (probe, "/fl-test/") - probe), probe);
+  target = g_strdup_printf ("%s/after-kill", root);
+  model = fl_directory_model_new (NULL);
+  _fl_directory_model_set_periodic (model, FALSE);
+  g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
+  g_assert_no_error (error);
+
+  etcd_cluster_kill (cluster, 0);
+
+  lock = fl_lock_acquire (target, options, NULL, &error);
+  g_assert_no_error (error);
+  m = (InModel) { model, target, TRUE };
+  g_assert_true (etcd_wait_for (in_model_is, &m, 20000));
+
+  /* Released once the watch is back: only an event can tell the model now. */
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  m.present = FALSE;
+  g_assert_true (etcd_wait_for (in_model_is, &m, 20000));
+
+  etcd_cluster_restart (cluster, 0);
+  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+}
+
 /* A waiter cancelled: its key leaves etcd before its acquire returns. */
 static void
 test_waiter_cancelled (void)
@@ -830,6 +888,7 @@ main (int    argc,
   g_test_add_func ("/etcd-faults/holder-paused", test_holder_paused);
   g_test_add_func ("/etcd-faults/leader-killed", test_leader_killed);
   g_test_add_func ("/etcd-faults/quorum-lost", test_quorum_lost);
+  g_test_add_func ("/etcd-faults/watch-member-killed", test_watch_member_killed);
   g_test_add_func ("/etcd-faults/waiter-cancelled", test_waiter_cancelled);
   g_test_add_func ("/etcd-faults/dead-first-endpoint", test_dead_first_endpoint);
   g_test_add_func ("/etcd-faults/mixed-waiters", test_mixed_waiters);
