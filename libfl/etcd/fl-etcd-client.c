@@ -268,11 +268,43 @@ deadline_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static void
-forward_cancel_cb (GCancellable *outer,
-                   gpointer      data)
+void
+_fl_etcd_cancel_cb (GCancellable *outer,
+                    gpointer      data)
 {
   g_cancellable_cancel (G_CANCELLABLE (data));
+}
+
+void
+_fl_etcd_op_begin (FlEtcdOp     *op,
+                   GCancellable *cancellable,
+                   gint64        deadline_us)
+{
+  *op = (FlEtcdOp) { g_cancellable_new (), cancellable, 0, NULL };
+  if (cancellable != NULL)
+    op->handler = g_cancellable_connect (cancellable, G_CALLBACK (_fl_etcd_cancel_cb), op->op,
+                                         NULL);
+  if (deadline_us >= 0)
+    {
+      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
+
+      op->timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
+      g_source_set_callback (op->timer, deadline_cb, g_object_ref (op->op), g_object_unref);
+      g_source_attach (op->timer, _fl_etcd_context ());
+    }
+}
+
+void
+_fl_etcd_op_end (FlEtcdOp *op)
+{
+  if (op->timer != NULL)
+    {
+      g_source_destroy (op->timer);
+      g_source_unref (op->timer);
+    }
+  if (op->handler != 0)
+    g_cancellable_disconnect (op->outer, op->handler);
+  g_clear_object (&op->op);
 }
 
 static gboolean
@@ -599,33 +631,14 @@ _fl_etcd_client_call (FlEtcdClient  *client,
                       GCancellable  *cancellable,
                       GError       **error)
 {
-  g_autoptr(GCancellable) op = g_cancellable_new ();
-  GSource *timer = NULL;
-  gulong handler = 0;
-  JsonObject *ret = NULL;
+  FlEtcdOp op;
+  JsonObject *ret;
 
   if (!ensure_tls (client, error))
     return NULL;
-  if (cancellable != NULL)
-    handler = g_cancellable_connect (cancellable, G_CALLBACK (forward_cancel_cb), op, NULL);
-  if (deadline_us >= 0)
-    {
-      gint64 left_ms = (deadline_us - g_get_monotonic_time () + 999) / 1000;
-
-      timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
-      g_source_set_callback (timer, deadline_cb, g_object_ref (op), g_object_unref);
-      g_source_attach (timer, _fl_etcd_context ());
-    }
-
-  ret = call_authorized (client, path, body, op, cancellable, error);
-
-  if (timer != NULL)
-    {
-      g_source_destroy (timer);
-      g_source_unref (timer);
-    }
-  if (handler != 0)
-    g_cancellable_disconnect (cancellable, handler);
+  _fl_etcd_op_begin (&op, cancellable, deadline_us);
+  ret = call_authorized (client, path, body, op.op, cancellable, error);
+  _fl_etcd_op_end (&op);
   return ret;
 }
 

@@ -15,6 +15,8 @@
 
 /* Calls after the wait (verify, release, revoke) give up after this long. */
 #define FL_ETCD_CALL_US (10 * G_USEC_PER_SEC)
+/* How long to wait before asking again while etcd elects a leader (about 1.5 s). */
+#define LEADERLESS_PAUSE_MS 100
 
 typedef struct
 {
@@ -178,18 +180,20 @@ key_ahead (FlEtcdLock   *self,
   return _fl_etcd_unb64 (json_object_get_string_member (kv, "key"));
 }
 
+/* A back-off for an answer that may come again at once, that @cancellable ends early. */
 static void
-cancel_cb (GCancellable *outer,
-           gpointer      data)
+pause_ms (GCancellable *cancellable,
+          guint         ms)
 {
-  g_cancellable_cancel (G_CANCELLABLE (data));
-}
+  GPollFD pfd;
 
-static gboolean
-cancel_at_deadline_cb (gpointer data)
-{
-  g_cancellable_cancel (G_CANCELLABLE (data));
-  return G_SOURCE_REMOVE;
+  if (cancellable != NULL && g_cancellable_make_pollfd (cancellable, &pfd))
+    {
+      g_poll (&pfd, 1, (int) ms);
+      g_cancellable_release_fd (cancellable);
+    }
+  else
+    g_usleep ((gulong) ms * 1000);
 }
 
 /* Whether one line of a /v3/watch stream ends the watch: a delete of the key, or etcd ending
@@ -255,7 +259,7 @@ watch_delete (FlEtcdClient *client,
   guint status;
   gboolean ok = TRUE;
 
-  handler = g_cancellable_connect (op, G_CALLBACK (cancel_cb), watch, NULL);
+  handler = g_cancellable_connect (op, G_CALLBACK (_fl_etcd_cancel_cb), watch, NULL);
   stream = _fl_etcd_client_open_stream (client, "/v3/watch", body, watch, &status,
                                         &local_error);
   if (stream != NULL && status == SOUP_STATUS_OK)
@@ -341,37 +345,27 @@ wait_lock (FlEtcdLock   *self,
 {
   /* The watch streams for as long as we wait, on the client's session (no HTTP timeout):
    * the deadline and the caller's cancellable end it through @op. */
-  g_autoptr(GCancellable) op = g_cancellable_new ();
-  GSource *timer = NULL;
-  gulong handler = 0;
+  FlEtcdOp op;
   gint64 my_rev = 0;
   guint recheck = 3;
   gboolean done = FALSE;
   gboolean ok = TRUE;
 
-  if (cancellable != NULL)
-    handler = g_cancellable_connect (cancellable, G_CALLBACK (cancel_cb), op, NULL);
-  if (deadline >= 0)
-    {
-      gint64 left_ms = (deadline - g_get_monotonic_time () + 999) / 1000;
-
-      timer = g_timeout_source_new (left_ms > 0 ? (guint) MIN (left_ms, G_MAXUINT) : 0);
-      g_source_set_callback (timer, cancel_at_deadline_cb, g_object_ref (op), g_object_unref);
-      g_source_attach (timer, _fl_etcd_context ());
-    }
+  _fl_etcd_op_begin (&op, cancellable, deadline);
 
   while (ok && !done)
     {
       g_autoptr(GError) local_error = NULL;
 
-      if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op, &local_error))
+      if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op.op,
+                     &local_error))
         continue;
       /* While a new leader is elected the members answer "request timed out": wait on,
        * while our lease lives (it ends the retries when etcd stays without a leader) and the
        * deadline allows. */
       if (!_fl_etcd_error_is_leaderless (local_error) ||
           !_fl_etcd_keeper_is_valid (self->keeper) ||
-          g_cancellable_is_cancelled (op))
+          g_cancellable_is_cancelled (op.op))
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
           ok = FALSE;
@@ -379,18 +373,42 @@ wait_lock (FlEtcdLock   *self,
       else
         {
           g_debug ("waiting again for “%s”: %s", self->t.name, local_error->message);
-          g_usleep (100 * 1000);  /* a back-off for an answer that may come at once */
+          pause_ms (op.op, LEADERLESS_PAUSE_MS);
         }
     }
 
-  if (timer != NULL)
-    {
-      g_source_destroy (timer);
-      g_source_unref (timer);
-    }
-  if (handler != 0)
-    g_cancellable_disconnect (cancellable, handler);
+  _fl_etcd_op_end (&op);
   return ok;
+}
+
+/* A lease for one acquisition. While the members elect a leader (after the leader died) they
+ * answer "request timed out" or "no leader": an acquire that starts then waits for the new
+ * leader, within its deadline, as one already waiting does. */
+static JsonObject *
+grant_lease (FlEtcdLock   *self,
+             const char   *body,
+             gint64        deadline,
+             GCancellable *cancellable,
+             GError      **error)
+{
+  for (;;)
+    {
+      g_autoptr(GError) local_error = NULL;
+      JsonObject *granted = _fl_etcd_client_call (self->client, "/v3/lease/grant", body,
+                                                  deadline, cancellable, &local_error);
+
+      if (granted != NULL)
+        return granted;
+      if (!_fl_etcd_error_is_leaderless (local_error) ||
+          (deadline >= 0 && g_get_monotonic_time () + LEADERLESS_PAUSE_MS * 1000 >= deadline) ||
+          g_cancellable_is_cancelled (cancellable))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      g_debug ("no lease yet for “%s”: %s", self->t.name, local_error->message);
+      pause_ms (cancellable, LEADERLESS_PAUSE_MS);
+    }
 }
 
 static void
@@ -434,8 +452,7 @@ etcd_acquire (const char          *target,
       gboolean ok;
 
       /* One lease per acquisition (pitfall 5): a lease already in the queue is a no-op. */
-      granted = _fl_etcd_client_call (self->client, "/v3/lease/grant", body, deadline,
-                                      cancellable, error);
+      granted = grant_lease (self, body, deadline, cancellable, error);
       if (granted == NULL)
         goto fail;
       self->lease = _fl_etcd_json_int (granted, "ID");

@@ -89,6 +89,25 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   GCancellable  *cancellable,
                                   GError       **error);
 
+/* One etcd operation's own cancellable (@op): cancelled when the caller's @cancellable is, and
+ * at @deadline_us (monotonic, -1 for none) by a timer on the etcd thread, so that a blocked
+ * request ends either way. Begin and end it around the operation, on one thread. */
+typedef struct
+{
+  GCancellable *op;
+  GCancellable *outer;
+  gulong        handler;
+  GSource      *timer;
+} FlEtcdOp;
+
+void        _fl_etcd_op_begin (FlEtcdOp     *op,
+                               GCancellable *cancellable,
+                               gint64        deadline_us);
+void        _fl_etcd_op_end   (FlEtcdOp     *op);
+/* Cancelling @data, a GCancellable: for g_cancellable_connect() from another cancellable. */
+void        _fl_etcd_cancel_cb (GCancellable *outer,
+                                gpointer      data);
+
 /* What etcd answers while it has no leader: an election after the leader died, or no quorum
  * (after its own wait of about 7 s). */
 gboolean    _fl_etcd_error_is_leaderless (const GError *error);

@@ -655,6 +655,34 @@ test_quorum_lost (void)
     g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
+/* An acquire that starts just as the leader dies waits for the new leader within its timeout,
+ * as one that was already waiting does (it used to fail at once with "request timed out"). */
+static void
+test_acquire_during_election (void)
+{
+  g_autoptr(FlLockOptions) options = options_with (20000, TTL_S);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *uri = NULL;
+  int leader;
+
+  NEED_CLUSTER ();
+  leader = etcd_cluster_leader (cluster, 10000);
+  g_assert_cmpint (leader, >=, 0);
+  uri = etcd_cluster_uri (cluster, (guint) (leader + 1) % ETCD_CLUSTER_SIZE, "election");
+  etcd_cluster_kill (cluster, (guint) leader);
+
+  lock = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, 0);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+
+  etcd_cluster_restart (cluster, (guint) leader);
+  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+}
+
 /* A directory model's etcd prefix keeps following when the member its watch streams from is
  * killed: the watch opens again through the next member, and a lock taken and released
  * there is seen, with the periodic rescan off. */
@@ -683,11 +711,16 @@ test_watch_member_killed (void)
   g_autofree char *probe = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
+  guint follower;
+  int leader;
   InModel m;
 
   NEED_CLUSTER ();
-  /* All three members, the first one first: the watch streams from it. */
-  probe = etcd_cluster_uri (cluster, 0, "x");
+  /* All three members, a follower first: the watch streams from it. */
+  leader = etcd_cluster_leader (cluster, 10000);
+  g_assert_cmpint (leader, >=, 0);
+  follower = (guint) (leader + 1) % ETCD_CLUSTER_SIZE;
+  probe = etcd_cluster_uri (cluster, follower, "x");
   root = g_strdup_printf ("%.*s/fl-watch", (int) (strstr (probe, "/fl-test/") - probe), probe);
   target = g_strdup_printf ("%s/after-kill", root);
   model = fl_directory_model_new (NULL);
@@ -695,7 +728,7 @@ test_watch_member_killed (void)
   g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
   g_assert_no_error (error);
 
-  etcd_cluster_kill (cluster, 0);
+  etcd_cluster_kill (cluster, follower);
 
   lock = fl_lock_acquire (target, options, NULL, &error);
   g_assert_no_error (error);
@@ -708,7 +741,7 @@ test_watch_member_killed (void)
   m.present = FALSE;
   g_assert_true (etcd_wait_for (in_model_is, &m, 20000));
 
-  etcd_cluster_restart (cluster, 0);
+  etcd_cluster_restart (cluster, follower);
   g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
 }
 
@@ -889,6 +922,7 @@ main (int    argc,
   g_test_add_func ("/etcd-faults/leader-killed", test_leader_killed);
   g_test_add_func ("/etcd-faults/quorum-lost", test_quorum_lost);
   g_test_add_func ("/etcd-faults/watch-member-killed", test_watch_member_killed);
+  g_test_add_func ("/etcd-faults/acquire-during-election", test_acquire_during_election);
   g_test_add_func ("/etcd-faults/waiter-cancelled", test_waiter_cancelled);
   g_test_add_func ("/etcd-faults/dead-first-endpoint", test_dead_first_endpoint);
   g_test_add_func ("/etcd-faults/mixed-waiters", test_mixed_waiters);

@@ -319,16 +319,19 @@ test_auth_password (void)
 
   NEED (auth_server);
   options = auth_options (password_file);
-  fl_lock_options_set_lease_ttl_s (options, 2);
+  /* 4 s: a lease is trusted until 1 s before its TTL after each keepalive, sent every third
+   * of it, so a keepalive may be 1.6 s late (ASan, a loaded machine); 2 s left 0.3 s. */
+  fl_lock_options_set_lease_ttl_s (options, 4);
   uri = etcd_tls_server_uri (auth_server, "auth-password");
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));
   g_assert_cmpuint (queue_length ("fl-test/auth-password"), ==, 1);
 
-  /* Three TTLs: the keepalives (their own session, the same TLS and token) keep it. */
+  /* One and a half TTLs: without a keepalive it would be lost after 3 s. The keepalives (their
+   * own session, the same TLS and token) keep it. */
   hold.lock = lock;
-  hold.until = g_get_monotonic_time () + 3 * 2 * G_USEC_PER_SEC;
+  hold.until = g_get_monotonic_time () + 6 * G_USEC_PER_SEC;
   g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 20000));
   g_assert_true (fl_lock_is_held (lock));
   g_assert_cmpuint (queue_length ("fl-test/auth-password"), ==, 1);
