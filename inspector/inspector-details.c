@@ -167,8 +167,12 @@ inspector_details_refresh (InspectorDetails *self)
       const char *name = fl_snapshot_get_process_name (info);
       const char *cmdline = fl_snapshot_get_process_cmdline (info);
 
+      gboolean reused = fl_snapshot_get_liveness (snap) == FL_LIVENESS_REUSED;
+
       add_row (self->holder_grid, row++, _("PID"), pid);
-      add_row (self->holder_grid, row++, _("Process"), name != NULL ? name : "—");
+      /* A reused PID's process is not the holder: the rows below are the newcomer's. */
+      add_row (self->holder_grid, row++, reused ? _("Now used by") : _("Process"),
+               name != NULL ? name : "—");
       add_row (self->holder_grid, row++, _("Command line"),
                cmdline != NULL && cmdline[0] != '\0' ? cmdline : "—");
       add_row (self->holder_grid, row++, _("User"), user);

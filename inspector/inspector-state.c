@@ -51,9 +51,28 @@ inspector_format_holder (FlSnapshot *snapshot)
 
   if (pid <= 0)
     return g_strdup ("—");
+  /* The process that has the PID now is not the holder: never name it as one. */
+  if (fl_snapshot_get_liveness (snapshot) == FL_LIVENESS_REUSED)
+    {
+      if (name != NULL && name[0] != '\0')
+        /* TRANSLATORS: a lock's holder PID that another process has taken since */
+        return g_strdup_printf (_("%d, now another process: %s"), pid, name);
+      return g_strdup_printf (_("%d, now another process"), pid);
+    }
   if (name != NULL && name[0] != '\0')
     return g_strdup_printf ("%d · %s", pid, name);
   return g_strdup_printf ("%d", pid);
+}
+
+char *
+inspector_format_clock (gint64 real_us)
+{
+  g_autoptr(GDateTime) time = NULL;
+
+  if (real_us <= 0)
+    return g_strdup ("—");
+  time = g_date_time_new_from_unix_local (real_us / G_USEC_PER_SEC);
+  return time != NULL ? g_date_time_format (time, "%X") : g_strdup ("—");
 }
 
 char *

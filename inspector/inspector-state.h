@@ -12,7 +12,10 @@ G_BEGIN_DECLS
  * the inspector adds only an icon and a sort rank. */
 int             inspector_state_rank        (FlEntryState  state);
 const char     *inspector_state_icon_name   (FlEntryState  state);
+/* PID and process; a reused PID is said to be another process's now. */
 char           *inspector_format_holder     (FlSnapshot   *snapshot);
+/* The time of day of @real_us, as the locale writes it. */
+char           *inspector_format_clock      (gint64        real_us);
 /* An etcd lock's lease, TTL left and waiters; "—" for a lock file. */
 char           *inspector_format_lease      (FlSnapshot   *snapshot);
 char           *inspector_format_time       (gint64        real_us);

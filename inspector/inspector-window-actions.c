@@ -82,27 +82,32 @@ report_failure (InspectorWindow *self,
   _inspector_window_show_banner (self, FALSE, text);
 }
 
-/* Why nothing was touched, from the error and from what the file is now. */
+/* Why nothing was touched, from the error and from what the file is now. @changed_at is when
+ * the confirmation saw the change (NULL: libfl found it at the click, so now). */
 static char *
 explain_refusal (InspectorWindow *self,
                  FlSnapshot      *seen,
+                 const char      *changed_at,
                  const GError    *error)
 {
   const char *name = fl_snapshot_get_name (seen);
   FlEntry *now = fl_directory_model_lookup (self->model, fl_snapshot_get_path (seen));
+  g_autofree char *at = changed_at != NULL ? g_strdup (changed_at)
+                                           : inspector_format_clock (g_get_real_time ());
 
   if (g_error_matches (error, FL_ERROR, FL_ERROR_CHANGED))
     {
       if (now == NULL)
-        return g_strdup_printf (_("“%s” disappeared after you confirmed: another process released "
-                                  "or removed it. Nothing was touched."), name);
+        return g_strdup_printf (_("“%s” went away at %s, after the confirmation opened: another "
+                                  "process released or removed it. Nothing was touched."),
+                                name, at);
       if (fl_snapshot_get_pid (fl_entry_get_snapshot (now)) > 0
           && fl_snapshot_get_pid (fl_entry_get_snapshot (now)) != fl_snapshot_get_pid (seen))
-        return g_strdup_printf (_("“%s” changed after you confirmed: it now names process %d. "
-                                  "Nothing was touched."),
-                                name, fl_snapshot_get_pid (fl_entry_get_snapshot (now)));
-      return g_strdup_printf (_("“%s” changed after you confirmed (another file, content or "
-                                "holder). Nothing was touched."), name);
+        return g_strdup_printf (_("“%s” changed at %s, after the confirmation opened: it now "
+                                  "names process %d. Nothing was touched."),
+                                name, at, fl_snapshot_get_pid (fl_entry_get_snapshot (now)));
+      return g_strdup_printf (_("“%s” changed at %s, after the confirmation opened (another "
+                                "file, content or holder). Nothing was touched."), name, at);
     }
   if (g_error_matches (error, FL_ERROR, FL_ERROR_NOT_STALE))
     return g_strdup_printf (_("“%s” is not stale any more: its holder is alive. Nothing was "
@@ -118,7 +123,8 @@ explain_refusal (InspectorWindow *self,
 
 static void
 reclaim_one (InspectorWindow *self,
-             FlSnapshot      *seen)
+             FlSnapshot      *seen,
+             const char      *changed_at)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
@@ -127,7 +133,7 @@ reclaim_one (InspectorWindow *self,
 
   if (!fl_directory_model_reclaim (self->model, seen, &error))
     {
-      text = explain_refusal (self, seen, error);
+      text = explain_refusal (self, seen, changed_at, error);
       report_failure (self,
                       is_lock ? _("The lock was not reclaimed") : _("The file was not removed"),
                       text);
@@ -190,28 +196,68 @@ confirm_response_cb (GtkDialog       *dialog,
       if (kind == CONFIRM_CLEAN_ORPHANS)
         clean_all (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshots"));
       else
-        reclaim_one (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshot"));
+        reclaim_one (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshot"),
+                     g_object_get_data (G_OBJECT (dialog), "inspector-changed-at"));
     }
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
-/* While the confirmation is open, a change to the lock is shown in it at once. */
+/* While the confirmation is open, a change to the file shows in it at once: what is true now
+ * replaces the evidence, with the time the change was seen, and the button that would act is
+ * disabled. (A reclaim would be refused anyway: it passes the snapshot that was confirmed.)
+ * @now is NULL when the file went away. */
+static void
+show_changed (GtkWidget  *dialog,
+              FlSnapshot *now)
+{
+  g_autofree char *at = inspector_format_clock (g_get_real_time ());
+  g_autofree char *text = NULL;
+
+  if (g_object_get_data (G_OBJECT (dialog), "inspector-changed-at") == NULL)
+    g_object_set_data_full (G_OBJECT (dialog), "inspector-changed-at", g_strdup (at), g_free);
+  gtk_dialog_set_response_sensitive (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT, FALSE);
+  if (now == NULL)
+    text = g_strdup_printf (_("This file went away at %s, after this window opened: another "
+                              "process released or removed it. There is nothing left to act "
+                              "on; nothing will be touched."), at);
+  else
+    {
+      g_autofree char *holder = fl_snapshot_get_pid (now) > 0 ? inspector_format_holder (now)
+                                                               : g_strdup (_("none"));
+      g_autofree char *evidence = inspector_explain (now, FL_DEFAULT_STALE_AFTER_MS);
+
+      text = g_strdup_printf (_("This file changed at %s, after this window opened: it is not "
+                                "the one you were asked about, so nothing will be touched.\n\n"
+                                "What is true now:\nProcess (PID): %s\n\nEvidence:\n%s"),
+                              at, holder, evidence);
+    }
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", text);
+}
+
 static void
 confirmed_entry_changed_cb (FlEntry    *entry,
                             GParamSpec *pspec,
                             GtkWidget  *dialog)
 {
   FlSnapshot *seen = g_object_get_data (G_OBJECT (dialog), "inspector-snapshot");
-  const char *body = g_object_get_data (G_OBJECT (dialog), "inspector-body");
-  g_autofree char *text = NULL;
 
-  if (fl_snapshot_same_file (seen, fl_entry_get_snapshot (entry)))
-    return;
-  text = g_strdup_printf ("%s\n\n%s",
-                          _("Warning: this file has changed since this window opened. If you go "
-                            "on, libfl will refuse and nothing will be touched."),
-                          body);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", text);
+  if (!fl_snapshot_same_file (seen, fl_entry_get_snapshot (entry)))
+    show_changed (dialog, fl_entry_get_snapshot (entry));
+}
+
+/* The entry left the model: its file is gone. */
+static void
+confirmed_entry_gone_cb (FlDirectoryModel *model,
+                         FlEntry          *entry,
+                         FlChange          change,
+                         GtkWidget        *dialog)
+{
+  FlSnapshot *seen = g_object_get_data (G_OBJECT (dialog), "inspector-snapshot");
+
+  if ((change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER) &&
+      g_strcmp0 (fl_entry_get_path (entry), fl_snapshot_get_path (seen)) == 0 &&
+      fl_directory_model_lookup (model, fl_snapshot_get_path (seen)) == NULL)
+    show_changed (dialog, NULL);
 }
 
 static GtkWidget *
@@ -232,7 +278,6 @@ confirm_dialog (InspectorWindow *self,
   gtk_widget_add_css_class (button, "destructive-action");
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   g_object_set_data (G_OBJECT (dialog), "inspector-kind", GINT_TO_POINTER (kind));
-  g_object_set_data_full (G_OBJECT (dialog), "inspector-body", g_strdup (body), g_free);
   g_signal_connect (dialog, "response", G_CALLBACK (confirm_response_cb), self);
   return dialog;
 }
@@ -281,6 +326,8 @@ confirm_one (InspectorWindow *self,
                           g_object_unref);
   g_signal_connect_object (selected, "notify::snapshot",
                            G_CALLBACK (confirmed_entry_changed_cb), dialog, 0);
+  g_signal_connect_object (self->model, "entry-changed",
+                           G_CALLBACK (confirmed_entry_gone_cb), dialog, 0);
   self->dialog = GTK_WINDOW (dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -116,14 +116,27 @@ test_reclaim_cancelled (void)
   ui_window_close (window);
 }
 
-/* The lock changes hands while the confirmation is open: nothing is touched, the dialog says
- * so before and after. */
+static gboolean
+accept_sensitive (GtkWindow *dialog)
+{
+  GtkWidget *accept = gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog),
+                                                          GTK_RESPONSE_ACCEPT);
+
+  g_assert_nonnull (accept);
+  return gtk_widget_get_sensitive (accept);
+}
+
+/* The lock changes hands while the confirmation is open: the confirmation shows what is true
+ * now and when it changed, Reclaim is disabled, nothing is touched, and the refusal (were
+ * Reclaim pressed anyway) says when. */
 static void
 test_reclaim_changed (void)
 {
   InspectorWindow *window = ui_window_with_demo ();
   g_autofree char *path = ui_demo_path (window, "session.db.lock");
   g_autofree char *mine = g_strdup_printf ("%d", getpid ());
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
   g_autofree char *content = NULL;
   g_autofree char *text = NULL;
   GtkWindow *dialog;
@@ -132,14 +145,28 @@ test_reclaim_changed (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
   g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
+  g_assert_true (accept_sensitive (dialog));
+  text = dialog_text (dialog);
+  /* The reused PID is never named as the holder's process. */
+  g_assert_nonnull (strstr (text, "now another process"));
+  g_clear_pointer (&text, g_free);
 
   /* Another process takes the lock: a new file with a live PID. */
+  before = inspector_format_clock (g_get_real_time ());
   g_assert_cmpint (g_unlink (path), ==, 0);
   g_assert_true (g_file_set_contents (path, mine, -1, NULL));
   fl_directory_model_rescan (window->model);
+  after = inspector_format_clock (g_get_real_time ());
   text = dialog_text (dialog);
-  g_assert_nonnull (strstr (text, "changed"));
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "changed at"));
+  g_assert_true (strstr (text, before) != NULL || strstr (text, after) != NULL);
+  g_assert_nonnull (strstr (text, "What is true now"));
+  g_assert_nonnull (strstr (text, mine));
+  g_assert_null (strstr (text, "reused"));
+  g_assert_false (accept_sensitive (dialog));
 
+  /* Pressed anyway (a response sent by hand): refused, nothing touched. */
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
   g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
   g_assert_cmpstr (content, ==, mine);
@@ -151,8 +178,34 @@ test_reclaim_changed (void)
   g_clear_pointer (&text, g_free);
   text = dialog_text (dialog);
   g_assert_nonnull (strstr (text, "Nothing was touched"));
+  g_assert_true (strstr (text, before) != NULL || strstr (text, after) != NULL);
   g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Nothing was touched"));
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  g_assert_null (_inspector_window_get_dialog (window));
+
+  ui_window_close (window);
+}
+
+/* The lock goes away while the confirmation is open: it says so and Reclaim is disabled. */
+static void
+test_reclaim_gone (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "report.csv.lock");
+  g_autofree char *text = NULL;
+  GtkWindow *dialog;
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
+  dialog = _inspector_window_get_dialog (window);
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  fl_directory_model_rescan (window->model);
+  text = dialog_text (dialog);
+  g_assert_nonnull (strstr (text, "went away at"));
+  g_assert_false (accept_sensitive (dialog));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   g_assert_null (_inspector_window_get_dialog (window));
 
   ui_window_close (window);
@@ -217,6 +270,7 @@ main (int   argc,
   g_test_add_func ("/ui/reclaim/accepted", test_reclaim_accepted);
   g_test_add_func ("/ui/reclaim/cancelled", test_reclaim_cancelled);
   g_test_add_func ("/ui/reclaim/changed-after-confirmation", test_reclaim_changed);
+  g_test_add_func ("/ui/reclaim/gone-after-confirmation", test_reclaim_gone);
   g_test_add_func ("/ui/reclaim/orphans", test_remove_orphans);
 
   return g_test_run ();

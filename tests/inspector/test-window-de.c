@@ -43,12 +43,31 @@ test_german (void)
   g_assert_cmpuint (n_checked, >=, 30);
   g_assert_nonnull (strstr (inspector_details_get_evidence (window->details), "Urteil: veraltet"));
 
-  /* The confirmation too. */
+  /* The confirmation too, and its buttons have mnemonics of their own (Abbrechen and
+   * Aufheben both took Alt+A). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL);
   g_assert_nonnull (_inspector_window_get_dialog (window));
   n_checked = 0;
   check_texts (GTK_WIDGET (_inspector_window_get_dialog (window)), &n_checked);
   g_assert_cmpuint (n_checked, >=, 2);
+  {
+    GtkDialog *dialog = GTK_DIALOG (_inspector_window_get_dialog (window));
+    GtkWidget *cancel = gtk_dialog_get_widget_for_response (dialog, GTK_RESPONSE_CANCEL);
+    GtkWidget *accept = gtk_dialog_get_widget_for_response (dialog, GTK_RESPONSE_ACCEPT);
+    g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+    guint cancel_key, accept_key;
+
+    ui_collect_widgets (cancel, GTK_TYPE_LABEL, labels);
+    g_assert_cmpuint (labels->len, ==, 1);
+    cancel_key = gtk_label_get_mnemonic_keyval (labels->pdata[0]);
+    g_ptr_array_set_size (labels, 0);
+    ui_collect_widgets (accept, GTK_TYPE_LABEL, labels);
+    g_assert_cmpuint (labels->len, ==, 1);
+    accept_key = gtk_label_get_mnemonic_keyval (labels->pdata[0]);
+    g_assert_cmpuint (cancel_key, !=, GDK_KEY_VoidSymbol);
+    g_assert_cmpuint (accept_key, !=, GDK_KEY_VoidSymbol);
+    g_assert_cmpuint (gdk_keyval_to_lower (cancel_key), !=, gdk_keyval_to_lower (accept_key));
+  }
   gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_CANCEL);
 
   ui_window_close (window);

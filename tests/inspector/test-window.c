@@ -574,6 +574,41 @@ test_ages_tick (void)
   remove_dir (dir);
 }
 
+static gboolean
+has_label_text (GtkWidget  *root,
+           const char *text)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  ui_collect_widgets (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (labels->pdata[i]), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A reused PID: the Holder column and the details name the PID as another process's now,
+ * never that process as the holder. */
+static void
+test_reused_pid_holder (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  FlEntry *reused = ui_lookup (window, "session.db.lock");
+  FlSnapshot *snap = fl_entry_get_snapshot (reused);
+  g_autofree char *holder = inspector_format_holder (snap);
+  g_autofree char *expected = g_strdup_printf ("%d, now another process: %s",
+                                               fl_snapshot_get_pid (snap),
+                                               fl_snapshot_get_process_name (snap));
+
+  g_assert_cmpint (fl_snapshot_get_liveness (snap), ==, FL_LIVENESS_REUSED);
+  g_assert_cmpstr (holder, ==, expected);
+  g_assert_true (_inspector_window_select_path (window, fl_entry_get_path (reused)));
+  g_assert_true (has_label_text (GTK_WIDGET (window->details), "Now used by"));
+  g_assert_false (has_label_text (GTK_WIDGET (window->details), "Process"));
+
+  ui_window_close (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -582,6 +617,7 @@ main (int   argc,
     return 0;
 
   g_test_add_func ("/ui/window/demo-states", test_demo_states);
+  g_test_add_func ("/ui/window/reused-pid-holder", test_reused_pid_holder);
   g_test_add_func ("/ui/window/search-and-problems", test_search_and_problems);
   g_test_add_func ("/ui/window/sort", test_sort);
   g_test_add_func ("/ui/window/keyboard", test_keyboard);
