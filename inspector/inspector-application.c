@@ -1,6 +1,7 @@
 /* inspector-application.c: the Lock Inspector application
  *
- * `fl-inspector [--recursive] [DIR...]` watches the folders given, else those remembered;
+ * `fl-inspector [--recursive] [DIR...]` watches the folders given (one-off: the remembered
+ * list is left as it is), else those remembered; DIR may be an etcd prefix (etcd://H:P/PREFIX);
  * `fl-inspector --demo` watches a fresh folder filled by `flctl demo`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -87,8 +88,9 @@ inspector_application_open (GApplication  *application,
       if (path == NULL && (g_file_has_uri_scheme (files[i], "etcd") ||
                            g_file_has_uri_scheme (files[i], "etcds")))
         path = g_file_get_uri (files[i]);
+      /* One-off: watched in this window, the remembered folders left as they are. */
       if (path != NULL)
-        inspector_window_add_directory (window, path, self->recursive, TRUE);
+        inspector_window_add_directory (window, path, self->recursive, FALSE);
     }
   gtk_window_present (GTK_WINDOW (window));
 }

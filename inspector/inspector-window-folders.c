@@ -35,33 +35,37 @@ root_path_for (const char *directory)
 }
 
 
+/* The remembered list changes one folder at a time: a folder added by hand is appended, one
+ * removed by hand is dropped. A window opened on a one-off folder (`fl-inspector DIR`,
+ * --demo) watches it without touching what was remembered before. */
 static void
-remember_directories (InspectorWindow *self)
+remember (InspectorWindow *self,
+          const char      *directory,
+          gboolean         add)
 {
-  g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
-  GVariantBuilder builder;
-  const char *demo_dir = self->demo != NULL ? inspector_demo_get_directory (self->demo) : NULL;
   g_autoptr(GVariant) old = g_settings_get_value (self->settings, "directories");
+  gboolean recursive_now = GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs,
+                                                                 directory));
+  GVariantBuilder builder;
   GVariantIter iter;
   const char *path;
   gboolean recursive;
+  gboolean present = FALSE;
 
-  /* Keep each directory's recursion as it was remembered. */
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sb)"));
-  for (guint i = 0; dirs[i] != NULL; i++)
+  g_variant_iter_init (&iter, old);
+  while (g_variant_iter_next (&iter, "(&sb)", &path, &recursive))
     {
-      gboolean rec = FALSE;
-
-      if (g_strcmp0 (dirs[i], demo_dir) == 0)
-        continue;
-      g_variant_iter_init (&iter, old);
-      while (g_variant_iter_next (&iter, "(&sb)", &path, &recursive))
-        if (g_str_equal (path, dirs[i]))
-          rec = recursive;
-      if (g_hash_table_contains (self->recursive_dirs, dirs[i]))
-        rec = GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, dirs[i]));
-      g_variant_builder_add (&builder, "(sb)", dirs[i], rec);
+      if (!g_str_equal (path, directory))
+        g_variant_builder_add (&builder, "(sb)", path, recursive);
+      else if (add)
+        {
+          g_variant_builder_add (&builder, "(sb)", path, recursive_now);
+          present = TRUE;
+        }
     }
+  if (add && !present)
+    g_variant_builder_add (&builder, "(sb)", directory, recursive_now);
   g_settings_set_value (self->settings, "directories", g_variant_builder_end (&builder));
 }
 
@@ -78,7 +82,10 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
   for (guint i = 0; dirs[i] != NULL; i++)
     {
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      GtkWidget *label = gtk_label_new (dirs[i]);
+      gboolean recursive = GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, dirs[i]));
+      g_autofree char *text = recursive ? g_strdup_printf (_("%s (with subfolders)"), dirs[i])
+                                        : g_strdup (dirs[i]);
+      GtkWidget *label = gtk_label_new (text);
       GtkWidget *button = gtk_button_new_from_icon_name ("list-remove-symbolic");
       g_autofree char *a11y = g_strdup_printf (_("Stop watching %s"), dirs[i]);
 
@@ -154,7 +161,7 @@ added_cb (GObject      *source,
   if (!fl_directory_model_add_directory_finish (FL_DIRECTORY_MODEL (source), result, &error))
     _inspector_window_show_banner (self, FALSE, error->message);
   else if (call->remember)
-    remember_directories (self);
+    remember (self, directory, TRUE);
   else if (self->demo != NULL
            && g_strcmp0 (directory, inspector_demo_get_directory (self->demo)) == 0)
     select_first_stale (self);
@@ -192,7 +199,7 @@ _inspector_window_remove_directory (InspectorWindow *self,
                                     const char      *directory)
 {
   fl_directory_model_remove_directory (self->model, directory);
-  remember_directories (self);
+  remember (self, directory, FALSE);
   _inspector_window_rebuild_directories (self);
   _inspector_window_update_page (self);
 }

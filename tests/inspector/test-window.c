@@ -361,6 +361,19 @@ banner_shown (gpointer data)
 }
 
 /* Several folders at once, remembered in GSettings, one removed again. */
+static gboolean
+has_label_text (GtkWidget  *root,
+           const char *text)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  ui_collect_widgets (root, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (labels->pdata[i]), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 test_directories_remembered (void)
 {
@@ -384,6 +397,14 @@ test_directories_remembered (void)
   g_assert_true (settings_has (settings, b));
   g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, 1);
 
+  /* The list says which folders include their subfolders. */
+  {
+    g_autofree char *recursive = g_strdup_printf ("%s (with subfolders)", b);
+
+    g_assert_true (has_label_text (GTK_WIDGET (window->directories_list), recursive));
+    g_assert_false (has_label_text (GTK_WIDGET (window->directories_list), b));
+  }
+
   /* A folder that cannot be read: said in the window, naming it; nothing remembered. */
   inspector_window_add_directory (window, "/nonexistent/fl-ui", FALSE, TRUE);
   g_assert_true (fl_test_wait_until (banner_shown, window, 10000));
@@ -394,6 +415,52 @@ test_directories_remembered (void)
   g_settings_reset (settings, "directories");
   remove_dir (a);
   remove_dir (b);
+}
+
+/* `fl-inspector DIR` and --demo are one-off: the folders remembered before stay remembered,
+ * also when the person adds and removes folders in that window. */
+static void
+test_one_off_keeps_remembered (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  g_autofree char *kept = make_dir_with_lock ("kept.lock", getpid ());
+  g_autofree char *once = make_dir_with_lock ("once.lock", getpid ());
+  g_autofree char *added = make_dir_with_lock ("added.lock", getpid ());
+  InspectorWindow *window = NULL;
+  RowCount rc;
+
+  g_settings_set_value (settings, "directories",
+                        g_variant_new_parsed ("[(%s, true)]", kept));
+  window = inspector_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, once, FALSE, FALSE);
+  inspector_window_add_directory (window, added, FALSE, TRUE);
+  rc = (RowCount) { window, 2 };
+  g_assert_true (fl_test_wait_until (model_has_n, &rc, 10000));
+  g_assert_true (settings_has (settings, kept));
+  g_assert_false (settings_has (settings, once));
+  g_assert_true (settings_has (settings, added));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-directory", "s",
+                                             added));
+  g_assert_true (settings_has (settings, kept));
+  g_assert_false (settings_has (settings, added));
+  /* Its recursion as it was remembered. */
+  {
+    g_autoptr(GVariant) dirs = g_settings_get_value (settings, "directories");
+    g_autofree char *printed = g_variant_print (dirs, FALSE);
+    g_autoptr(GVariant) only_kept = g_variant_ref_sink (g_variant_new_parsed ("[(%s, true)]",
+                                                                              kept));
+    g_autofree char *expected = g_variant_print (only_kept, FALSE);
+
+    g_assert_cmpstr (printed, ==, expected);
+  }
+
+  ui_window_close (window);
+  g_settings_reset (settings, "directories");
+  remove_dir (kept);
+  remove_dir (once);
+  remove_dir (added);
 }
 
 static gboolean
@@ -574,19 +641,6 @@ test_ages_tick (void)
   remove_dir (dir);
 }
 
-static gboolean
-has_label_text (GtkWidget  *root,
-           const char *text)
-{
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-
-  ui_collect_widgets (root, GTK_TYPE_LABEL, labels);
-  for (guint i = 0; i < labels->len; i++)
-    if (g_strcmp0 (gtk_label_get_text (labels->pdata[i]), text) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* A reused PID: the Holder column and the details name the PID as another process's now,
  * never that process as the holder. */
 static void
@@ -623,6 +677,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/keyboard", test_keyboard);
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
   g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
+  g_test_add_func ("/ui/window/one-off-keeps-remembered", test_one_off_keeps_remembered);
   g_test_add_func ("/ui/window/live-update", test_live_update);
   g_test_add_func ("/ui/window/state-remembered", test_state_remembered);
   g_test_add_func ("/ui/window/ages-tick", test_ages_tick);
