@@ -52,7 +52,10 @@ add_row (GtkGrid    *grid,
   gtk_label_set_xalign (GTK_LABEL (value_label), 0);
   gtk_label_set_wrap (GTK_LABEL (value_label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (value_label), PANGO_WRAP_WORD_CHAR);
+  /* Selectable with the mouse, to copy a path or PID; not a Tab stop each (the pane has
+   * about twenty of them between the list and the buttons). */
   gtk_label_set_selectable (GTK_LABEL (value_label), TRUE);
+  gtk_widget_set_focusable (value_label, FALSE);
   gtk_widget_set_hexpand (value_label, TRUE);
   /* Read as "Path: /the/path" by a screen reader. */
   gtk_accessible_update_relation (GTK_ACCESSIBLE (value_label),

@@ -64,6 +64,7 @@ report_response_cb (GtkDialog       *dialog,
   if (self->dialog == GTK_WINDOW (dialog))
     self->dialog = NULL;
   gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
 }
 
 static void
@@ -200,6 +201,9 @@ confirm_response_cb (GtkDialog       *dialog,
                      g_object_get_data (G_OBJECT (dialog), "inspector-changed-at"));
     }
   gtk_window_destroy (GTK_WINDOW (dialog));
+  /* Back where the person was, to go on with the keyboard (unless a report opened). */
+  if (self->dialog == NULL)
+    gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
 }
 
 /* While the confirmation is open, a change to the file shows in it at once: what is true now

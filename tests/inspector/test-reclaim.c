@@ -75,6 +75,8 @@ test_reclaim_accepted (void)
   GtkWindow *dialog;
 
   g_assert_true (_inspector_window_select_path (window, path));
+  /* As a person does it: the details pane's Reclaim button has the focus when pressed. */
+  g_assert_true (gtk_widget_grab_focus (reclaim_button (window)));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL));
   g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
@@ -90,6 +92,14 @@ test_reclaim_accepted (void)
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
   g_assert_null (_inspector_window_get_dialog (window));
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  /* The keyboard focus is back in the list. */
+  {
+    GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (window));
+
+    g_assert_nonnull (focus);
+    g_assert_true (focus == GTK_WIDGET (window->column_view) ||
+                   gtk_widget_is_ancestor (focus, GTK_WIDGET (window->column_view)));
+  }
   g_assert_null (fl_directory_model_lookup (window->model, path));
   g_assert_cmpuint (g_list_model_get_n_items (_inspector_window_get_rows (window)), ==, rows - 1);
   g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Reclaimed"));

@@ -374,6 +374,33 @@ has_label_text (GtkWidget  *root,
   return FALSE;
 }
 
+/* The details pane's values can be selected with the mouse but are not Tab stops. */
+static void
+test_details_not_tab_stops (void)
+{
+  g_autofree char *dir = make_dir_with_lock ("tab.lock", getpid ());
+  g_autofree char *lock = g_build_filename (dir, "tab.lock", NULL);
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  InspectorWindow *window = inspector_window_new (NULL);
+  RowCount rc = { window, 1 };
+  guint selectable = 0;
+
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, dir, FALSE, FALSE);
+  g_assert_true (fl_test_wait_until (model_has_n, &rc, 10000));
+  g_assert_true (_inspector_window_select_path (window, lock));
+  ui_collect_widgets (GTK_WIDGET (window->details), GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      selectable += gtk_label_get_selectable (labels->pdata[i]);
+      g_assert_false (gtk_widget_get_focusable (labels->pdata[i]));
+    }
+  g_assert_cmpuint (selectable, >=, 5);
+
+  ui_window_close (window);
+  remove_dir (dir);
+}
+
 static void
 test_directories_remembered (void)
 {
@@ -675,6 +702,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/search-and-problems", test_search_and_problems);
   g_test_add_func ("/ui/window/sort", test_sort);
   g_test_add_func ("/ui/window/keyboard", test_keyboard);
+  g_test_add_func ("/ui/window/details-not-tab-stops", test_details_not_tab_stops);
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
   g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
   g_test_add_func ("/ui/window/one-off-keeps-remembered", test_one_off_keeps_remembered);
