@@ -9,11 +9,28 @@
 
 #include "inspector-window-private.h"
 
+/* A success is news for a while; a failure stays until dismissed (or replaced), since it
+ * says what to do. */
+#define SUCCESS_SHOWN_S 10
+
+static void
+hide_banner_cb (gpointer user_data)
+{
+  InspectorWindow *self = user_data;
+
+  self->banner_id = 0;
+  gtk_revealer_set_reveal_child (self->banner, FALSE);
+}
+
 void
 _inspector_window_show_banner (InspectorWindow *self,
                                gboolean         success,
                                const char      *text)
 {
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+  if (success)
+    self->banner_id = g_timeout_add_once (SUCCESS_SHOWN_S * 1000, hide_banner_cb, self);
+
   gtk_image_set_from_icon_name (self->banner_icon,
                                 success ? "emblem-ok-symbolic" : "dialog-error-symbolic");
   gtk_label_set_text (self->banner_label, text);

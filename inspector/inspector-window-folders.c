@@ -266,7 +266,8 @@ _inspector_window_drop_cb (GtkDropTarget   *target,
 }
 
 /* The page the window shows: the empty state without folders, a spinner while the first scan
- * runs, else the list. */
+ * runs, a page that says the watched folders hold no lock files (rather than an empty table),
+ * else the list. */
 void
 _inspector_window_update_page (InspectorWindow *self)
 {
@@ -278,6 +279,8 @@ _inspector_window_update_page (InspectorWindow *self)
     gtk_stack_set_visible_child_name (self->stack, "empty");
   else if (loading && g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
     gtk_stack_set_visible_child_name (self->stack, "loading");
+  else if (g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
+    gtk_stack_set_visible_child_name (self->stack, "no-locks");
   else
     gtk_stack_set_visible_child_name (self->stack, "list");
 }

@@ -50,6 +50,7 @@ struct _InspectorWindow
   gint64                now;           /* "now": the model's clock at the last tick */
   guint                 tick_id;
   guint                 refilter_id;
+  guint                 banner_id;     /* hides a success banner after a while */
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
   char                 *search_text;
   gboolean              problems_only;

@@ -190,6 +190,7 @@ inspector_window_dispose (GObject *object)
     gtk_column_view_set_model (self->column_view, NULL);
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->refilter_id, g_source_remove);
+  g_clear_handle_id (&self->banner_id, g_source_remove);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
   g_clear_object (&self->selected_signals);
@@ -340,6 +341,8 @@ inspector_window_init (InspectorWindow *self)
                           G_CALLBACK (loading_notify_cb), self);
   g_signal_group_connect (self->model_signals, "entry-changed",
                           G_CALLBACK (entry_changed_cb), self);
+  g_signal_group_connect_swapped (self->model_signals, "items-changed",
+                                  G_CALLBACK (_inspector_window_update_page), self);
   g_signal_group_set_target (self->model_signals, self->model);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));

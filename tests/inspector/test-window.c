@@ -401,6 +401,55 @@ test_details_not_tab_stops (void)
   remove_dir (dir);
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *page;
+} PageIs;
+
+static gboolean
+page_is (gpointer data)
+{
+  PageIs *p = data;
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (p->window->stack), p->page) == 0;
+}
+
+/* A watched folder without lock files says so, and the list comes back with the first lock. */
+static void
+test_empty_folder_page (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("fl-ui-empty-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename (dir, "t", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  InspectorWindow *window = inspector_window_new (NULL);
+  PageIs p = { window, "no-locks" };
+
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, dir, FALSE, FALSE);
+  g_assert_true (fl_test_wait_until (page_is, &p, 10000));
+
+  lock = fl_lock_acquire (target, NULL, NULL, &error);
+  g_assert_no_error (error);
+  p.page = "list";
+  g_assert_true (fl_test_wait_until (page_is, &p, 10000));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  p.page = "no-locks";
+  g_assert_true (fl_test_wait_until (page_is, &p, 10000));
+
+  /* A success banner goes away by itself; a failure stays, since it says what to do. */
+  _inspector_window_show_banner (window, TRUE, "done");
+  g_assert_cmpuint (window->banner_id, !=, 0);
+  _inspector_window_show_banner (window, FALSE, "refused");
+  g_assert_cmpuint (window->banner_id, ==, 0);
+  g_assert_true (gtk_revealer_get_reveal_child (window->banner));
+
+  ui_window_close (window);
+  remove_dir (dir);
+}
+
 static void
 test_directories_remembered (void)
 {
@@ -706,6 +755,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
   g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
   g_test_add_func ("/ui/window/one-off-keeps-remembered", test_one_off_keeps_remembered);
+  g_test_add_func ("/ui/window/empty-folder-page", test_empty_folder_page);
   g_test_add_func ("/ui/window/live-update", test_live_update);
   g_test_add_func ("/ui/window/state-remembered", test_state_remembered);
   g_test_add_func ("/ui/window/ages-tick", test_ages_tick);
