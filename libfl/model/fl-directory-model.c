@@ -18,6 +18,9 @@
 #include "fl-lock-backend-private.h"
 #include "fl-snapshot-private.h"
 
+/* How long one slice of queued events may hold the main loop: a frame at 60 Hz is 16 ms. */
+#define FLUSH_SLICE_US 8000
+
 /* How the model stays right without trusting any one source:
  * - A file event only names a path. The model re-reads that path (a fresh snapshot) before it
  *   reports anything, so duplicated, reordered or stale events cannot make it wrong.
@@ -123,6 +126,47 @@ refresh_path (FlDirectoryModel *self,
   _fl_model_store_apply (&self->store, path, snap, flags);
 }
 
+/* Reads the queued paths again and applies them. With @budget_us >= 0 it stops once that much
+ * time is spent and queues the rest again (the monitor's coalescing timer comes back for them
+ * after FL_MODEL_COALESCE_MS, in which the main loop draws and answers input). */
+static void
+flush_paths (FlDirectoryModel *self,
+             gint64            budget_us)
+{
+  g_autoptr(GArray) pending = NULL;
+  FlModelReader reader = FL_MODEL_READER_INIT;
+  gint64 start = g_get_monotonic_time ();
+  gint64 now_us;
+
+  pending = _fl_model_monitor_take_pending (&self->monitor);
+  if (pending == NULL)
+    return;
+
+  now_us = model_now (self);
+  g_object_freeze_notify (G_OBJECT (self));
+  for (guint i = 0; i < pending->len; i++)
+    {
+      FlModelPending *p = &g_array_index (pending, FlModelPending, i);
+
+      if (budget_us >= 0 && i > 0 && g_get_monotonic_time () - start > budget_us)
+        {
+          for (guint j = i; j < pending->len; j++)
+            {
+              FlModelPending *rest = &g_array_index (pending, FlModelPending, j);
+
+              _fl_model_monitor_queue (&self->monitor, rest->path, rest->flags);
+            }
+          break;
+        }
+      refresh_path (self, &reader, p->path, p->flags, now_us);
+    }
+  notify_counts (self);
+  g_object_thaw_notify (G_OBJECT (self));
+
+  _fl_model_reader_clear (&reader);
+  _fl_model_watch_schedule (&self->watch);
+}
+
 /* The parts' hooks */
 
 static void
@@ -171,10 +215,12 @@ queue_pid_cb (int      pid,
     }
 }
 
+/* What the coalescing timer, pidfds and deadlines call: a slice of the queue at a time, so a
+ * burst of thousands of events never holds the main loop for more than about a frame. */
 static void
 flush_cb (gpointer user_data)
 {
-  _fl_directory_model_flush (user_data);
+  flush_paths (user_data, FLUSH_SLICE_US);
 }
 
 static gint64
@@ -894,29 +940,9 @@ _fl_directory_model_apply_event (FlDirectoryModel  *self,
 void
 _fl_directory_model_flush (FlDirectoryModel *self)
 {
-  g_autoptr(GArray) pending = NULL;
-  FlModelReader reader = FL_MODEL_READER_INIT;
-  gint64 now_us;
-
   g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
 
-  pending = _fl_model_monitor_take_pending (&self->monitor);
-  if (pending == NULL)
-    return;
-
-  now_us = model_now (self);
-  g_object_freeze_notify (G_OBJECT (self));
-  for (guint i = 0; i < pending->len; i++)
-    {
-      FlModelPending *p = &g_array_index (pending, FlModelPending, i);
-
-      refresh_path (self, &reader, p->path, p->flags, now_us);
-    }
-  notify_counts (self);
-  g_object_thaw_notify (G_OBJECT (self));
-
-  _fl_model_reader_clear (&reader);
-  _fl_model_watch_schedule (&self->watch);
+  flush_paths (self, -1);
 }
 
 gint64
