@@ -127,8 +127,8 @@ refresh_path (FlDirectoryModel *self,
 }
 
 /* Reads the queued paths again and applies them. With @budget_us >= 0 it stops once that much
- * time is spent and queues the rest again (the monitor's coalescing timer comes back for them
- * after FL_MODEL_COALESCE_MS, in which the main loop draws and answers input). */
+ * time is spent and queues the rest again, to be read when the main loop has drawn and answered
+ * input (an idle of low priority). */
 static void
 flush_paths (FlDirectoryModel *self,
              gint64            budget_us)
@@ -156,6 +156,7 @@ flush_paths (FlDirectoryModel *self,
 
               _fl_model_monitor_queue (&self->monitor, rest->path, rest->flags);
             }
+          _fl_model_monitor_continue (&self->monitor);
           break;
         }
       refresh_path (self, &reader, p->path, p->flags, now_us);

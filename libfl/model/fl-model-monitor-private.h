@@ -56,6 +56,9 @@ void     _fl_model_monitor_apply_event   (FlModelMonitor            *monitor,
                                           GFileMonitorEvent          event,
                                           const char                *path,
                                           const char                *other_path);
+/* The queue is read again as soon as the main loop has nothing more urgent: input and
+ * redraws first (a slice of a burst was applied, the rest waits). */
+void     _fl_model_monitor_continue      (FlModelMonitor            *monitor);
 gboolean _fl_model_monitor_has_pending   (FlModelMonitor            *monitor);
 /* The queued paths, sorted (so that neighbours share a directory), and the queue emptied;
  * NULL if there are none, or so many that a rescan (asked for) is cheaper. */

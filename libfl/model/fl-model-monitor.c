@@ -84,6 +84,13 @@ _fl_model_monitor_queue (FlModelMonitor *monitor,
     }
 }
 
+void
+_fl_model_monitor_continue (FlModelMonitor *monitor)
+{
+  g_clear_handle_id (&monitor->flush_id, g_source_remove);
+  monitor->flush_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, flush_cb, monitor, NULL);
+}
+
 gboolean
 _fl_model_monitor_has_pending (FlModelMonitor *monitor)
 {
