@@ -38,7 +38,15 @@ typedef struct
   GPtrArray       *dirs;
   GError          *error;
   gint64           duration_us;
+  /* A first scan in a worker thread hands its rows over as it goes (see hand_over()). */
+  GMainContext    *context;
+  GWeakRef         model;
+  FlModelScanner  *scanner;
 } ScanJob;
+
+/* The first rows of a large folder are shown before the whole of it is read: each chunk of a
+ * first scan is merged as it is judged (only added: what is not in it yet stays). */
+#define HAND_OVER_CHUNK 4096
 
 void
 _fl_model_scanner_init (FlModelScanner            *scanner,
@@ -83,6 +91,8 @@ scan_job_free (gpointer data)
   g_clear_pointer (&job->snapshots, g_ptr_array_unref);
   g_clear_pointer (&job->dirs, g_ptr_array_unref);
   g_clear_error (&job->error);
+  g_clear_pointer (&job->context, g_main_context_unref);
+  g_weak_ref_clear (&job->model);
   g_free (job);
 }
 
@@ -109,6 +119,8 @@ scan_job_new (FlModelScanner  *scanner,
   job->cancellable = g_object_ref (scanner->cancellable);
   job->snapshots = g_ptr_array_new_with_free_func (g_object_unref);
   job->dirs = g_ptr_array_new_with_free_func (g_free);
+  g_weak_ref_init (&job->model, NULL);
+  job->scanner = scanner;
 
   /* A rescan finds most files unchanged: it keeps their current snapshot instead of a second
    * copy, so a rescan of 100,000 locks does not double the memory. */
@@ -186,6 +198,89 @@ scan_slice (gpointer data)
   return NULL;
 }
 
+static int compare_snapshot_paths (gconstpointer a,
+                                   gconstpointer b);
+static gboolean never_cb (const char *path,
+                          gpointer    user_data);
+static gboolean take_new (const char *path,
+                          gpointer    user_data);
+
+typedef struct
+{
+  GWeakRef        model;
+  FlModelScanner *scanner;
+  FlModelRoot    *root;
+  guint           serial;
+  GPtrArray      *snaps;
+} HandOver;
+
+static void
+hand_over_free (gpointer data)
+{
+  HandOver *h = data;
+
+  g_weak_ref_clear (&h->model);
+  _fl_model_root_unref (h->root);
+  g_ptr_array_unref (h->snaps);
+  g_free (h);
+}
+
+typedef struct
+{
+  FlModelScanner  *scanner;
+  FlModelRoot     *root;
+  FlModelScanMode  mode;
+} MergeCall;
+
+/* On the main context: the chunk's rows join the model, quietly (a first scan is not news),
+ * unless the model, the root or a newer scan has moved on. */
+static gboolean
+hand_over_cb (gpointer data)
+{
+  HandOver *h = data;
+  g_autoptr(GObject) model = g_weak_ref_get (&h->model);
+  MergeCall call = { h->scanner, h->root, FL_MODEL_SCAN_INITIAL };
+
+  _fl_tsan_acquire (h);
+  if (model == NULL || h->root->removed || h->root->applied >= h->serial ||
+      g_cancellable_is_cancelled (h->scanner->cancellable))
+    return G_SOURCE_REMOVE;
+  h->scanner->store->quiet++;
+  _fl_model_store_merge (h->scanner->store, h->root->prefix, h->snaps, never_cb, take_new,
+                         &call);
+  h->scanner->store->quiet--;
+  h->scanner->hooks->merged (h->scanner->user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* From the worker: the snapshots from @first on, sorted, to the main context. */
+static void
+hand_over (ScanJob *job,
+           guint    first)
+{
+  HandOver *h;
+
+  if (first >= job->snapshots->len)
+    return;
+  h = g_new0 (HandOver, 1);
+  g_weak_ref_init (&h->model, NULL);
+  {
+    g_autoptr(GObject) model = g_weak_ref_get (&job->model);
+
+    g_weak_ref_set (&h->model, model);
+  }
+  h->scanner = job->scanner;
+  h->root = _fl_model_root_ref (job->root);
+  h->serial = job->serial;
+  h->snaps = g_ptr_array_new_full (job->snapshots->len - first, g_object_unref);
+  for (guint i = first; i < job->snapshots->len; i++)
+    g_ptr_array_add (h->snaps, g_object_ref (job->snapshots->pdata[i]));
+  g_ptr_array_sort (h->snaps, compare_snapshot_paths);
+  _fl_tsan_release (h);
+  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, hand_over_cb, h,
+                              hand_over_free);
+}
+
 /* Judging a file costs about ten system calls, most of the load: spread over the cores. The
  * walker calls this for each directory it lists. */
 static gboolean
@@ -196,34 +291,45 @@ snapshot_names_cb (FlDir       *dir,
                    GError     **error)
 {
   ScanJob *job = user_data;
-  guint n = names->len;
-  guint n_threads = MIN (job->n_threads, n / SCAN_SLICE_MIN + 1);
-  g_autofree FlSnapshot **out = g_new0 (FlSnapshot *, n);
-  g_autofree ScanSlice *slices = g_new0 (ScanSlice, n_threads);
-  g_autofree GThread **threads = g_new0 (GThread *, n_threads);
+  guint n_all = names->len;
+  g_autofree FlSnapshot **out = g_new0 (FlSnapshot *, n_all);
 
   g_ptr_array_add (job->dirs, g_strdup (dir_path));
 
-  for (guint t = 0; t < n_threads; t++)
+  /* A chunk at a time when rows are handed over as they come, else all at once. */
+  for (guint begin = 0; begin < n_all;)
     {
-      slices[t] = (ScanSlice) { job, dir, dir_path, (char **) names->pdata, out,
-                                (guint) ((guint64) n * t / n_threads),
-                                (guint) ((guint64) n * (t + 1) / n_threads) };
-      if (t > 0)
-        threads[t] = g_thread_try_new ("fl-scan", scan_slice, &slices[t], NULL);
-    }
-  scan_slice (&slices[0]);
-  for (guint t = 1; t < n_threads; t++)
-    {
-      if (threads[t] != NULL)
-        g_thread_join (threads[t]);
-      else
-        scan_slice (&slices[t]);  /* no thread to be had: do it here */
-    }
+      guint end = job->context != NULL ? MIN (begin + HAND_OVER_CHUNK, n_all) : n_all;
+      guint n = end - begin;
+      guint n_threads = MIN (job->n_threads, n / SCAN_SLICE_MIN + 1);
+      g_autofree ScanSlice *slices = g_new0 (ScanSlice, n_threads);
+      g_autofree GThread **threads = g_new0 (GThread *, n_threads);
+      guint first_new = job->snapshots->len;
 
-  for (guint i = 0; i < n; i++)
-    if (out[i] != NULL)
-      g_ptr_array_add (job->snapshots, out[i]);
+      for (guint t = 0; t < n_threads; t++)
+        {
+          slices[t] = (ScanSlice) { job, dir, dir_path, (char **) names->pdata, out,
+                                    begin + (guint) ((guint64) n * t / n_threads),
+                                    begin + (guint) ((guint64) n * (t + 1) / n_threads) };
+          if (t > 0)
+            threads[t] = g_thread_try_new ("fl-scan", scan_slice, &slices[t], NULL);
+        }
+      scan_slice (&slices[0]);
+      for (guint t = 1; t < n_threads; t++)
+        {
+          if (threads[t] != NULL)
+            g_thread_join (threads[t]);
+          else
+            scan_slice (&slices[t]);  /* no thread to be had: do it here */
+        }
+
+      for (guint i = begin; i < end; i++)
+        if (out[i] != NULL)
+          g_ptr_array_add (job->snapshots, out[i]);
+      if (job->context != NULL)
+        hand_over (job, first_new);
+      begin = end;
+    }
   return TRUE;
 }
 
@@ -283,13 +389,6 @@ run_scan (ScanJob *job)
 
 /* Merging, on the main context */
 
-typedef struct
-{
-  FlModelScanner  *scanner;
-  FlModelRoot     *root;
-  FlModelScanMode  mode;
-} MergeCall;
-
 static gboolean
 is_touched (FlModelScanner *scanner,
             const char     *path)
@@ -310,6 +409,14 @@ keep_entry (const char *path,
   if (call->mode == FL_MODEL_SCAN_REMOVE)
     return _fl_model_roots_covering (call->scanner->roots, call->root, path) == NULL;
   return !is_touched (call->scanner, path);
+}
+
+/* A handed-over chunk only adds: every entry stays as it is. */
+static gboolean
+never_cb (const char *path,
+          gpointer    user_data)
+{
+  return FALSE;
 }
 
 static gboolean
@@ -484,6 +591,11 @@ _fl_model_scanner_start (FlModelScanner  *scanner,
   task = g_task_new (NULL, scanner->cancellable, scan_done_cb, call);
   g_task_set_source_tag (task, _fl_model_scanner_start);
   job = scan_job_new (scanner, root, mode);
+  if (mode == FL_MODEL_SCAN_INITIAL && root->backend == NULL)
+    {
+      job->context = g_main_context_ref_thread_default ();
+      g_weak_ref_set (&job->model, scanner->user_data);
+    }
   g_task_set_task_data (task, job, scan_job_free);
   _fl_tsan_release (job);
   g_task_run_in_thread (task, scan_thread);

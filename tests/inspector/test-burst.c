@@ -1,5 +1,6 @@
-/* test-burst.c: a burst of lock files arriving in a sorted list of 20,000, with a row
- * selected, does not hold the main loop until it is all applied (under Xvfb)
+/* test-burst.c: a folder of 20,000 lock files shows its first rows before it is all read,
+ * and a burst of lock files arriving in the sorted list, with a row selected, does not hold
+ * the main loop until it is all applied (under Xvfb)
  *
  * The model applies queued file events a slice at a time (libfl/model/fl-directory-model.c,
  * FLUSH_SLICE_US): between its first and its last change, a timer of the main loop must
@@ -70,6 +71,28 @@ has_n (gpointer data)
   return g_list_model_get_n_items (G_LIST_MODEL (h->window->model)) == h->n;
 }
 
+/* While the folder is first read: the rows that are already there. */
+typedef struct
+{
+  guint partial;   /* items-changed seen with some rows but not all, still loading */
+  guint n_all;
+} Loading;
+
+static void
+loading_rows_cb (GListModel *model,
+                 guint       position,
+                 guint       removed,
+                 guint       added,
+                 Loading    *l)
+{
+  gboolean loading = FALSE;
+  guint n = g_list_model_get_n_items (model);
+
+  g_object_get (model, "loading", &loading, NULL);
+  if (loading && n > 0 && n < l->n_all)
+    l->partial++;
+}
+
 static void
 test_burst_sorted (void)
 {
@@ -78,6 +101,7 @@ test_burst_sorted (void)
   g_autoptr(GObject) selected = NULL;
   InspectorWindow *window = NULL;
   Counter c = { 0 };
+  Loading loading = { 0 };
   HasN h;
   guint timer;
 
@@ -89,9 +113,14 @@ test_burst_sorted (void)
     }
   window = inspector_window_new (NULL);
   gtk_window_present (GTK_WINDOW (window));
+  loading.n_all = N_LOCKS;
+  g_signal_connect (window->model, "items-changed", G_CALLBACK (loading_rows_cb), &loading);
   inspector_window_add_directory (window, dir, FALSE, FALSE);
   h = (HasN) { window, N_LOCKS };
   g_assert_true (fl_test_wait_until (has_n, &h, 120000));
+  g_signal_handlers_disconnect_by_data (window->model, &loading);
+  /* The first rows were shown before the whole folder was read. */
+  g_assert_cmpuint (loading.partial, >, 0);
 
   name_column = g_list_model_get_item (gtk_column_view_get_columns (window->column_view), 0);
   gtk_column_view_sort_by_column (window->column_view, name_column, GTK_SORT_DESCENDING);
