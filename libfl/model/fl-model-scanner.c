@@ -238,10 +238,12 @@ static gboolean
 hand_over_cb (gpointer data)
 {
   HandOver *h = data;
-  g_autoptr(GObject) model = g_weak_ref_get (&h->model);
-  MergeCall call = { h->scanner, h->root, FL_MODEL_SCAN_INITIAL };
+  g_autoptr(GObject) model = NULL;
+  MergeCall call;
 
-  _fl_tsan_acquire (h);
+  _fl_tsan_acquire (h);  /* before anything of @h is read: the worker wrote it */
+  call = (MergeCall) { h->scanner, h->root, FL_MODEL_SCAN_INITIAL };
+  model = g_weak_ref_get (&h->model);
   if (model == NULL || h->root->removed || h->root->applied >= h->serial ||
       g_cancellable_is_cancelled (h->scanner->cancellable))
     return G_SOURCE_REMOVE;
