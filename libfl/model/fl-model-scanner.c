@@ -45,8 +45,10 @@ typedef struct
 } ScanJob;
 
 /* The first rows of a large folder are shown before the whole of it is read: each chunk of a
- * first scan is merged as it is judged (only added: what is not in it yet stays). */
-#define HAND_OVER_CHUNK 4096
+ * first scan is merged as it is judged (only added: what is not in it yet stays). The first
+ * chunk is small, to be quick; the others larger, to be few. */
+#define HAND_OVER_FIRST 1024
+#define HAND_OVER_CHUNK 8192
 
 void
 _fl_model_scanner_init (FlModelScanner            *scanner,
@@ -301,7 +303,8 @@ snapshot_names_cb (FlDir       *dir,
   /* A chunk at a time when rows are handed over as they come, else all at once. */
   for (guint begin = 0; begin < n_all;)
     {
-      guint end = job->context != NULL ? MIN (begin + HAND_OVER_CHUNK, n_all) : n_all;
+      guint chunk = job->snapshots->len == 0 ? HAND_OVER_FIRST : HAND_OVER_CHUNK;
+      guint end = job->context != NULL ? MIN (begin + chunk, n_all) : n_all;
       guint n = end - begin;
       guint n_threads = MIN (job->n_threads, n / SCAN_SLICE_MIN + 1);
       g_autofree ScanSlice *slices = g_new0 (ScanSlice, n_threads);
