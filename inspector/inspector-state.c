@@ -64,15 +64,23 @@ inspector_format_holder (FlSnapshot *snapshot)
   return g_strdup_printf ("%d", pid);
 }
 
-char *
-inspector_format_clock (gint64 real_us)
+/* @real_us in local time, as @format writes it; "—" when there is no such time. */
+static char *
+format_local (gint64      real_us,
+              const char *format)
 {
   g_autoptr(GDateTime) time = NULL;
 
   if (real_us <= 0)
     return g_strdup ("—");
   time = g_date_time_new_from_unix_local (real_us / G_USEC_PER_SEC);
-  return time != NULL ? g_date_time_format (time, "%X") : g_strdup ("—");
+  return time != NULL ? g_date_time_format (time, format) : g_strdup ("—");
+}
+
+char *
+inspector_format_clock (gint64 real_us)
+{
+  return format_local (real_us, "%X");
 }
 
 char *
@@ -106,12 +114,7 @@ inspector_format_lease (FlSnapshot *snapshot)
 char *
 inspector_format_time (gint64 real_us)
 {
-  g_autoptr(GDateTime) time = NULL;
-
-  if (real_us <= 0)
-    return g_strdup ("—");
-  time = g_date_time_new_from_unix_local (real_us / G_USEC_PER_SEC);
-  return time != NULL ? g_date_time_format (time, "%x %X") : g_strdup ("—");
+  return format_local (real_us, "%x %X");
 }
 
 char *
