@@ -150,6 +150,29 @@ test_search_and_problems (void)
   ui_window_close (window);
 }
 
+/* The lock's name gets the room, and its state comes right after it: however many columns
+ * the list grows (Host and Lease for etcd), the State column is never pushed out of sight. */
+static void
+test_layout (void)
+{
+  InspectorWindow *window = inspector_window_new (NULL);
+  GListModel *columns = gtk_column_view_get_columns (window->column_view);
+
+  gtk_window_present (GTK_WINDOW (window));
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      GtkColumnViewColumn *column = g_list_model_get_item (columns, i);
+
+      if (i == 0)
+        g_assert_cmpstr (gtk_column_view_column_get_title (column), ==, "Lock");
+      if (i == 1)
+        g_assert_true (column == window->state_column);
+      g_assert_true (gtk_column_view_column_get_expand (column) == (i == 0));
+      g_object_unref (column);
+    }
+  ui_window_close (window);
+}
+
 /* Sorting by a column reorders the rows. */
 static void
 test_sort (void)
@@ -751,6 +774,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/search-and-problems", test_search_and_problems);
   g_test_add_func ("/ui/window/sort", test_sort);
   g_test_add_func ("/ui/window/keyboard", test_keyboard);
+  g_test_add_func ("/ui/window/layout", test_layout);
   g_test_add_func ("/ui/window/details-not-tab-stops", test_details_not_tab_stops);
   g_test_add_func ("/ui/window/accessible-labels", test_accessible_labels);
   g_test_add_func ("/ui/window/directories-remembered", test_directories_remembered);
