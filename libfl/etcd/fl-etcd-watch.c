@@ -72,13 +72,19 @@ dispatch_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* From the thread: the caller's context runs @changed, unless stopped by then. */
+/* From the thread: the caller's context runs @changed, unless stopped by then. Always through
+ * a source: g_main_context_invoke() would call it in this thread when nobody owns that
+ * context at that instant. */
 static void
 report (FlEtcdWatch *watch)
 {
+  GSource *source = g_idle_source_new ();
+
   g_atomic_int_inc (&watch->ref);
-  g_main_context_invoke_full (watch->context, G_PRIORITY_DEFAULT, dispatch_cb, watch,
-                              (GDestroyNotify) watch_unref);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, dispatch_cb, watch, (GDestroyNotify) watch_unref);
+  g_source_attach (source, watch->context);
+  g_source_unref (source);
 }
 
 /* Waits @ms, or less if the watch is stopped: TRUE if it was. */

@@ -262,6 +262,7 @@ static void
 hand_over (ScanJob *job,
            guint    first)
 {
+  GSource *source;
   HandOver *h;
 
   if (first >= job->snapshots->len)
@@ -281,8 +282,13 @@ hand_over (ScanJob *job,
     g_ptr_array_add (h->snaps, g_object_ref (job->snapshots->pdata[i]));
   g_ptr_array_sort (h->snaps, compare_snapshot_paths);
   _fl_tsan_release (h);
-  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, hand_over_cb, h,
-                              hand_over_free);
+  /* Always through a source: g_main_context_invoke() would run the merge in this worker
+   * when nobody owns the main context at that instant, and the model belongs to its own. */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, hand_over_cb, h, hand_over_free);
+  g_source_attach (source, job->context);
+  g_source_unref (source);
 }
 
 /* Judging a file costs about ten system calls, most of the load: spread over the cores. The

@@ -802,13 +802,20 @@ void
 _fl_lock_report_lost (FlLock *lock)
 {
   g_autoptr(GMainContext) context = NULL;
+  GSource *source;
 
   g_mutex_lock (&lock->mutex);
   context = g_main_context_ref (lock->context);
   g_mutex_unlock (&lock->mutex);
 
-  g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, emit_lost_cb,
-                              g_object_ref (lock), g_object_unref);
+  /* Always through a source, so ::lost is emitted where the holder runs its main context:
+   * g_main_context_invoke() would emit it in the reporting thread whenever nobody owns that
+   * context at that instant. */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, emit_lost_cb, g_object_ref (lock), g_object_unref);
+  g_source_attach (source, context);
+  g_source_unref (source);
 }
 
 void
