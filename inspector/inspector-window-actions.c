@@ -43,7 +43,9 @@ _inspector_window_update_actions (InspectorWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
                                  snap != NULL && state == FL_ENTRY_STATE_ORPHAN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans", orphans > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans",
+                                 orphans > 0 && self->work == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-work", self->work != NULL);
 }
 
 static void
@@ -153,31 +155,6 @@ reclaim_one (InspectorWindow *self,
   _inspector_window_show_banner (self, TRUE, text);
 }
 
-static void
-clean_all (InspectorWindow *self,
-           GPtrArray       *seen)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  guint removed = 0;
-
-  for (guint i = 0; i < seen->len; i++)
-    removed += fl_directory_model_reclaim (self->model, seen->pdata[i], NULL);
-
-  g_string_printf (text, g_dngettext (GETTEXT_PACKAGE, "Removed %u orphaned file.",
-                                      "Removed %u orphaned files.", removed), removed);
-  if (removed < seen->len)
-    {
-      guint left = seen->len - removed;
-
-      g_string_append_c (text, ' ');
-      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE,
-                                                 "%u file was left alone because it changed.",
-                                                 "%u files were left alone because they changed.",
-                                                 left), left);
-    }
-  _inspector_window_show_banner (self, removed == seen->len, text->str);
-}
-
 /* Confirmation */
 
 static void
@@ -195,7 +172,8 @@ confirm_response_cb (GtkDialog       *dialog,
   if (response == GTK_RESPONSE_ACCEPT)
     {
       if (kind == CONFIRM_CLEAN_ORPHANS)
-        clean_all (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshots"));
+        _inspector_window_remove_orphans (self, g_object_get_data (G_OBJECT (dialog),
+                                                                   "inspector-snapshots"));
       else
         reclaim_one (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshot"),
                      g_object_get_data (G_OBJECT (dialog), "inspector-changed-at"));
@@ -373,7 +351,7 @@ clean_orphans_action (GtkWidget  *widget,
   g_autofree char *body = NULL;
   GtkWidget *dialog;
 
-  if (self->dialog != NULL)
+  if (self->dialog != NULL || self->work != NULL)
     return;
 
   /* A pass over all entries, on a person's request only. */
@@ -510,6 +488,14 @@ copy_path_action (GtkWidget  *widget,
 }
 
 static void
+stop_work_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  _inspector_window_stop_work (INSPECTOR_WINDOW (widget));
+}
+
+static void
 focus_search_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
@@ -526,6 +512,7 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.remove-orphan", NULL, remove_orphan_action);
   gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
   gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);
+  gtk_widget_class_install_action (widget_class, "win.stop-work", NULL, stop_work_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
   gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
                                    add_etcd_prefix_action);

@@ -1,7 +1,7 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
- * The parts call each other in one direction: inspector-window.c -> -actions.c -> -folders.c
- * -> -banner.c (and -columns.c, the cells' callbacks).
+ * The parts call each other in one direction: inspector-window.c -> -actions.c -> -work.c,
+ * -folders.c -> -banner.c (and -columns.c, the cells' callbacks).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -21,6 +21,9 @@ struct _InspectorWindow
   GtkRevealer          *banner;
   GtkImage             *banner_icon;
   GtkLabel             *banner_label;
+  GtkRevealer          *work_bar;      /* a bulk removal's progress, with Stop */
+  GtkLabel             *work_label;
+  GtkProgressBar       *work_progress;
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *problems_button;
   GtkLabel             *counts_label;
@@ -56,6 +59,7 @@ struct _InspectorWindow
   gboolean              problems_only;
 
   GtkWindow            *dialog;        /* the open confirmation or report, if any */
+  GCancellable         *work;          /* the bulk removal under way, if any */
 };
 
 /* inspector-columns.c */
@@ -83,6 +87,11 @@ void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
 void        _inspector_window_update_actions   (InspectorWindow *self);
 void        _inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
                                                       InspectorWindow *self);
+
+/* inspector-window-work.c */
+void        _inspector_window_remove_orphans   (InspectorWindow *self,
+                                                GPtrArray       *seen);
+void        _inspector_window_stop_work        (InspectorWindow *self);
 
 /* inspector-window-banner.c */
 void        _inspector_window_show_banner      (InspectorWindow *self,

@@ -185,6 +185,7 @@ inspector_window_dispose (GObject *object)
   InspectorWindow *self = INSPECTOR_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  _inspector_window_stop_work (self);
   /* Unbinds every row while the window can still answer its cells. */
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
@@ -292,6 +293,9 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner_icon);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, work_bar);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, work_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, work_progress);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, problems_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, counts_label);

@@ -44,6 +44,19 @@ typedef enum
  */
 typedef gint64 (*FlClockFunc) (gpointer user_data);
 
+/**
+ * FlProgressFunc:
+ * @done: how many items are handled so far
+ * @total: how many there are in all
+ * @user_data: the data given with the function
+ *
+ * How far a long operation has come, called on the thread-default main context of the call
+ * that started it.
+ */
+typedef void (*FlProgressFunc) (guint    done,
+                                guint    total,
+                                gpointer user_data);
+
 #define FL_TYPE_ENTRY (fl_entry_get_type ())
 
 FL_AVAILABLE_IN_ALL
@@ -102,6 +115,21 @@ GPtrArray        *fl_directory_model_dup_related       (FlDirectoryModel    *sel
 FL_AVAILABLE_IN_ALL
 gboolean          fl_directory_model_reclaim           (FlDirectoryModel    *self,
                                                         FlSnapshot          *snapshot,
+                                                        GError             **error);
+FL_AVAILABLE_IN_ALL
+void              fl_directory_model_reclaim_async     (FlDirectoryModel    *self,
+                                                        GPtrArray           *snapshots,
+                                                        GCancellable        *cancellable,
+                                                        FlProgressFunc       progress,
+                                                        gpointer             progress_data,
+                                                        GDestroyNotify       progress_destroy,
+                                                        GAsyncReadyCallback  callback,
+                                                        gpointer             user_data);
+FL_AVAILABLE_IN_ALL
+gboolean          fl_directory_model_reclaim_finish    (FlDirectoryModel    *self,
+                                                        GAsyncResult        *result,
+                                                        guint               *n_removed,
+                                                        guint               *n_refused,
                                                         GError             **error);
 
 G_END_DECLS

@@ -29,6 +29,8 @@ typedef struct
   GPtrArray               *entries;  /* FlEntry *, sorted by path (strcmp), owns a reference */
   GListModel              *list;     /* the model, which items-changed is emitted on */
   guint                    quiet;    /* > 0: changes are not news (a first scan, a reclaim) */
+  GHashTable              *expected_gone;  /* paths a bulk reclaim removes: their going is
+                                            * not news either (path -> itself) */
   const FlModelStoreHooks *hooks;
   gpointer                 user_data;
 } FlModelStore;
@@ -57,6 +59,12 @@ _fl_model_store_get_entry (FlModelStore *store,
 {
   return store->entries->pdata[pos];
 }
+
+/* Whether the going away of @path (an entry key), the next time it is seen, is the model's own doing (a bulk
+ * reclaim removing it in a worker thread) rather than news. */
+void      _fl_model_store_expect_gone (FlModelStore          *store,
+                                       const char            *path,
+                                       gboolean               expected);
 
 /* TRUE with its position if @path is an entry, FALSE with the position it would have. */
 gboolean  _fl_model_store_find      (FlModelStore            *store,

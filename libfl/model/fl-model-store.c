@@ -23,6 +23,7 @@ _fl_model_store_init (FlModelStore            *store,
                       gpointer                 user_data)
 {
   store->entries = g_ptr_array_new ();
+  store->expected_gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   store->list = list;
   store->hooks = hooks;
   store->user_data = user_data;
@@ -40,6 +41,18 @@ void
 _fl_model_store_finalize (FlModelStore *store)
 {
   g_clear_pointer (&store->entries, g_ptr_array_unref);
+  g_clear_pointer (&store->expected_gone, g_hash_table_unref);
+}
+
+void
+_fl_model_store_expect_gone (FlModelStore *store,
+                             const char   *path,
+                             gboolean      expected)
+{
+  if (expected)
+    g_hash_table_add (store->expected_gone, g_strdup (path));
+  else
+    g_hash_table_remove (store->expected_gone, path);
 }
 
 /* Entries are sorted by key: a file's path, an etcd lock's target (unique across clusters). */
@@ -126,10 +139,16 @@ _fl_model_snapshots_equal (FlSnapshot *a,
          && same_waiters (fl_snapshot_get_waiters (a), fl_snapshot_get_waiters (b));
 }
 
-static FlChange
-gone_change (guint flags)
+/* @entry's file went away. Not news when the model's own bulk reclaim removed it: that path
+ * was expected to go, once. */
+static void
+emit_gone (FlModelStore *store,
+           FlEntry      *entry,
+           guint         flags)
 {
-  return (flags & FL_MODEL_TAKEN_OVER) ? FL_CHANGE_TAKEN_OVER : FL_CHANGE_RELEASED;
+  if (g_hash_table_remove (store->expected_gone, entry_path (entry)))
+    return;
+  emit (store, entry, (flags & FL_MODEL_TAKEN_OVER) ? FL_CHANGE_TAKEN_OVER : FL_CHANGE_RELEASED);
 }
 
 /* Swaps the entry's snapshot in place (rows refresh through notify) and says what happened:
@@ -155,7 +174,7 @@ update_entry (FlModelStore *store,
                      || fl_snapshot_get_liveness (snap) == FL_LIVENESS_REUSED)));
 
   if (replaced)
-    emit (store, entry, gone_change (flags));
+    emit_gone (store, entry, flags);
 
   account (store, entry, old, -1);
   _fl_entry_set_snapshot (entry, snap);
@@ -191,7 +210,7 @@ _fl_model_store_apply (FlModelStore *store,
 
       account (store, entry, fl_entry_get_snapshot (entry), -1);
       g_list_model_items_changed (store->list, pos, 1, 0);
-      emit (store, entry, gone_change (flags));
+      emit_gone (store, entry, flags);
     }
   else if (found)
     {
@@ -391,5 +410,5 @@ _fl_model_store_merge (FlModelStore       *store,
   for (guint k = 0; k < added->len; k++)
     emit (store, added->pdata[k], FL_CHANGE_CREATED);
   for (guint k = 0; k < removed->len; k++)
-    emit (store, removed->pdata[k], FL_CHANGE_RELEASED);
+    emit_gone (store, removed->pdata[k], 0);
 }

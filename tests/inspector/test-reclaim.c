@@ -237,6 +237,21 @@ find_orphan (InspectorWindow *window,
   return NULL;
 }
 
+static gboolean
+work_done (gpointer data)
+{
+  return INSPECTOR_WINDOW (data)->work == NULL;
+}
+
+static gboolean
+no_orphans (gpointer data)
+{
+  guint orphans;
+
+  g_object_get (INSPECTOR_WINDOW (data)->model, "n-orphans", &orphans, NULL);
+  return orphans == 0;
+}
+
 static void
 test_remove_orphans (void)
 {
@@ -261,10 +276,132 @@ test_remove_orphans (void)
   g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
   dialog = _inspector_window_get_dialog (window);
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_assert_true (fl_test_wait_until (work_done, window, 30000));
+  g_assert_true (fl_test_wait_until (no_orphans, window, 30000));
   g_object_get (window->model, "n-orphans", &orphans, NULL);
   g_assert_cmpuint (orphans, ==, 0);
   g_assert_null (find_orphan (window, FL_ENTRY_GRAVEYARD));
   g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Removed 1"));
+
+  ui_window_close (window);
+}
+
+/* Many orphans: the removal runs while the window goes on (the main loop ticks, the progress
+ * bar moves), every file goes, and Stop leaves the rest untouched. */
+typedef struct
+{
+  InspectorWindow *window;
+  guint            ticks_while_working;
+  double           max_fraction_seen;
+} Watch;
+
+static gboolean
+tick_cb (gpointer data)
+{
+  Watch *w = data;
+
+  if (w->window->work != NULL)
+    {
+      w->ticks_while_working++;
+      w->max_fraction_seen = MAX (w->max_fraction_seen,
+                                  gtk_progress_bar_get_fraction (w->window->work_progress));
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+#define N_MANY 3000
+
+static void
+make_many_orphans (InspectorWindow *window)
+{
+  g_autofree char *dir = ui_demo_path (window, "");
+  pid_t dead = fl_test_dead_pid ();
+
+  for (guint i = 0; i < N_MANY; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("bulk%04u.lock.%d.%08x.tmp", i, (int) dead, i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *content = g_strdup_printf ("%d", (int) dead);
+
+      fl_test_write (path, content, -1);
+    }
+}
+
+static gboolean
+many_orphans_shown (gpointer data)
+{
+  guint orphans;
+
+  g_object_get (INSPECTOR_WINDOW (data)->model, "n-orphans", &orphans, NULL);
+  return orphans >= N_MANY;
+}
+
+static guint
+bulk_files_left (InspectorWindow *window)
+{
+  g_autofree char *dir = ui_demo_path (window, "");
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint left = 0;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    left += g_str_has_prefix (name, "bulk");
+  return left;
+}
+
+static void
+test_remove_many_orphans (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  Watch w = { window, 0, 0 };
+  guint tick_id;
+
+  make_many_orphans (window);
+  g_assert_true (fl_test_wait_until (many_orphans_shown, window, 60000));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.clean-orphans", NULL);
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
+  tick_id = g_timeout_add (1, tick_cb, &w);
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_ACCEPT);
+  /* The answer returned at once: the files go in a worker, shown in the work bar. */
+  g_assert_nonnull (window->work);
+  g_assert_true (gtk_revealer_get_reveal_child (window->work_bar));
+  g_assert_true (fl_test_wait_until (work_done, window, 60000));
+  g_source_remove (tick_id);
+
+  g_assert_cmpuint (w.ticks_while_working, >, 0);
+  g_assert_false (gtk_revealer_get_reveal_child (window->work_bar));
+  g_assert_cmpuint (bulk_files_left (window), ==, 0);
+  g_assert_true (fl_test_wait_until (no_orphans, window, 60000));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Removed"));
+
+  ui_window_close (window);
+}
+
+static void
+test_stop_removing_orphans (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  guint left, orphans;
+
+  make_many_orphans (window);
+  g_assert_true (fl_test_wait_until (many_orphans_shown, window, 60000));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.clean-orphans", NULL);
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_ACCEPT);
+  /* Stop, as the work bar's button does, before the worker can have reached the end. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-work", NULL));
+  g_assert_true (fl_test_wait_until (work_done, window, 60000));
+
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Stopped"));
+  left = bulk_files_left (window);
+  g_assert_cmpuint (left, >, 0);
+  /* What is left is whole and still listed: nothing half done. */
+  g_object_get (window->model, "n-orphans", &orphans, NULL);
+  g_assert_cmpuint (orphans, >=, left);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.clean-orphans", NULL);
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
 
   ui_window_close (window);
 }
@@ -282,6 +419,8 @@ main (int   argc,
   g_test_add_func ("/ui/reclaim/changed-after-confirmation", test_reclaim_changed);
   g_test_add_func ("/ui/reclaim/gone-after-confirmation", test_reclaim_gone);
   g_test_add_func ("/ui/reclaim/orphans", test_remove_orphans);
+  g_test_add_func ("/ui/reclaim/many-orphans-off-main-thread", test_remove_many_orphans);
+  g_test_add_func ("/ui/reclaim/stop-removing-orphans", test_stop_removing_orphans);
 
   return g_test_run ();
 }

@@ -20,6 +20,7 @@ typedef struct
   GPtrArray        *changes;  /* "created:a.lock" ... from entry-changed */
   guint             n_items_changed;
   gint64            now;      /* the injected clock, in µs */
+  guint             n_expected;  /* for a wait on the number of rows */
 } ModelFixture;
 
 void      model_fixture_setup     (ModelFixture  *fx,

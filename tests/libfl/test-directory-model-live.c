@@ -186,6 +186,163 @@ test_own_reclaim (ModelFixture  *fx,
   model_assert_changes (fx, "released:b.lock created:b.lock");
 }
 
+/* Many reclaimed in a worker thread: each exactly as fl_snapshot_reclaim() would (a live lock
+ * is refused), progress never goes back, the rows leave, and their going is not news. */
+typedef struct
+{
+  guint     last_done;
+  guint     calls;
+  gboolean  finished;
+  gboolean  ok;
+  guint     removed;
+  guint     refused;
+  GError   *error;
+} BulkRun;
+
+static void
+bulk_progress_cb (guint    done,
+                  guint    total,
+                  gpointer user_data)
+{
+  BulkRun *run = user_data;
+
+  g_assert_cmpuint (done, >=, run->last_done);
+  g_assert_cmpuint (done, <=, total);
+  run->last_done = done;
+  run->calls++;
+}
+
+static void
+bulk_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  BulkRun *run = user_data;
+
+  run->ok = fl_directory_model_reclaim_finish (FL_DIRECTORY_MODEL (object), result,
+                                               &run->removed, &run->refused, &run->error);
+  run->finished = TRUE;
+}
+
+static gboolean
+bulk_finished (gpointer data)
+{
+  return ((BulkRun *) data)->finished;
+}
+
+static gboolean
+model_has_n (gpointer data)
+{
+  ModelFixture *fx = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (fx->model)) == fx->n_expected;
+}
+
+static GPtrArray *
+all_snapshots (ModelFixture *fx)
+{
+  GPtrArray *snaps = g_ptr_array_new_with_free_func (g_object_unref);
+  GListModel *list = G_LIST_MODEL (fx->model);
+
+  for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (list, i);
+
+      g_ptr_array_add (snaps, fl_entry_dup_snapshot (entry));
+    }
+  return snaps;
+}
+
+#define N_ORPHANS 300
+
+static void
+make_orphans (ModelFixture *fx)
+{
+  pid_t dead = fl_test_dead_pid ();
+
+  for (guint i = 0; i < N_ORPHANS; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("t%03u.lock.%d.%08x.tmp", i, (int) dead, i);
+      g_autofree char *path = model_path (fx, name);
+
+      write_pid_file (path, dead);
+    }
+}
+
+static void
+test_bulk_reclaim (ModelFixture  *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *live = model_path (fx, "live.lock");
+  g_autofree char *stale = model_path (fx, "stale.lock");
+  g_autoptr(GPtrArray) snaps = NULL;
+  BulkRun run = { 0 };
+
+  make_orphans (fx);
+  write_pid_file (live, getpid ());
+  write_pid_file (stale, fl_test_dead_pid ());
+  add_dir (fx);
+  snaps = all_snapshots (fx);
+  g_assert_cmpuint (snaps->len, ==, N_ORPHANS + 2);
+
+  fl_directory_model_reclaim_async (fx->model, snaps, NULL, bulk_progress_cb, &run, NULL,
+                                    bulk_done_cb, &run);
+  /* It returned before the work was done: the callback needs the main loop. */
+  g_assert_false (run.finished);
+  g_assert_true (fl_test_wait_until (bulk_finished, &run, 30000));
+  g_assert_no_error (run.error);
+  g_assert_true (run.ok);
+  g_assert_cmpuint (run.removed, ==, N_ORPHANS + 1);
+  g_assert_cmpuint (run.refused, ==, 1);
+  g_assert_cmpuint (run.last_done, ==, N_ORPHANS + 2);
+  g_assert_cmpuint (run.calls, >=, 1);
+
+  fx->n_expected = 1;
+  g_assert_true (fl_test_wait_until (model_has_n, fx, 30000));
+  g_assert_nonnull (model_lookup (fx, "live.lock"));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  model_assert_shadow (fx);
+  /* Whether the file event or the worker's report came first, nothing was news. */
+  model_assert_changes (fx, "");
+}
+
+/* Cancelled before it began: nothing touched, and a file that then goes by another's hand is
+ * news again (the model expected it to go only while the work could remove it). */
+static void
+test_bulk_reclaim_cancelled (ModelFixture  *fx,
+                             gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GPtrArray) snaps = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *expected = NULL;
+  BulkRun run = { 0 };
+
+  make_orphans (fx);
+  add_dir (fx);
+  snaps = all_snapshots (fx);
+  g_cancellable_cancel (cancellable);
+  fl_directory_model_reclaim_async (fx->model, snaps, cancellable, bulk_progress_cb, &run, NULL,
+                                    bulk_done_cb, &run);
+  g_assert_true (fl_test_wait_until (bulk_finished, &run, 30000));
+  g_assert_false (run.ok);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (run.removed, ==, 0);
+  g_assert_cmpuint (run.refused, ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, N_ORPHANS);
+  g_clear_error (&run.error);
+
+  first = g_strdup (fl_snapshot_get_path (snaps->pdata[0]));
+  g_assert_cmpint (g_unlink (first), ==, 0);
+  if (GPOINTER_TO_INT (data) == HAND)
+    model_event (fx, G_FILE_MONITOR_EVENT_DELETED, fl_snapshot_get_name (snaps->pdata[0]), NULL);
+  fx->n_expected = N_ORPHANS - 1;
+  g_assert_true (fl_test_wait_until (model_has_n, fx, 30000));
+  expected = g_strdup_printf ("released:%s", fl_snapshot_get_name (snaps->pdata[0]));
+  model_assert_changes (fx, expected);
+}
+
 /* A few real inotify events, end to end. */
 static void
 test_inotify (ModelFixture  *fx,
@@ -367,6 +524,9 @@ main (int   argc,
   ADD ("/model/deadline-only-by-the-judge", HAND, test_deadline_only_by_the_judge);
   ADD ("/model/own-reclaim", HAND, test_own_reclaim);
   ADD ("/model/async-add", HAND, test_async_add);
+  ADD ("/model/bulk-reclaim", HAND, test_bulk_reclaim);
+  ADD ("/model/bulk-reclaim-inotify", REAL, test_bulk_reclaim);
+  ADD ("/model/bulk-reclaim-cancelled", HAND, test_bulk_reclaim_cancelled);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
 
