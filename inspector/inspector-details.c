@@ -26,6 +26,7 @@ struct _InspectorDetails
   GtkGrid          *holder_grid;
   GtkLabel         *evidence_label;
   GtkLabel         *related_label;
+  GtkButton        *copy_button;
   GtkButton        *reclaim_button;
   GtkButton        *remove_button;
   GtkLabel         *age_value;
@@ -224,6 +225,23 @@ inspector_details_set_entry (InspectorDetails *self,
   inspector_details_refresh (self);
 }
 
+/* The focus on what can be done with the entry: Reclaim or Remove Orphan where they apply,
+ * else Copy Path. */
+gboolean
+inspector_details_focus_action (InspectorDetails *self)
+{
+  GtkButton *buttons[] = { self->reclaim_button, self->remove_button, self->copy_button };
+
+  g_return_val_if_fail (INSPECTOR_IS_DETAILS (self), FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+    if (gtk_widget_is_visible (GTK_WIDGET (buttons[i]))
+        && gtk_widget_is_sensitive (GTK_WIDGET (buttons[i]))
+        && gtk_widget_grab_focus (GTK_WIDGET (buttons[i])))
+      return TRUE;
+  return FALSE;
+}
+
 const char *
 inspector_details_get_evidence (InspectorDetails *self)
 {
@@ -263,6 +281,7 @@ inspector_details_class_init (InspectorDetailsClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, holder_grid);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, evidence_label);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, related_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorDetails, copy_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, reclaim_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, remove_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

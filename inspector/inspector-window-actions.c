@@ -43,6 +43,10 @@ _inspector_window_update_actions (InspectorWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
                                  snap != NULL && state == FL_ENTRY_STATE_ORPHAN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-details", snap != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-folder",
+                                 snap != NULL
+                                 && g_path_is_absolute (fl_snapshot_get_path (snap)));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.clean-orphans",
                                  orphans > 0 && self->work == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-work", self->work != NULL);
@@ -66,7 +70,7 @@ report_response_cb (GtkDialog       *dialog,
   if (self->dialog == GTK_WINDOW (dialog))
     self->dialog = NULL;
   gtk_window_destroy (GTK_WINDOW (dialog));
-  gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+  _inspector_window_focus_selected_row (self);
 }
 
 static void
@@ -181,7 +185,7 @@ confirm_response_cb (GtkDialog       *dialog,
   gtk_window_destroy (GTK_WINDOW (dialog));
   /* Back where the person was, to go on with the keyboard (unless a report opened). */
   if (self->dialog == NULL)
-    gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+    _inspector_window_focus_selected_row (self);
 }
 
 /* While the confirmation is open, a change to the file shows in it at once: what is true now
@@ -487,6 +491,62 @@ copy_path_action (GtkWidget  *widget,
   _inspector_window_show_banner (self, TRUE, text);
 }
 
+/* Into the details pane, onto the button that acts on the entry. */
+static void
+show_details_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  if (selected_snapshot (self) == NULL)
+    return;
+  inspector_details_focus_action (self->details);
+}
+
+static void
+folder_shown_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(InspectorWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const char *folder = g_object_get_data (G_OBJECT (self), "inspector-folder");
+  g_autofree char *text = NULL;
+
+  if (g_app_info_launch_default_for_uri_finish (result, &error) || self->banner == NULL)
+    return;
+  text = g_strdup_printf (_("The folder “%s” could not be opened: %s. Open it in a file "
+                            "manager yourself, or copy the file's path with Ctrl+Shift+C."),
+                          folder, error->message);
+  _inspector_window_show_banner (self, FALSE, text);
+}
+
+/* The folder that holds the selected file, in the desktop's file manager. */
+static void
+open_folder_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlSnapshot *snap = selected_snapshot (self);
+  g_autofree char *folder = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(GAppLaunchContext) context = NULL;
+
+  if (snap == NULL || !g_path_is_absolute (fl_snapshot_get_path (snap)))
+    return;
+  folder = g_path_get_dirname (fl_snapshot_get_path (snap));
+  file = g_file_new_for_path (folder);
+  uri = g_file_get_uri (file);
+  context = G_APP_LAUNCH_CONTEXT (gdk_display_get_app_launch_context (
+                                    gtk_widget_get_display (widget)));
+  g_object_set_data_full (G_OBJECT (self), "inspector-folder", g_strdup (folder), g_free);
+  g_app_info_launch_default_for_uri_async (uri, context, NULL, folder_shown_cb,
+                                           g_object_ref (self));
+}
+
 static void
 stop_work_action (GtkWidget  *widget,
                   const char *action_name,
@@ -513,6 +573,8 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
   gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);
   gtk_widget_class_install_action (widget_class, "win.stop-work", NULL, stop_work_action);
+  gtk_widget_class_install_action (widget_class, "win.show-details", NULL, show_details_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
   gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
                                    add_etcd_prefix_action);

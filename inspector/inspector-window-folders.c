@@ -141,7 +141,7 @@ select_first_stale (InspectorWindow *self)
       if (fl_snapshot_get_state (fl_entry_get_snapshot (entry)) == FL_ENTRY_STATE_STALE)
         {
           gtk_single_selection_set_selected (self->selection, i);
-          gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+          _inspector_window_focus_selected_row (self);
           return;
         }
     }

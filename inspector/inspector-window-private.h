@@ -1,7 +1,7 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
- * The parts call each other in one direction: inspector-window.c -> -actions.c -> -work.c,
- * -folders.c -> -banner.c (and -columns.c, the cells' callbacks).
+ * The parts call each other in one direction: inspector-window.c -> -rows.c, -layout.c,
+ * -actions.c -> -work.c, -folders.c -> -banner.c (and -columns.c, the cells' callbacks).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -58,6 +58,13 @@ struct _InspectorWindow
   char                 *search_text;
   gboolean              problems_only;
 
+  GMenuModel           *row_menu_model;
+  GtkWidget            *row_menu;      /* the rows' context menu, a popover on the list */
+  guint                 focus_tick_id; /* putting the focus on a row the list has yet to make */
+  guint                 focus_tries;
+  gboolean              narrow;        /* the details pane goes below the list */
+  guint                 layout_id;
+
   GtkWindow            *dialog;        /* the open confirmation or report, if any */
   GCancellable         *work;          /* the bulk removal under way, if any */
 };
@@ -87,6 +94,27 @@ void        _inspector_window_install_actions  (GtkWidgetClass  *widget_class);
 void        _inspector_window_update_actions   (InspectorWindow *self);
 void        _inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
                                                       InspectorWindow *self);
+
+/* inspector-window-rows.c */
+void        _inspector_window_setup_rows       (InspectorWindow *self);
+void        _inspector_window_teardown_rows    (InspectorWindow *self);
+void        _inspector_window_install_row_actions (GtkWidgetClass *widget_class);
+void        _inspector_window_focus_selected_row (InspectorWindow *self);
+void        _inspector_window_cursor_follow_selection (InspectorWindow *self);
+/* Also a test hook: the position of the row that has the keyboard focus, if any. */
+guint       _inspector_window_get_focused_position (InspectorWindow *self);
+/* What a right click at (@x, @y) of the list picks, and where a row is (tests too). */
+guint       _inspector_window_get_position_at  (InspectorWindow *self,
+                                                double           x,
+                                                double           y);
+gboolean    _inspector_window_get_row_bounds   (InspectorWindow *self,
+                                                guint            position,
+                                                graphene_rect_t *bounds);
+
+/* inspector-window-layout.c */
+void        _inspector_window_update_layout    (InspectorWindow *self,
+                                                int              width);
+gboolean    _inspector_window_is_narrow        (InspectorWindow *self);
 
 /* inspector-window-work.c */
 void        _inspector_window_remove_orphans   (InspectorWindow *self,

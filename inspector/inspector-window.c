@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "inspector-state.h"
+#include "inspector-cell.h"
 #include "inspector-window-private.h"
 
 G_DEFINE_FINAL_TYPE (InspectorWindow, inspector_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -102,7 +103,7 @@ stop_search_cb (GtkSearchEntry  *entry,
                 InspectorWindow *self)
 {
   gtk_editable_set_text (GTK_EDITABLE (entry), "");
-  gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+  _inspector_window_focus_selected_row (self);
 }
 
 static void
@@ -123,6 +124,7 @@ selection_changed_cb (GtkSingleSelection *selection,
   g_signal_group_set_target (self->selected_signals, entry);
   inspector_details_set_entry (self->details, self->model, entry);
   _inspector_window_update_actions (self);
+  _inspector_window_cursor_follow_selection (self);
 }
 
 /* Called once a second while the window is visible: the bound age cells watch "now". */
@@ -160,6 +162,17 @@ inspector_window_unmap (GtkWidget *widget)
   GTK_WIDGET_CLASS (inspector_window_parent_class)->unmap (widget);
 }
 
+static void
+inspector_window_size_allocate (GtkWidget *widget,
+                                int        width,
+                                int        height,
+                                int        baseline)
+{
+  GTK_WIDGET_CLASS (inspector_window_parent_class)->size_allocate (widget, width, height,
+                                                                   baseline);
+  _inspector_window_update_layout (INSPECTOR_WINDOW (widget), width);
+}
+
 /* In constructed, not init: GtkWindow's "maximized" is a construct property, whose default
  * would undo a value set in init (a window that was closed maximized opened unmaximized). */
 static void
@@ -177,6 +190,8 @@ inspector_window_constructed (GObject *object)
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "details-position", self->paned, "position",
                    G_SETTINGS_BIND_DEFAULT);
+  /* The layout the remembered size asks for from the start, not after a first frame. */
+  _inspector_window_update_layout (self, g_settings_get_int (self->settings, "window-width"));
 }
 
 static void
@@ -192,6 +207,8 @@ inspector_window_dispose (GObject *object)
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->refilter_id, g_source_remove);
   g_clear_handle_id (&self->banner_id, g_source_remove);
+  g_clear_handle_id (&self->layout_id, g_source_remove);
+  _inspector_window_teardown_rows (self);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
   g_clear_object (&self->selected_signals);
@@ -268,6 +285,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   object_class->get_property = inspector_window_get_property;
   object_class->set_property = inspector_window_set_property;
   widget_class->map = inspector_window_map;
+  widget_class->size_allocate = inspector_window_size_allocate;
   widget_class->unmap = inspector_window_unmap;
 
   properties[PROP_PROBLEMS_ONLY] =
@@ -287,6 +305,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   g_type_ensure (FL_TYPE_SNAPSHOT);
   g_type_ensure (FL_TYPE_DIRECTORY_MODEL);
   g_type_ensure (INSPECTOR_TYPE_DETAILS);
+  g_type_ensure (INSPECTOR_TYPE_CELL);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/libfl/Inspector/inspector-window.ui");
@@ -313,12 +332,14 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, _inspector_window_etcd_entry_activate_cb);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, directories_list);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, details);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, row_menu_model);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_counts_cb);
   _inspector_columns_bind_callbacks (widget_class);
   _inspector_window_install_actions (widget_class);
+  _inspector_window_install_row_actions (widget_class);
 }
 
 static void
@@ -359,7 +380,13 @@ inspector_window_init (InspectorWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
     gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, GDK_SHIFT_MASK),
                       gtk_named_action_new ("win.remove-orphan")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+    gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Menu, 0),
+                                                   gtk_keyval_trigger_new (GDK_KEY_F10,
+                                                                           GDK_SHIFT_MASK)),
+                      gtk_named_action_new ("win.row-menu")));
   gtk_widget_add_controller (GTK_WIDGET (self->column_view), keys);
+  _inspector_window_setup_rows (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (_inspector_window_drop_cb), self);

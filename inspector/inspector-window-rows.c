@@ -1,0 +1,278 @@
+/* inspector-window-rows.c: the list's rows as a person reaches them: the keyboard cursor kept
+ * on the selected row, the context menu, row activation
+ *
+ * GTK 4.8's column view keeps its keyboard cursor (the focused row) apart from the selection:
+ * a row selected by the program (at start, after a search or a refresh) is not where the
+ * arrow keys start from. So whenever the focus enters the list, or the selection moves while
+ * the list has the focus, the focus is put on the selected row. Rows are found through the
+ * InspectorCell of the Lock column, which knows its GtkListItem (inspector-cell.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "inspector-cell.h"
+#include "inspector-window-private.h"
+
+/* A row that is not realised yet (scrolled to just now) appears within a few frames. */
+#define FOCUS_TRIES 10
+
+/* The column view's own list view, whose children are the rows. */
+static GtkWidget *
+row_list (InspectorWindow *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->column_view));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      return child;
+  return NULL;
+}
+
+static InspectorCell *
+find_cell (GtkWidget *widget)
+{
+  if (INSPECTOR_IS_CELL (widget))
+    return INSPECTOR_CELL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      InspectorCell *cell = find_cell (child);
+
+      if (cell != NULL)
+        return cell;
+    }
+  return NULL;
+}
+
+/* The row @widget is part of, or NULL. */
+static GtkWidget *
+row_of (InspectorWindow *self,
+        GtkWidget       *widget)
+{
+  GtkWidget *list = row_list (self);
+
+  for (; widget != NULL; widget = gtk_widget_get_parent (widget))
+    if (gtk_widget_get_parent (widget) == list)
+      return widget;
+  return NULL;
+}
+
+static guint
+row_position (GtkWidget *row)
+{
+  InspectorCell *cell = row != NULL ? find_cell (row) : NULL;
+  GtkListItem *item = cell != NULL ? inspector_cell_get_list_item (cell) : NULL;
+
+  return item != NULL && gtk_list_item_get_item (item) != NULL
+         ? gtk_list_item_get_position (item) : GTK_INVALID_LIST_POSITION;
+}
+
+static GtkWidget *
+find_row (InspectorWindow *self,
+          guint            position)
+{
+  GtkWidget *list = row_list (self);
+
+  for (GtkWidget *row = list != NULL ? gtk_widget_get_first_child (list) : NULL; row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (gtk_widget_get_mapped (row) && row_position (row) == position)
+      return row;
+  return NULL;
+}
+
+guint
+_inspector_window_get_focused_position (InspectorWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  return row_position (row_of (self, focus));
+}
+
+static gboolean
+list_has_focus (InspectorWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->column_view));
+}
+
+static gboolean
+focus_selected_tick_cb (GtkWidget     *widget,
+                        GdkFrameClock *clock,
+                        gpointer       user_data)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  guint selected = gtk_single_selection_get_selected (self->selection);
+  GtkWidget *row = find_row (self, selected);
+
+  /* The person went elsewhere meanwhile (the details, the search): the focus stays there. */
+  if (!list_has_focus (self) || (row != NULL && gtk_widget_grab_focus (row)))
+    {
+      self->focus_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (++self->focus_tries < FOCUS_TRIES && selected != GTK_INVALID_LIST_POSITION)
+    return G_SOURCE_CONTINUE;
+  self->focus_tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Puts the keyboard focus on the selected row (or on the list, when nothing is selected). */
+void
+_inspector_window_focus_selected_row (InspectorWindow *self)
+{
+  guint selected = gtk_single_selection_get_selected (self->selection);
+  GtkWidget *list = row_list (self);
+  GtkWidget *row;
+
+  if (selected == GTK_INVALID_LIST_POSITION || list == NULL)
+    {
+      gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+      return;
+    }
+  if (!list_has_focus (self))
+    gtk_widget_grab_focus (GTK_WIDGET (self->column_view));
+  if (_inspector_window_get_focused_position (self) == selected)
+    return;
+
+  row = find_row (self, selected);
+  if (row != NULL && gtk_widget_grab_focus (row))
+    return;
+  /* Not on screen: scroll there, and focus it once the list has made the row. */
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", selected);
+  self->focus_tries = 0;
+  if (self->focus_tick_id == 0)
+    self->focus_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self),
+                                                        focus_selected_tick_cb, NULL, NULL);
+}
+
+/* The selection moved (a search, a refresh, the program): the cursor follows, if the list
+ * has the focus. Moves made with the keys already agree, so this costs nothing for them. */
+void
+_inspector_window_cursor_follow_selection (InspectorWindow *self)
+{
+  if (list_has_focus (self)
+      && _inspector_window_get_focused_position (self)
+         != gtk_single_selection_get_selected (self->selection))
+    _inspector_window_focus_selected_row (self);
+}
+
+static void
+list_focus_enter_cb (GtkEventControllerFocus *controller,
+                     InspectorWindow         *self)
+{
+  _inspector_window_cursor_follow_selection (self);
+}
+
+/* The context menu */
+
+static void
+popup_row_menu (InspectorWindow *self,
+                double           x,
+                double           y)
+{
+  GdkRectangle at = { (int) x, (int) y, 1, 1 };
+
+  _inspector_window_update_actions (self);
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &at);
+  gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
+
+guint
+_inspector_window_get_position_at (InspectorWindow *self,
+                                   double           x,
+                                   double           y)
+{
+  GtkWidget *picked = gtk_widget_pick (GTK_WIDGET (self->column_view), x, y, GTK_PICK_DEFAULT);
+
+  return row_position (row_of (self, picked));
+}
+
+gboolean
+_inspector_window_get_row_bounds (InspectorWindow *self,
+                                  guint            position,
+                                  graphene_rect_t *bounds)
+{
+  GtkWidget *row = find_row (self, position);
+
+  return row != NULL && gtk_widget_compute_bounds (row, GTK_WIDGET (self->column_view), bounds);
+}
+
+static void
+secondary_pressed_cb (GtkGestureClick *gesture,
+                      int              n_press,
+                      double           x,
+                      double           y,
+                      InspectorWindow *self)
+{
+  guint position = _inspector_window_get_position_at (self, x, y);
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    return;
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  gtk_single_selection_set_selected (self->selection, position);
+  popup_row_menu (self, x, y);
+}
+
+/* The Menu key or Shift+F10: the menu of the selected row, pointing at it. */
+static void
+row_menu_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  graphene_rect_t bounds;
+
+  if (_inspector_window_get_selected (self) == NULL)
+    return;
+  if (_inspector_window_get_row_bounds (self, gtk_single_selection_get_selected (self->selection),
+                                        &bounds))
+    popup_row_menu (self, bounds.origin.x + 24, bounds.origin.y + bounds.size.height / 2);
+  else
+    popup_row_menu (self, 24, 24);
+}
+
+/* Enter or a double click on a row: its details, where the person can act on it. */
+static void
+row_activated_cb (GtkColumnView   *view,
+                  guint            position,
+                  InspectorWindow *self)
+{
+  gtk_single_selection_set_selected (self->selection, position);
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-details", NULL);
+}
+
+void
+_inspector_window_setup_rows (InspectorWindow *self)
+{
+  GtkGesture *click = gtk_gesture_click_new ();
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+  g_signal_connect (click, "pressed", G_CALLBACK (secondary_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->column_view), GTK_EVENT_CONTROLLER (click));
+
+  g_signal_connect (focus, "enter", G_CALLBACK (list_focus_enter_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->column_view), focus);
+
+  g_signal_connect (self->column_view, "activate", G_CALLBACK (row_activated_cb), self);
+  self->row_menu = gtk_popover_menu_new_from_model (self->row_menu_model);
+  gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
+  gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
+  gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self->column_view));
+}
+
+void
+_inspector_window_teardown_rows (InspectorWindow *self)
+{
+  if (self->focus_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->focus_tick_id);
+  self->focus_tick_id = 0;
+  g_clear_pointer (&self->row_menu, gtk_widget_unparent);
+}
+
+void
+_inspector_window_install_row_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.row-menu", NULL, row_menu_action);
+}

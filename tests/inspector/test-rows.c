@@ -1,0 +1,273 @@
+/* test-rows.c: reaching the list's rows: the keyboard cursor on the selected row, the context
+ * menu, row activation, and the details pane below the list on a narrow window (under Xvfb)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "ui-test-util.h"
+
+typedef struct
+{
+  InspectorWindow *window;
+  guint            position;
+} Want;
+
+static gboolean
+cursor_on_selection (gpointer data)
+{
+  InspectorWindow *window = data;
+  guint selected = gtk_single_selection_get_selected (window->selection);
+
+  return selected != GTK_INVALID_LIST_POSITION
+         && _inspector_window_get_focused_position (window) == selected;
+}
+
+static void
+assert_cursor_on_selection (InspectorWindow *window)
+{
+  g_assert_true (fl_test_wait_until (cursor_on_selection, window, 5000));
+}
+
+/* At start, after selecting another row, after a search and after a refresh, the row the arrow
+ * keys start from is the selected one. */
+static void
+test_cursor_follows_selection (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *stale = ui_demo_path (window, "report.csv.lock");
+  guint n = g_list_model_get_n_items (_inspector_window_get_rows (window));
+
+  /* At start: the focus goes into the list, onto the selected row. */
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (window->column_view)));
+  assert_cursor_on_selection (window);
+
+  /* Selected by the program, far from the cursor. */
+  gtk_single_selection_set_selected (window->selection, n - 1);
+  assert_cursor_on_selection (window);
+  g_assert_true (_inspector_window_select_path (window, stale));
+  assert_cursor_on_selection (window);
+
+  /* A search leaves other rows; the cursor is where the selection is when the list is
+   * reached again. */
+  gtk_search_entry_set_search_delay (window->search_entry, 0);
+  gtk_widget_grab_focus (GTK_WIDGET (window->search_entry));
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "csv");
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (window->column_view)));
+  assert_cursor_on_selection (window);
+  gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "");
+  g_assert_true (gtk_widget_grab_focus (GTK_WIDGET (window->column_view)));
+  assert_cursor_on_selection (window);
+
+  /* A refresh. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.refresh", NULL);
+  assert_cursor_on_selection (window);
+
+  ui_window_close (window);
+}
+
+static gboolean
+popover_shown (gpointer data)
+{
+  return gtk_widget_get_visible (INSPECTOR_WINDOW (data)->row_menu);
+}
+
+static gboolean
+row_laid_out (gpointer data)
+{
+  Want *want = data;
+  graphene_rect_t bounds;
+
+  return _inspector_window_get_row_bounds (want->window, want->position, &bounds)
+         && bounds.size.height > 1;
+}
+
+/* The label of the menu's item for @action. */
+static char *
+item_label (GMenuModel *model,
+            const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autofree char *item_action = NULL;
+      char *label = NULL;
+
+      if (section != NULL && (label = item_label (section, action)) != NULL)
+        return label;
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &item_action)
+          && g_strcmp0 (item_action, action) == 0
+          && g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_LABEL, "s", &label))
+        return label;
+    }
+  return NULL;
+}
+
+/* The menu's button showing @label: a GtkModelButton, private, with no readable action. */
+static GtkWidget *
+find_item (GtkWidget  *root,
+           const char *label)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autofree char *text = NULL;
+      GtkWidget *found;
+
+      if (g_strcmp0 (G_OBJECT_TYPE_NAME (child), "GtkModelButton") == 0)
+        {
+          g_object_get (child, "text", &text, NULL);
+          if (g_strcmp0 (text, label) == 0)
+            return child;
+        }
+      if ((found = find_item (child, label)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+action_enabled (InspectorWindow *window,
+                const char      *name)
+{
+  g_autofree char *action = g_strconcat ("win.", name, NULL);
+  g_autofree char *label = item_label (window->row_menu_model, action);
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *shown = NULL;
+  GtkWidget *item;
+
+  g_assert_nonnull (label);
+  /* The button shows the label without its mnemonic's underscore. */
+  parts = g_strsplit (label, "_", -1);
+  shown = g_strjoinv ("", parts);
+  item = find_item (window->row_menu, shown);
+  g_assert_nonnull (item);
+  return gtk_widget_is_sensitive (item);
+}
+
+/* A right click picks the row under the pointer; the menu (also from the keyboard) offers
+ * what fits that row. */
+static void
+test_context_menu (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *held = ui_demo_path (window, "database.sqlite.lock");
+  g_autofree char *stale = ui_demo_path (window, "report.csv.lock");
+  graphene_rect_t bounds;
+  guint position;
+  Want want;
+
+  g_assert_true (_inspector_window_select_path (window, stale));
+  position = gtk_single_selection_get_selected (window->selection);
+  want = (Want) { window, position };
+  g_assert_true (fl_test_wait_until (row_laid_out, &want, 5000));
+  g_assert_true (_inspector_window_get_row_bounds (window, position, &bounds));
+  g_assert_cmpuint (_inspector_window_get_position_at (window, bounds.origin.x + 40,
+                                                       bounds.origin.y + bounds.size.height / 2),
+                    ==, position);
+  /* Below the last row: no row, no menu. */
+  g_assert_cmpuint (_inspector_window_get_position_at (window, 5, 5), ==,
+                    GTK_INVALID_LIST_POSITION);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-menu", NULL));
+  g_assert_true (fl_test_wait_until (popover_shown, window, 5000));
+  g_assert_true (action_enabled (window, "reclaim"));
+  g_assert_false (action_enabled (window, "remove-orphan"));
+  g_assert_true (action_enabled (window, "copy-path"));
+  g_assert_true (action_enabled (window, "open-folder"));
+  g_assert_true (action_enabled (window, "show-details"));
+  gtk_popover_popdown (GTK_POPOVER (window->row_menu));
+
+  g_assert_true (_inspector_window_select_path (window, held));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.row-menu", NULL));
+  g_assert_true (fl_test_wait_until (popover_shown, window, 5000));
+  g_assert_false (action_enabled (window, "reclaim"));
+  g_assert_true (action_enabled (window, "copy-path"));
+  gtk_popover_popdown (GTK_POPOVER (window->row_menu));
+
+  ui_window_close (window);
+}
+
+static gboolean
+focus_in_details (gpointer data)
+{
+  InspectorWindow *window = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (window->details));
+}
+
+/* Enter or a double click on a stale lock: its details, with the Reclaim button in reach. */
+static void
+test_row_activation (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *stale = ui_demo_path (window, "report.csv.lock");
+  guint position;
+
+  g_assert_true (_inspector_window_select_path (window, stale));
+  position = gtk_single_selection_get_selected (window->selection);
+  gtk_single_selection_set_selected (window->selection, 0);
+  g_signal_emit_by_name (window->column_view, "activate", position);
+  g_assert_cmpuint (gtk_single_selection_get_selected (window->selection), ==, position);
+  g_assert_true (fl_test_wait_until (focus_in_details, window, 5000));
+  g_assert_cmpstr (gtk_actionable_get_action_name (
+                     GTK_ACTIONABLE (gtk_root_get_focus (GTK_ROOT (window)))), ==, "win.reclaim");
+
+  ui_window_close (window);
+}
+
+static gboolean
+layout_is (gpointer data)
+{
+  Want *want = data;
+
+  return _inspector_window_is_narrow (want->window) == (gboolean) want->position;
+}
+
+/* Narrow (or HiDPI, whose logical width is half): the details go below the list; wide: beside
+ * it, where the remembered position applies. */
+static void
+test_narrow_layout (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  InspectorWindow *window;
+  Want want;
+
+  g_settings_set_int (settings, "window-width", 620);
+  g_settings_set_int (settings, "window-height", 760);
+  window = ui_window_with_demo ();
+  want = (Want) { window, TRUE };
+  g_assert_true (fl_test_wait_until (layout_is, &want, 5000));
+  g_assert_cmpint (gtk_orientable_get_orientation (GTK_ORIENTABLE (window->paned)), ==,
+                   GTK_ORIENTATION_VERTICAL);
+  ui_window_close (window);
+
+  g_settings_set_int (settings, "window-width", 1200);
+  window = ui_window_with_demo ();
+  want = (Want) { window, FALSE };
+  g_assert_true (fl_test_wait_until (layout_is, &want, 5000));
+  g_assert_cmpint (gtk_orientable_get_orientation (GTK_ORIENTABLE (window->paned)), ==,
+                   GTK_ORIENTATION_HORIZONTAL);
+  ui_window_close (window);
+
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+
+  g_test_add_func ("/ui/rows/cursor-follows-selection", test_cursor_follows_selection);
+  g_test_add_func ("/ui/rows/context-menu", test_context_menu);
+  g_test_add_func ("/ui/rows/activation", test_row_activation);
+  g_test_add_func ("/ui/rows/narrow-layout", test_narrow_layout);
+
+  return g_test_run ();
+}
