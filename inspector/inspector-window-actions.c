@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "inspector-help.h"
 #include "inspector-state.h"
 #include "inspector-window-private.h"
 
@@ -548,6 +549,21 @@ open_folder_action (GtkWidget  *widget,
 }
 
 static void
+help_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  if (self->help == NULL)
+    {
+      self->help = inspector_help_new (GTK_WINDOW (self));
+      g_object_add_weak_pointer (G_OBJECT (self->help), (gpointer *) &self->help);
+    }
+  gtk_window_present (self->help);
+}
+
+static void
 stop_work_action (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
@@ -575,6 +591,7 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.stop-work", NULL, stop_work_action);
   gtk_widget_class_install_action (widget_class, "win.show-details", NULL, show_details_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
+  gtk_widget_class_install_action (widget_class, "win.help", NULL, help_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
   gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
                                    add_etcd_prefix_action);
@@ -586,6 +603,7 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.refresh", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F1, 0, "win.help", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.refresh",
                                        NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK,

@@ -66,6 +66,7 @@ struct _InspectorWindow
   guint                 layout_id;
 
   GtkWindow            *dialog;        /* the open confirmation or report, if any */
+  GtkWindow            *help;          /* the user guide, while open */
   GCancellable         *work;          /* the bulk removal under way, if any */
 };
 

@@ -26,6 +26,7 @@ typedef struct
   gboolean      shut_down;
   guint         n_alive_at_shutdown;
   gboolean      directory_at_shutdown;
+  gboolean      logo_found;
 } Run;
 
 static gboolean
@@ -58,6 +59,10 @@ check_cb (gpointer user_data)
     return G_SOURCE_CONTINUE;
 
   run->directory = g_strdup (inspector_demo_get_directory (window->demo));
+  /* The About window's logo, from the build tree as much as installed. */
+  run->logo_found = gtk_icon_theme_has_icon (
+    gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (window))),
+    "org.libfl.Inspector");
   list = G_LIST_MODEL (window->model);
   for (guint i = 0; i < g_list_model_get_n_items (list); i++)
     {
@@ -114,6 +119,7 @@ test_quit_ends_demo (void)
   g_assert_nonnull (run.directory);
   /* flctl demo's three live holders */
   g_assert_cmpuint (run.holders->len, ==, 3);
+  g_assert_true (run.logo_found);
 
   /* When the application shuts down, the holders are gone (flctl demo reaped them, it was
    * reaped itself) and so is the folder. */

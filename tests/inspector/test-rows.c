@@ -1,5 +1,6 @@
 /* test-rows.c: reaching the list's rows: the keyboard cursor on the selected row, the context
- * menu, row activation, and the details pane below the list on a narrow window (under Xvfb)
+ * menu, row activation, the details pane below the list on a narrow window; the user guide
+ * (under Xvfb)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -257,6 +258,45 @@ test_narrow_layout (void)
   g_settings_reset (settings, "window-height");
 }
 
+static gboolean
+help_open (gpointer data)
+{
+  InspectorWindow *window = data;
+
+  return window->help != NULL && gtk_widget_get_mapped (GTK_WIDGET (window->help));
+}
+
+static gboolean
+has_label_containing (GtkWidget  *root,
+                      const char *text)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if ((GTK_IS_LABEL (child) && strstr (gtk_label_get_text (GTK_LABEL (child)), text) != NULL)
+        || has_label_containing (child, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* F1 (or Help in the menu) opens the user guide, once, in front of the window. */
+static void
+test_help (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  GtkWindow *help;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.help", NULL));
+  g_assert_true (fl_test_wait_until (help_open, window, 5000));
+  help = window->help;
+  g_assert_true (gtk_window_get_transient_for (help) == GTK_WINDOW (window));
+  g_assert_true (has_label_containing (GTK_WIDGET (help), "Reclaiming a stale lock"));
+  g_assert_true (has_label_containing (GTK_WIDGET (help), "flctl reclaim"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.help", NULL));
+  g_assert_true (window->help == help);
+
+  ui_window_close (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -268,6 +308,7 @@ main (int   argc,
   g_test_add_func ("/ui/rows/context-menu", test_context_menu);
   g_test_add_func ("/ui/rows/activation", test_row_activation);
   g_test_add_func ("/ui/rows/narrow-layout", test_narrow_layout);
+  g_test_add_func ("/ui/help/user-guide", test_help);
 
   return g_test_run ();
 }
