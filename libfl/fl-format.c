@@ -112,6 +112,30 @@ fl_entry_state_to_string (FlEntryState state)
   return enum_nick (FL_TYPE_ENTRY_STATE, state, "unknown");
 }
 
+/**
+ * fl_kernel_lock_type_to_string:
+ * @type: the kind of a kernel lock
+ *
+ * Returns: "flock", "posix", "ofd", "lease", "deleg" or "unknown"
+ */
+const char *
+fl_kernel_lock_type_to_string (FlKernelLockType type)
+{
+  return enum_nick (FL_TYPE_KERNEL_LOCK_TYPE, type, "unknown");
+}
+
+/**
+ * fl_kernel_lock_mode_to_string:
+ * @mode: the mode of a kernel lock
+ *
+ * Returns: "read", "write" or "none"
+ */
+const char *
+fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
+{
+  return enum_nick (FL_TYPE_KERNEL_LOCK_MODE, mode, "none");
+}
+
 /* The translated label of @value in a table indexed by the enum, @fallback's for a value
  * outside it. */
 static const char *
