@@ -209,6 +209,24 @@ fl_kernel_lock_get_label (FlKernelLock kernel_lock)
 }
 
 /**
+ * fl_kernel_lock_mode_get_label:
+ * @mode: the mode of a kernel lock (fl_list_kernel_locks())
+ *
+ * Returns: a translated label: "Shared (read)", "Exclusive (write)" or "None"
+ */
+const char *
+fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
+{
+  static const char *const labels[] = {
+    [FL_KERNEL_LOCK_MODE_READ] = N_("Shared (read)"),
+    [FL_KERNEL_LOCK_MODE_WRITE] = N_("Exclusive (write)"),
+    [FL_KERNEL_LOCK_MODE_NONE] = N_("None"),
+  };
+
+  return label_of (labels, G_N_ELEMENTS (labels), mode, FL_KERNEL_LOCK_MODE_NONE);
+}
+
+/**
  * fl_entry_state_is_problem:
  * @state: a state
  *

@@ -42,6 +42,8 @@ const char   *fl_entry_kind_get_label        (FlEntryKind   kind);
 FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
 FL_AVAILABLE_IN_ALL
+const char   *fl_kernel_lock_mode_get_label  (FlKernelLockMode mode);
+FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_state_is_problem      (FlEntryState  state);
 
 G_END_DECLS

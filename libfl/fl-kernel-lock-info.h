@@ -48,6 +48,9 @@ gint64            fl_kernel_lock_info_get_end         (FlKernelLockInfo *self);
 FL_AVAILABLE_IN_ALL
 gboolean          fl_kernel_lock_info_get_blocked     (FlKernelLockInfo *self);
 FL_AVAILABLE_IN_ALL
+int               fl_kernel_lock_info_compare         (FlKernelLockInfo *a,
+                                                       FlKernelLockInfo *b);
+FL_AVAILABLE_IN_ALL
 gboolean          fl_kernel_lock_info_equal           (FlKernelLockInfo *a,
                                                        FlKernelLockInfo *b);
 

@@ -251,14 +251,8 @@ static int
 compare_infos (gconstpointer a,
                gconstpointer b)
 {
-  FlKernelLockInfo *ia = *(FlKernelLockInfo * const *) a;
-  FlKernelLockInfo *ib = *(FlKernelLockInfo * const *) b;
-  int by_path = g_strcmp0 (fl_kernel_lock_info_get_display_path (ia),
-                           fl_kernel_lock_info_get_display_path (ib));
-
-  if (by_path != 0)
-    return by_path;
-  return ia->pid - ib->pid;
+  return fl_kernel_lock_info_compare (*(FlKernelLockInfo * const *) a,
+                                      *(FlKernelLockInfo * const *) b);
 }
 
 /**
@@ -271,7 +265,8 @@ compare_infos (gconstpointer a,
  * (fl_kernel_lock_info_get_lock_file()), even after the name the holder created it under is
  * gone. Processes this user may not look into leave their paths unknown.
  *
- * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, sorted by path, or
+ * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, in
+ *   fl_kernel_lock_info_compare() order, or
  *   %NULL with %FL_ERROR_NOT_SUPPORTED where the system has no table of its locks (Windows)
  */
 GPtrArray *
@@ -453,4 +448,40 @@ fl_kernel_lock_info_equal (FlKernelLockInfo *a,
          && a->end == b->end && g_strcmp0 (a->path, b->path) == 0
          && g_strcmp0 (a->lock_file, b->lock_file) == 0
          && g_strcmp0 (a->process_name, b->process_name) == 0;
+}
+
+#define CMP(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+
+/**
+ * fl_kernel_lock_info_compare:
+ * @a: a kernel lock
+ * @b: another
+ *
+ * The order fl_list_kernel_locks() returns: by the path a view shows, then holder, then the
+ * lock itself. 0 only for the same lock, so a view can merge two listings in one pass.
+ *
+ * Returns: < 0, 0 or > 0 as @a goes before, with or after @b
+ */
+int
+fl_kernel_lock_info_compare (FlKernelLockInfo *a,
+                             FlKernelLockInfo *b)
+{
+  int by_path;
+
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (a) && FL_IS_KERNEL_LOCK_INFO (b), 0);
+  by_path = g_strcmp0 (fl_kernel_lock_info_get_display_path (a),
+                       fl_kernel_lock_info_get_display_path (b));
+  if (by_path != 0)
+    return by_path;
+  if (a->pid != b->pid)
+    return CMP (a->pid, b->pid);
+  if (a->type != b->type)
+    return CMP (a->type, b->type);
+  if (!fl_file_id_equal (&a->id, &b->id))
+    return a->id.dev != b->id.dev ? CMP (a->id.dev, b->id.dev) : CMP (a->id.ino, b->id.ino);
+  if (a->start != b->start || a->end != b->end)
+    return a->start != b->start ? CMP (a->start, b->start) : CMP (a->end, b->end);
+  if (a->blocked != b->blocked)
+    return CMP (a->blocked, b->blocked);
+  return CMP (a->mode, b->mode);
 }
