@@ -8,6 +8,32 @@
 
 #include "flctl-test-util.h"
 
+/* docs/flctl.1, KERNEL LOCK RECORDS: every record has exactly these members, in this order. */
+static const char *const schema[] = {
+  "path", "lock_file", "open_path", "type", "mode", "blocked", "pid", "process", "device",
+  "inode", "start", "end", NULL
+};
+
+static void
+assert_schema (JsonObject *record)
+{
+  const char *path = g_test_get_filename (G_TEST_DIST, "..", "docs", "flctl.1", NULL);
+  g_autofree char *page = flctl_test_read_file (path);
+  g_autoptr(GList) members = json_object_get_members (record);
+  guint i = 0;
+
+  g_assert_nonnull (page);
+  for (GList *l = members; l != NULL; l = l->next, i++)
+    g_assert_cmpstr (l->data, ==, schema[i]);
+  g_assert_null (schema[i]);
+  for (i = 0; schema[i] != NULL; i++)
+    {
+      g_autofree char *entry = g_strdup_printf ("\n.TP\n.B %s\n", schema[i]);
+
+      g_assert_nonnull (strstr (page, entry));
+    }
+}
+
 /* util-linux flock(1) holds an exclusive flock on @path (-o: in itself only) until its stdin
  * closes. */
 static GSubprocess *
@@ -60,6 +86,7 @@ test_list_kernel (void)
   g_assert_cmpstr (json_object_get_string_member (record, "mode"), ==, "write");
   g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_test_pid (holder));
   g_assert_false (json_object_get_boolean_member (record, "blocked"));
+  assert_schema (record);
 
   record = flctl_test_find_record (records, plain);
   g_assert_nonnull (record);
