@@ -130,8 +130,14 @@ test_live (void)
   g_assert_true (gtk_single_selection_get_selected_item (inspector_kernel_view_get_selection (view))
                  == (gpointer) posix_row);
 
+  /* F5 reads the table at once: no main loop iteration (so no timer) in between. */
+  flocker = fl_test_fork_locker (plain, "flock", FALSE);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.refresh", NULL));
+  g_assert_nonnull (find_row (view, plain));
+
   ui_window_close (window);
   fl_test_holder_release (holder);
+  fl_test_locker_release (&flocker);
   fl_test_locker_release (&posixer);
   fl_test_rm_rf (dir);
 }
