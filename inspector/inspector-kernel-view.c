@@ -1,7 +1,9 @@
 /* inspector-kernel-view.c: the kernel's own locks (flock, POSIX, OFD, leases), live
  *
  * What lslocks shows, from fl_list_kernel_locks(). Nothing notifies a change of the kernel's
- * lock table, so it is read again once a second, and only while the view is shown (mapped).
+ * lock table, so it is read again once a second, and only while the view is shown (mapped),
+ * in a worker thread: finding holders' paths reads /proc of many processes (of every process
+ * while an OFD lock's holder is unknown), which must not stall the window.
  * Each reading is merged into the rows in place, in the library's order: a lock that stays
  * keeps its row, so selection and focus survive; only what came or went changes.
  *
@@ -31,6 +33,7 @@ struct _InspectorKernelView
   GtkLabel           *error_label;
 
   guint               refresh_id;
+  GCancellable       *cancellable;  /* the reading in the worker thread, if one runs */
 };
 
 G_DEFINE_FINAL_TYPE (InspectorKernelView, inspector_kernel_view, GTK_TYPE_WIDGET)
@@ -62,15 +65,11 @@ merge_rows (InspectorKernelView *self,
     }
 }
 
-void
-inspector_kernel_view_refresh (InspectorKernelView *self)
+static void
+show_locks (InspectorKernelView *self,
+            GPtrArray           *locks,
+            const GError        *error)
 {
-  g_autoptr(GPtrArray) locks = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_return_if_fail (INSPECTOR_IS_KERNEL_VIEW (self));
-
-  locks = fl_list_kernel_locks (&error);
   if (locks == NULL)
     {
       g_list_store_remove_all (self->store);
@@ -87,10 +86,67 @@ inspector_kernel_view_refresh (InspectorKernelView *self)
   gtk_stack_set_visible_child_name (self->stack, locks->len > 0 ? "list" : "empty");
 }
 
+/* Now, in this thread: F5, and the tests. A reading under way in the worker is dropped. */
+void
+inspector_kernel_view_refresh (InspectorKernelView *self)
+{
+  g_autoptr(GPtrArray) locks = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (INSPECTOR_IS_KERNEL_VIEW (self));
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  locks = fl_list_kernel_locks (&error);
+  show_locks (self, locks, error);
+}
+
+static void
+list_thread (GTask        *task,
+             gpointer      source,
+             gpointer      data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GPtrArray *locks = fl_list_kernel_locks (&error);
+
+  if (locks != NULL)
+    g_task_return_pointer (task, locks, (GDestroyNotify) g_ptr_array_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+listed_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  InspectorKernelView *self = INSPECTOR_KERNEL_VIEW (source);
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+  g_autoptr(GPtrArray) locks = NULL;
+  g_autoptr(GError) error = NULL;
+
+  locks = g_task_propagate_pointer (G_TASK (result), &error);
+  /* Dropped: the view was disposed, or a reading of its own came first. */
+  if (g_cancellable_is_cancelled (cancellable))
+    return;
+  g_clear_object (&self->cancellable);
+  show_locks (self, locks, error);
+}
+
 static gboolean
 refresh_cb (gpointer user_data)
 {
-  inspector_kernel_view_refresh (user_data);
+  InspectorKernelView *self = user_data;
+  g_autoptr(GTask) task = NULL;
+
+  /* A slow reading is not piled up behind: the next tick asks again. */
+  if (self->cancellable != NULL)
+    return G_SOURCE_CONTINUE;
+  self->cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->cancellable, listed_cb, NULL);
+  g_task_set_source_tag (task, refresh_cb);
+  g_task_run_in_thread (task, list_thread);
   return G_SOURCE_CONTINUE;
 }
 
@@ -100,7 +156,7 @@ inspector_kernel_view_map (GtkWidget *widget)
   InspectorKernelView *self = INSPECTOR_KERNEL_VIEW (widget);
 
   GTK_WIDGET_CLASS (inspector_kernel_view_parent_class)->map (widget);
-  inspector_kernel_view_refresh (self);
+  refresh_cb (self);
   if (self->refresh_id == 0)
     self->refresh_id = g_timeout_add_seconds (REFRESH_INTERVAL_S, refresh_cb, self);
 }
@@ -111,6 +167,8 @@ inspector_kernel_view_unmap (GtkWidget *widget)
   InspectorKernelView *self = INSPECTOR_KERNEL_VIEW (widget);
 
   g_clear_handle_id (&self->refresh_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   GTK_WIDGET_CLASS (inspector_kernel_view_parent_class)->unmap (widget);
 }
 
@@ -167,6 +225,8 @@ inspector_kernel_view_dispose (GObject *object)
   InspectorKernelView *self = INSPECTOR_KERNEL_VIEW (object);
 
   g_clear_handle_id (&self->refresh_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), INSPECTOR_TYPE_KERNEL_VIEW);
   G_OBJECT_CLASS (inspector_kernel_view_parent_class)->dispose (object);
 }
