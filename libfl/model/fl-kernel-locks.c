@@ -301,6 +301,12 @@ fl_list_kernel_locks (GError **error)
   return infos;
 }
 
+/**
+ * fl_kernel_lock_info_get_lock_type:
+ * @self: a kernel lock
+ *
+ * Returns: the kind of lock: flock, POSIX, OFD, lease...
+ */
 FlKernelLockType
 fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
 {
@@ -308,6 +314,12 @@ fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
   return self->type;
 }
 
+/**
+ * fl_kernel_lock_info_get_mode:
+ * @self: a kernel lock
+ *
+ * Returns: shared (read) or exclusive (write)
+ */
 FlKernelLockMode
 fl_kernel_lock_info_get_mode (FlKernelLockInfo *self)
 {
@@ -383,6 +395,12 @@ fl_kernel_lock_info_get_display_path (FlKernelLockInfo *self)
   return self->lock_file != NULL ? self->lock_file : self->path;
 }
 
+/**
+ * fl_kernel_lock_info_get_device:
+ * @self: a kernel lock
+ *
+ * Returns: the locked file's device, as stat() gives it
+ */
 guint64
 fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
 {
@@ -390,6 +408,12 @@ fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
   return self->id.dev;
 }
 
+/**
+ * fl_kernel_lock_info_get_inode:
+ * @self: a kernel lock
+ *
+ * Returns: the locked file's inode
+ */
 guint64
 fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
 {
@@ -397,6 +421,12 @@ fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
   return self->id.ino;
 }
 
+/**
+ * fl_kernel_lock_info_get_start:
+ * @self: a kernel lock
+ *
+ * Returns: the first locked byte
+ */
 gint64
 fl_kernel_lock_info_get_start (FlKernelLockInfo *self)
 {
