@@ -287,7 +287,10 @@ fl_list_kernel_locks (GError **error)
     }
   if (err != 0)
     {
-      _fl_set_error_from_errno (error, err, "read the kernel's lock table", "/proc/locks");
+      /* Not _fl_set_error_from_errno(): its advice is about lock directories. */
+      g_set_error (error, FL_ERROR, _fl_error_code_from_errno (err),
+                   "Cannot read the kernel's lock table “/proc/locks”: %s. It needs /proc "
+                   "mounted and readable (procfs)", g_strerror (err));
       return NULL;
     }
 
