@@ -218,6 +218,13 @@ find_lock_file (const FlSystemLock *lock,
   return g_strdup (g_hash_table_lookup (index, key));
 }
 
+/* An index may be NULL: a directory that could not be read is remembered as such. */
+static void
+index_free (gpointer index)
+{
+  g_clear_pointer (&index, g_hash_table_unref);
+}
+
 static FlKernelLockInfo *
 info_new (const FlSystemLock *lock,
           GHashTable         *indexes)
@@ -294,8 +301,7 @@ fl_list_kernel_locks (GError **error)
       return NULL;
     }
 
-  indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                   (GDestroyNotify) g_hash_table_unref);
+  indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, index_free);
   infos = g_ptr_array_new_full ((guint) n, g_object_unref);
   for (size_t i = 0; i < n; i++)
     g_ptr_array_add (infos, info_new (&locks[i], indexes));

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "fl-test-util.h"
 
 /* The one lock on @path's file held (or waited for, @blocked) by @pid, asserting it is only
@@ -130,6 +132,31 @@ test_types (FlTestDir    *fx,
   fl_test_locker_release (&waiter);
 }
 
+/* A lock on a file removed with its directory: listed by the name it had, matched to no lock
+ * file (its directory cannot be searched), and no listing fails over it. */
+static void
+test_directory_gone (FlTestDir    *fx,
+                     gconstpointer data)
+{
+  g_autofree char *sub = g_build_filename (fx->dir, "sub", NULL);
+  g_autofree char *path = g_build_filename (sub, "x.lock", NULL);
+  g_autofree char *shown = g_strconcat (path, " (deleted)", NULL);
+  g_autoptr(GPtrArray) locks = NULL;
+  FlTestLocker locker;
+  FlKernelLockInfo *info;
+
+  g_assert_no_errno (g_mkdir (sub, 0755));
+  locker = fl_test_fork_locker (path, "flock", FALSE);
+  g_assert_no_errno (g_unlink (path));
+  g_assert_no_errno (g_rmdir (sub));
+
+  locks = list_locks ();
+  info = find_lock (locks, shown, locker.pid, FALSE);
+  g_assert_nonnull (info);
+  g_assert_null (fl_kernel_lock_info_get_lock_file (info));
+  fl_test_locker_release (&locker);
+}
+
 /* A libfl holder's kernel lock is on the file it created under a name that is gone now (an
  * O_TMPFILE or a temp name): listed once, as its lock file. */
 static void
@@ -172,5 +199,6 @@ main (int    argc,
 
   FL_TEST_ADD ("/libfl/kernel-locks/types", NULL, test_types);
   FL_TEST_ADD ("/libfl/kernel-locks/libfl-holder", NULL, test_libfl_holder);
+  FL_TEST_ADD ("/libfl/kernel-locks/directory-gone", NULL, test_directory_gone);
   return g_test_run ();
 }
