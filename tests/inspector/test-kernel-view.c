@@ -112,7 +112,8 @@ test_live (void)
     {
       g_autoptr(FlKernelLockInfo) info = g_list_model_get_item (rows, i);
 
-      on_inode += fl_kernel_lock_info_get_inode (info) == fl_kernel_lock_info_get_inode (libfl_row);
+      on_inode += fl_kernel_lock_info_get_inode (info) == fl_kernel_lock_info_get_inode (libfl_row)
+                  && fl_kernel_lock_info_get_device (info) == fl_kernel_lock_info_get_device (libfl_row);
     }
   g_assert_cmpuint (on_inode, ==, 1);
   g_assert_true (fl_test_wait_until (label_shown, &for_lock, 10000));
