@@ -50,6 +50,9 @@ static const CommandInfo command_infos[] = {
        "an etcd prefix, etcd://HOST:PORT/PREFIX: every lock name queued under it."),
     N_("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
        "foreign (named like a lock but not a regular file, never touched).\n"
+       "--kernel lists the kernel locks instead (flock, POSIX, OFD locks, leases: what\n"
+       "lslocks shows), of the whole system or on files in each DIR; a libfl holder's\n"
+       "kernel lock is shown as its lock file, where lslocks shows a removed temp name.\n"
        "Exit status: 0 on success, 74 when a DIR cannot be read.") },
   { FLCTL_COMMAND_RECLAIM, "reclaim", N_("LOCKFILE…"),
     N_("Reclaim stale locks, after showing the evidence"),
@@ -252,6 +255,9 @@ check_operands (FlctlArgs  *args,
         return usage_error (error, "%s", _("no LOCKFILE given"));
       return TRUE;
     case FLCTL_COMMAND_LIST:
+      if (argc < 2 && !args->kernel)
+        return usage_error (error, "%s", _("no DIR given"));
+      return TRUE;
     case FLCTL_COMMAND_CLEAN:
     case FLCTL_COMMAND_WATCH:
       if (argc < 2)
@@ -299,6 +305,9 @@ parse_command (FlctlArgs         *args,
       N_("Print a JSON array of records (schema in flctl(1))"), NULL },
     { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
+    { "kernel", 'k', 0, G_OPTION_ARG_NONE, &args->kernel,
+      N_("List the kernel locks (as lslocks does), a libfl holder's as its lock file; DIR… optional"),
+      NULL },
     { NULL }
   };
   const GOptionEntry reclaim_entries[] = {

@@ -48,6 +48,7 @@ typedef struct
 
   gboolean       json;              /* status, list, watch */
   gboolean       recursive;         /* list, clean, watch */
+  gboolean       kernel;            /* list: the kernel locks instead of the files */
   gboolean       dry_run;           /* reclaim, clean */
   gboolean       yes;               /* reclaim, clean */
   gboolean       force;             /* reclaim: also a lock not proven stale */

@@ -105,8 +105,8 @@ flctl_styled (const char *text,
 }
 
 #ifndef FLCTL_NO_JSON
-static void
-add_string_or_null (JsonBuilder *builder,
+void
+flctl_json_add_string_or_null (JsonBuilder *builder,
                     const char  *member,
                     const char  *value)
 {
@@ -124,8 +124,8 @@ add_string_or_null (JsonBuilder *builder,
     }
 }
 
-static void
-add_int_or_null (JsonBuilder *builder,
+void
+flctl_json_add_int_or_null (JsonBuilder *builder,
                  const char  *member,
                  gboolean     known,
                  gint64       value)
@@ -148,12 +148,12 @@ add_etcd_members (JsonBuilder *builder,
   GPtrArray *waiters = snapshot != NULL ? fl_snapshot_get_waiters (snapshot) : NULL;
   g_autofree char *lease_hex = lease != 0 ? flctl_format_lease (lease) : NULL;
 
-  add_string_or_null (builder, "host", snapshot != NULL ? fl_snapshot_get_host (snapshot) : NULL);
-  add_string_or_null (builder, "lease", lease_hex);
-  add_int_or_null (builder, "lease_ttl_s", lease != 0 && ttl >= 0, ttl);
-  add_int_or_null (builder, "token", lease != 0,
+  flctl_json_add_string_or_null (builder, "host", snapshot != NULL ? fl_snapshot_get_host (snapshot) : NULL);
+  flctl_json_add_string_or_null (builder, "lease", lease_hex);
+  flctl_json_add_int_or_null (builder, "lease_ttl_s", lease != 0 && ttl >= 0, ttl);
+  flctl_json_add_int_or_null (builder, "token", lease != 0,
                    lease != 0 ? (gint64) fl_snapshot_get_fencing_token (snapshot) : 0);
-  add_int_or_null (builder, "revision", lease != 0,
+  flctl_json_add_int_or_null (builder, "revision", lease != 0,
                    lease != 0 ? fl_snapshot_get_revision (snapshot) : 0);
   json_builder_set_member_name (builder, "waiting");
   json_builder_add_boolean_value (builder, snapshot != NULL && fl_snapshot_get_waiting (snapshot));
@@ -188,16 +188,16 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   gint64 file_uid = fl_snapshot_get_file_uid (snapshot);
   g_autofree char *mtime_iso = mtime > 0 ? format_time_iso8601 (mtime) : NULL;
 
-  add_string_or_null (builder, "path", fl_snapshot_get_path (snapshot));
-  add_string_or_null (builder, "target", fl_snapshot_get_target (snapshot));
-  add_string_or_null (builder, "kind", fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot)));
-  add_string_or_null (builder, "state",
+  flctl_json_add_string_or_null (builder, "path", fl_snapshot_get_path (snapshot));
+  flctl_json_add_string_or_null (builder, "target", fl_snapshot_get_target (snapshot));
+  flctl_json_add_string_or_null (builder, "kind", fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot)));
+  flctl_json_add_string_or_null (builder, "state",
                       state != NULL ? state : fl_entry_state_to_string (fl_snapshot_get_state (snapshot)));
-  add_int_or_null (builder, "pid", pid > 0, pid);
-  add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
-  add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
-  add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
-  add_string_or_null (builder, "liveness",
+  flctl_json_add_int_or_null (builder, "pid", pid > 0, pid);
+  flctl_json_add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
+  flctl_json_add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
+  flctl_json_add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
+  flctl_json_add_string_or_null (builder, "liveness",
                       fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
   json_builder_set_member_name (builder, "kernel_lock");
   if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
@@ -206,11 +206,11 @@ flctl_add_snapshot_members (JsonBuilder *builder,
     json_builder_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
   json_builder_set_member_name (builder, "stale");
   json_builder_add_boolean_value (builder, fl_snapshot_get_stale (snapshot));
-  add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
-  add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
-  add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
-  add_string_or_null (builder, "mtime", mtime_iso);
-  add_int_or_null (builder, "age_s", TRUE,
+  flctl_json_add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
+  flctl_json_add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
+  flctl_json_add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
+  flctl_json_add_string_or_null (builder, "mtime", mtime_iso);
+  flctl_json_add_int_or_null (builder, "age_s", TRUE,
                    MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
   add_etcd_members (builder, snapshot, now_us);
 }
@@ -235,26 +235,26 @@ flctl_unlocked_to_json (const char *target)
   g_autofree char *path = flctl_is_etcd (target) ? g_strdup (target) : fl_lock_path_for (target);
 
   json_builder_begin_object (builder);
-  add_string_or_null (builder, "path", path);
-  add_string_or_null (builder, "target", target);
-  add_string_or_null (builder, "kind", "lock");
-  add_string_or_null (builder, "state", "unlocked");
-  add_int_or_null (builder, "pid", FALSE, 0);
-  add_string_or_null (builder, "process", NULL);
-  add_string_or_null (builder, "cmdline", NULL);
-  add_int_or_null (builder, "process_uid", FALSE, 0);
-  add_string_or_null (builder, "liveness", "unknown");
+  flctl_json_add_string_or_null (builder, "path", path);
+  flctl_json_add_string_or_null (builder, "target", target);
+  flctl_json_add_string_or_null (builder, "kind", "lock");
+  flctl_json_add_string_or_null (builder, "state", "unlocked");
+  flctl_json_add_int_or_null (builder, "pid", FALSE, 0);
+  flctl_json_add_string_or_null (builder, "process", NULL);
+  flctl_json_add_string_or_null (builder, "cmdline", NULL);
+  flctl_json_add_int_or_null (builder, "process_uid", FALSE, 0);
+  flctl_json_add_string_or_null (builder, "liveness", "unknown");
   json_builder_set_member_name (builder, "kernel_lock");
   json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "stale");
   json_builder_add_boolean_value (builder, FALSE);
-  add_string_or_null (builder, "reason", flctl_is_etcd (target)
+  flctl_json_add_string_or_null (builder, "reason", flctl_is_etcd (target)
                                          ? "not locked: no key is queued for it in etcd"
                                          : "not locked: the lock file does not exist");
-  add_string_or_null (builder, "content", NULL);
-  add_int_or_null (builder, "file_uid", FALSE, 0);
-  add_string_or_null (builder, "mtime", NULL);
-  add_int_or_null (builder, "age_s", FALSE, 0);
+  flctl_json_add_string_or_null (builder, "content", NULL);
+  flctl_json_add_int_or_null (builder, "file_uid", FALSE, 0);
+  flctl_json_add_string_or_null (builder, "mtime", NULL);
+  flctl_json_add_int_or_null (builder, "age_s", FALSE, 0);
   add_etcd_members (builder, NULL, 0);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);

@@ -33,6 +33,7 @@ enum
 int             flctl_run_main             (const FlctlArgs     *args);
 int             flctl_status_main          (const FlctlArgs     *args);
 int             flctl_list_main            (const FlctlArgs     *args);
+int             flctl_list_kernel_main     (const FlctlArgs     *args);
 int             flctl_reclaim_main         (const FlctlArgs     *args);
 int             flctl_clean_main           (const FlctlArgs     *args);
 int             flctl_watch_main           (const FlctlArgs     *args);
@@ -84,6 +85,13 @@ char           *flctl_styled               (const char          *text,
                                             FlctlStyle           style,
                                             gboolean             color);
 #ifndef FLCTL_NO_JSON
+void            flctl_json_add_string_or_null (JsonBuilder      *builder,
+                                               const char       *member,
+                                               const char       *value);
+void            flctl_json_add_int_or_null (JsonBuilder         *builder,
+                                            const char          *member,
+                                            gboolean             known,
+                                            gint64               value);
 void            flctl_add_snapshot_members (JsonBuilder         *builder,
                                             FlSnapshot          *snapshot,
                                             const char          *state,
@@ -100,6 +108,11 @@ void            flctl_print_record         (FlSnapshot          *snapshot,
                                             gint64               now_us);
 void            flctl_print_table          (GPtrArray           *snapshots,
                                             gint64               now_us);
+/* @rows: string arrays of @n_cols cells, the header first; the last column is cut in the
+ * middle to the terminal's width, column @right_col aligned to the right. */
+void            flctl_print_aligned        (GPtrArray           *rows,
+                                            int                  n_cols,
+                                            int                  right_col);
 char           *flctl_describe_holder      (FlSnapshot          *snapshot,
                                             gint64               now_us);
 /* An etcd lease as etcd's own tools and the lock keys show it: hex. */

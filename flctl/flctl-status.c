@@ -133,6 +133,8 @@ flctl_list_main (const FlctlArgs *args)
   int status = FLCTL_EXIT_OK;
   gint64 now;
 
+  if (args->kernel)
+    return flctl_list_kernel_main (args);
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "list", &status);
   now = g_get_real_time ();

@@ -135,3 +135,36 @@ flctl_print_table (GPtrArray *snapshots,
       g_print ("%s\n", path);
     }
 }
+
+void
+flctl_print_aligned (GPtrArray *rows,
+                     int        n_cols,
+                     int        right_col)
+{
+  int terminal = flctl_terminal_width (STDOUT_FILENO);
+  g_autofree int *widths = g_new0 (int, n_cols);
+  int used = 0;
+
+  for (guint i = 0; i < rows->len; i++)
+    for (int c = 0; c < n_cols - 1; c++)
+      widths[c] = MAX (widths[c], (int) g_utf8_strlen (((char **) rows->pdata[i])[c], -1));
+  for (int c = 0; c < n_cols - 1; c++)
+    used += widths[c] + 2;
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      char **cells = g_ptr_array_index (rows, i);
+      g_autofree char *last = elide_middle (cells[n_cols - 1], terminal > 0 ? terminal - used : 0);
+
+      for (int c = 0; c < n_cols - 1; c++)
+        {
+          int pad = widths[c] - (int) g_utf8_strlen (cells[c], -1);
+
+          if (c == right_col)
+            g_print ("%*s%s  ", pad, "", cells[c]);
+          else
+            g_print ("%s%*s", cells[c], pad + 2, "");
+        }
+      g_print ("%s\n", last);
+    }
+}

@@ -473,7 +473,12 @@ refresh_action (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
 {
-  fl_directory_model_rescan (INSPECTOR_WINDOW (widget)->model);
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  fl_directory_model_rescan (self->model);
+  /* In the Kernel Locks view, F5 reads the kernel's table now rather than at the next second. */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self->kernel_view)))
+    inspector_kernel_view_refresh (self->kernel_view);
 }
 
 static void

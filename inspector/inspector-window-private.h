@@ -8,6 +8,7 @@
 #pragma once
 
 #include "inspector-details.h"
+#include "inspector-kernel-view.h"
 #include "inspector-demo.h"
 #include "inspector-window.h"
 
@@ -27,6 +28,8 @@ struct _InspectorWindow
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *problems_button;
   GtkLabel             *counts_label;
+  GtkStack             *views;         /* "files" or "kernel" (the kernel's own locks) */
+  InspectorKernelView  *kernel_view;
   GtkPaned             *paned;
   GtkStack             *stack;
   GtkColumnView        *column_view;
@@ -140,5 +143,9 @@ gboolean    _inspector_window_select_path      (InspectorWindow *self,
 GtkWindow  *_inspector_window_get_dialog       (InspectorWindow *self);
 const char *_inspector_window_get_banner_text  (InspectorWindow *self);
 GListModel *_inspector_window_get_rows         (InspectorWindow *self);
+/* "files" or "kernel"; switching shows that view, as its header bar button does. */
+void        _inspector_window_show_view        (InspectorWindow *self,
+                                                const char      *view);
+InspectorKernelView *_inspector_window_get_kernel_view (InspectorWindow *self);
 
 G_END_DECLS

@@ -306,6 +306,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   g_type_ensure (FL_TYPE_DIRECTORY_MODEL);
   g_type_ensure (INSPECTOR_TYPE_DETAILS);
   g_type_ensure (INSPECTOR_TYPE_CELL);
+  g_type_ensure (INSPECTOR_TYPE_KERNEL_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/libfl/Inspector/inspector-window.ui");
@@ -318,6 +319,8 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, problems_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, counts_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, views);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_view);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, column_view);
@@ -452,4 +455,17 @@ GListModel *
 _inspector_window_get_rows (InspectorWindow *self)
 {
   return G_LIST_MODEL (self->sort_model);
+}
+
+void
+_inspector_window_show_view (InspectorWindow *self,
+                             const char      *view)
+{
+  gtk_stack_set_visible_child_name (self->views, view);
+}
+
+InspectorKernelView *
+_inspector_window_get_kernel_view (InspectorWindow *self)
+{
+  return self->kernel_view;
 }

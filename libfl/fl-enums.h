@@ -104,4 +104,41 @@ typedef enum
   FL_ENTRY_STATE_FOREIGN,
 } FlEntryState;
 
+/**
+ * FlKernelLockType:
+ * @FL_KERNEL_LOCK_TYPE_FLOCK: a whole-file lock taken with flock(), as libfl's own.
+ * @FL_KERNEL_LOCK_TYPE_POSIX: a byte-range lock taken with fcntl(F_SETLK), owned by a process.
+ * @FL_KERNEL_LOCK_TYPE_OFD: an open file description lock, fcntl(F_OFD_SETLK).
+ * @FL_KERNEL_LOCK_TYPE_LEASE: a lease, fcntl(F_SETLEASE).
+ * @FL_KERNEL_LOCK_TYPE_DELEG: a delegation an NFS server handed out.
+ * @FL_KERNEL_LOCK_TYPE_UNKNOWN: a kind the system names but libfl does not know.
+ *
+ * The kind of a kernel lock, as lslocks shows it. Its nicks ("flock", "posix", "ofd", "lease",
+ * "deleg", "unknown", from fl_kernel_lock_type_to_string()) are stable.
+ */
+typedef enum
+{
+  FL_KERNEL_LOCK_TYPE_FLOCK,
+  FL_KERNEL_LOCK_TYPE_POSIX,
+  FL_KERNEL_LOCK_TYPE_OFD,
+  FL_KERNEL_LOCK_TYPE_LEASE,
+  FL_KERNEL_LOCK_TYPE_DELEG,
+  FL_KERNEL_LOCK_TYPE_UNKNOWN,
+} FlKernelLockType;
+
+/**
+ * FlKernelLockMode:
+ * @FL_KERNEL_LOCK_MODE_READ: shared.
+ * @FL_KERNEL_LOCK_MODE_WRITE: exclusive.
+ * @FL_KERNEL_LOCK_MODE_NONE: neither: a lease being broken.
+ *
+ * Its nicks ("read", "write", "none", from fl_kernel_lock_mode_to_string()) are stable.
+ */
+typedef enum
+{
+  FL_KERNEL_LOCK_MODE_READ,
+  FL_KERNEL_LOCK_MODE_WRITE,
+  FL_KERNEL_LOCK_MODE_NONE,
+} FlKernelLockMode;
+
 G_END_DECLS

@@ -36,6 +36,8 @@ G_BEGIN_DECLS
  * @FL_ERROR_CHANGED: a reclaim was refused because the file is no longer the one the snapshot
  *   saw (another inode, other content, or gone).
  * @FL_ERROR_NO_SPACE: the filesystem is full or over quota; nothing was left behind.
+ * @FL_ERROR_NOT_SUPPORTED: this platform cannot do it: fl_list_kernel_locks() where the system
+ *   keeps no table of its kernel locks (Windows).
  *
  * Error codes of the %FL_ERROR domain. Codes are only ever appended. Waiting operations that are
  * cancelled report %G_IO_ERROR_CANCELLED instead.
@@ -53,6 +55,7 @@ typedef enum
   FL_ERROR_NOT_STALE,
   FL_ERROR_CHANGED,
   FL_ERROR_NO_SPACE,
+  FL_ERROR_NOT_SUPPORTED,
 } FlError;
 
 FL_AVAILABLE_IN_ALL

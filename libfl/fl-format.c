@@ -112,6 +112,30 @@ fl_entry_state_to_string (FlEntryState state)
   return enum_nick (FL_TYPE_ENTRY_STATE, state, "unknown");
 }
 
+/**
+ * fl_kernel_lock_type_to_string:
+ * @type: the kind of a kernel lock
+ *
+ * Returns: "flock", "posix", "ofd", "lease", "deleg" or "unknown"
+ */
+const char *
+fl_kernel_lock_type_to_string (FlKernelLockType type)
+{
+  return enum_nick (FL_TYPE_KERNEL_LOCK_TYPE, type, "unknown");
+}
+
+/**
+ * fl_kernel_lock_mode_to_string:
+ * @mode: the mode of a kernel lock
+ *
+ * Returns: "read", "write" or "none"
+ */
+const char *
+fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
+{
+  return enum_nick (FL_TYPE_KERNEL_LOCK_MODE, mode, "none");
+}
+
 /* The translated label of @value in a table indexed by the enum, @fallback's for a value
  * outside it. */
 static const char *
@@ -182,6 +206,24 @@ fl_kernel_lock_get_label (FlKernelLock kernel_lock)
   };
 
   return label_of (labels, G_N_ELEMENTS (labels), kernel_lock, FL_KERNEL_LOCK_UNKNOWN);
+}
+
+/**
+ * fl_kernel_lock_mode_get_label:
+ * @mode: the mode of a kernel lock (fl_list_kernel_locks())
+ *
+ * Returns: a translated label: "Shared (read)", "Exclusive (write)" or "None"
+ */
+const char *
+fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
+{
+  static const char *const labels[] = {
+    [FL_KERNEL_LOCK_MODE_READ] = N_("Shared (read)"),
+    [FL_KERNEL_LOCK_MODE_WRITE] = N_("Exclusive (write)"),
+    [FL_KERNEL_LOCK_MODE_NONE] = N_("None"),
+  };
+
+  return label_of (labels, G_N_ELEMENTS (labels), mode, FL_KERNEL_LOCK_MODE_NONE);
 }
 
 /**

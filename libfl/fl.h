@@ -15,4 +15,5 @@
 # include "fl-snapshot.h"
 # include "fl-scan.h"
 # include "fl-directory-model.h"
+# include "fl-kernel-lock-info.h"
 #undef FL_INSIDE

@@ -542,70 +542,74 @@ _fl_platform_kernel_lock (FlHandle     file,
 
 /* /proc/locks, one line per lock: "1: FLOCK  ADVISORY  READ  1234 08:01:5678 0 EOF"; a process
  * blocked waiting for a lock gets a line that starts "1: -> FLOCK". The device is printed as
- * major:minor in hex. The file lists every lock of the system, so it is read in chunks, a
- * line at a time, up to a bound; a line longer than the buffer is skipped. */
+ * major:minor in hex; an OFD lock's PID is -1 (it belongs to an open file, not a process). The
+ * file lists every lock of the system, so it is read in chunks, a line at a time, up to a
+ * bound; a line longer than the buffer is skipped. /proc/PID/fdinfo/FD repeats the lines of
+ * the locks on that open file after "lock:\t", which is how an OFD lock's holder is found. */
 #define PROC_LOCKS_MAX (8 * 1024 * 1024)
+#define SYSTEM_LOCKS_MAX 65536
+#define PROCESSES_MAX 65536
+#define PROCESS_FDS_MAX 65536
 
-typedef struct
+/* False for a line that cannot be read or names no file ("<none>"). */
+static bool
+parse_locks_line (const char   *line,
+                  FlSystemLock *lock)
 {
+  static const char *const types[] = {
+    [FL_SYSTEM_LOCK_FLOCK] = "FLOCK", [FL_SYSTEM_LOCK_POSIX] = "POSIX",
+    [FL_SYSTEM_LOCK_OFD] = "OFDLCK", [FL_SYSTEM_LOCK_LEASE] = "LEASE",
+    [FL_SYSTEM_LOCK_DELEG] = "DELEG",
+  };
+  const char *p = strchr (line, ':');
+  char type[16], kind[16], mode[16], end[24];
   unsigned int major_, minor_;
   unsigned long long ino;
-  bool         shared;
-  int          self;
-  int         *pids;
-  size_t       max;
-  size_t      *n_pids;
-} LocksQuery;
-
-static void
-parse_locks_line (char             *line,
-                  const LocksQuery *q)
-{
-  char *colon = strchr (line, ':');
-  char type[16], kind[16], mode[16];
-  unsigned int major_, minor_;
-  unsigned long long ino;
+  long long start;
   int pid;
 
-  if (colon == NULL || strstr (colon, "->") != NULL)
-    return;
-  if (sscanf (colon + 1, " %15s %15s %15s %d %x:%x:%llu", type, kind, mode, &pid, &major_,
-              &minor_, &ino) != 7)
-    return;
-  if (strcmp (type, "FLOCK") != 0 || strcmp (mode, q->shared ? "READ" : "WRITE") != 0)
-    return;
-  if (major_ != q->major_ || minor_ != q->minor_ || ino != q->ino)
-    return;
-  if (pid <= 0 || pid == q->self || *q->n_pids >= q->max)
-    return;
-  for (size_t i = 0; i < *q->n_pids; i++)
-    if (q->pids[i] == pid)
-      return;
-  q->pids[(*q->n_pids)++] = pid;
-}
-
-bool
-_fl_platform_kernel_lock_holders (const FlFileId *id,
-                                  FlKernelMode    mode,
-                                  int            *pids,
-                                  size_t          max,
-                                  size_t         *n_pids)
-{
-  LocksQuery q = {
-    major ((dev_t) id->dev), minor ((dev_t) id->dev), id->ino, mode == FL_KERNEL_SHARED,
-    (int) getpid (), pids, max, n_pids,
-  };
-  char buf[4096];
-  size_t have = 0, total = 0;
-  bool skipping = false;
-  int fd;
-
-  *n_pids = 0;
-  fd = open ("/proc/locks", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
+  if (p == NULL)
+    return false;
+  p += strspn (p + 1, " ") + 1;
+  memset (lock, 0, sizeof *lock);
+  lock->blocked = strncmp (p, "->", 2) == 0;
+  if (lock->blocked)
+    p += 2;
+  if (sscanf (p, " %15s %15s %15s %d %x:%x:%llu %lld %23s", type, kind, mode, &pid, &major_,
+              &minor_, &ino, &start, end) != 9)
     return false;
 
-  while (total < PROC_LOCKS_MAX)
+  lock->type = FL_SYSTEM_LOCK_OTHER;
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (strcmp (type, types[i]) == 0)
+      lock->type = (FlSystemLockType) i;
+  lock->mode = strcmp (mode, "WRITE") == 0 ? FL_SYSTEM_LOCK_WRITE
+               : strcmp (mode, "READ") == 0 ? FL_SYSTEM_LOCK_READ : FL_SYSTEM_LOCK_NONE;
+  /* Newer kernels may show the PID that took an OFD lock; older ones -1. */
+  lock->pid = pid > 0 ? pid : 0;
+  lock->id.dev = (uint64_t) makedev (major_, minor_);
+  lock->id.ino = ino;
+  lock->start = start;
+  lock->end = strcmp (end, "EOF") == 0 ? -1 : strtoll (end, NULL, 10);
+  return true;
+}
+
+/* Calls @func for every lock /proc/locks lists, until it returns false. */
+static int
+read_proc_locks (bool  (*func) (const FlSystemLock *lock,
+                                void               *data),
+                 void   *data)
+{
+  char buf[4096];
+  size_t have = 0, total = 0;
+  bool skipping = false, more = true;
+  int fd;
+
+  fd = open ("/proc/locks", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return errno;
+
+  while (more && total < PROC_LOCKS_MAX)
     {
       ssize_t n = read (fd, buf + have, sizeof buf - 1 - have);
       char *line, *nl;
@@ -619,11 +623,13 @@ _fl_platform_kernel_lock_holders (const FlFileId *id,
       buf[have] = '\0';
 
       line = buf;
-      while ((nl = strchr (line, '\n')) != NULL)
+      while (more && (nl = strchr (line, '\n')) != NULL)
         {
+          FlSystemLock lock;
+
           *nl = '\0';
-          if (!skipping)
-            parse_locks_line (line, &q);
+          if (!skipping && parse_locks_line (line, &lock))
+            more = func (&lock, data);
           skipping = false;
           line = nl + 1;
         }
@@ -637,7 +643,247 @@ _fl_platform_kernel_lock_holders (const FlFileId *id,
     }
 
   close (fd);
-  return true;
+  return 0;
+}
+
+typedef struct
+{
+  FlFileId      id;
+  bool          shared;
+  int           self;
+  int          *pids;
+  size_t        max;
+  size_t       *n_pids;
+} HoldersQuery;
+
+static bool
+add_holder (const FlSystemLock *lock,
+            void               *data)
+{
+  HoldersQuery *q = data;
+
+  if (lock->blocked || lock->type != FL_SYSTEM_LOCK_FLOCK || !fl_file_id_equal (&lock->id, &q->id)
+      || lock->mode != (q->shared ? FL_SYSTEM_LOCK_READ : FL_SYSTEM_LOCK_WRITE))
+    return true;
+  if (lock->pid <= 0 || lock->pid == q->self)
+    return true;
+  for (size_t i = 0; i < *q->n_pids; i++)
+    if (q->pids[i] == lock->pid)
+      return true;
+  q->pids[(*q->n_pids)++] = lock->pid;
+  return *q->n_pids < q->max;
+}
+
+bool
+_fl_platform_kernel_lock_holders (const FlFileId *id,
+                                  FlKernelMode    mode,
+                                  int            *pids,
+                                  size_t          max,
+                                  size_t         *n_pids)
+{
+  HoldersQuery q = { *id, mode == FL_KERNEL_SHARED, (int) getpid (), pids, max, n_pids };
+
+  *n_pids = 0;
+  if (max == 0)
+    return true;
+  return read_proc_locks (add_holder, &q) == 0;
+}
+
+typedef struct
+{
+  FlSystemLock *locks;
+  size_t        n, allocated;
+  int           error;
+} SystemLocks;
+
+static bool
+add_system_lock (const FlSystemLock *lock,
+                 void               *data)
+{
+  SystemLocks *all = data;
+
+  if (all->n == all->allocated)
+    {
+      size_t allocated = all->allocated == 0 ? 64 : all->allocated * 2;
+      FlSystemLock *locks = realloc (all->locks, allocated * sizeof *locks);
+
+      if (locks == NULL)
+        {
+          all->error = ENOMEM;
+          return false;
+        }
+      all->locks = locks;
+      all->allocated = allocated;
+    }
+  all->locks[all->n++] = *lock;
+  return all->n < SYSTEM_LOCKS_MAX;
+}
+
+/* Whether the open file @fd of @pid holds @lock: its fdinfo lists it. */
+static bool
+fd_holds_lock (int                 pid,
+               const char         *fd,
+               const FlSystemLock *lock)
+{
+  char path[64], buf[4096];
+  const char *line;
+
+  snprintf (path, sizeof path, "/proc/%d/fdinfo/%s", pid, fd);
+  if (read_bounded (path, buf, sizeof buf) < 0)
+    return false;
+  for (line = strstr (buf, "lock:"); line != NULL; line = strstr (line + 1, "lock:"))
+    {
+      FlSystemLock found;
+
+      if (parse_locks_line (line + 5, &found) && found.type == lock->type
+          && found.mode == lock->mode && fl_file_id_equal (&found.id, &lock->id))
+        return true;
+    }
+  return false;
+}
+
+static char *
+read_link_at (int         dir_fd,
+              const char *name)
+{
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (dir_fd, name, target, sizeof target - 1);
+
+  if (n <= 0)
+    return NULL;
+  target[n] = '\0';
+  return strdup (target);
+}
+
+/* Finds the paths of @locks among the open files of @pid, as lslocks does: the locks @pid
+ * holds, or (@unknown) the locks of no known process that one of its open files holds. A
+ * process that is gone or hides its files (EACCES) leaves them unknown. */
+static void
+match_process_files (int           pid,
+                     FlSystemLock *locks,
+                     size_t        n,
+                     bool          unknown)
+{
+  char path[64];
+  struct dirent *entry;
+  size_t seen = 0;
+  DIR *dir;
+  int dir_fd;
+
+  snprintf (path, sizeof path, "/proc/%d/fd", pid);
+  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (dir_fd < 0)
+    return;
+  dir = fdopendir (dir_fd);
+  if (dir == NULL)
+    {
+      close (dir_fd);
+      return;
+    }
+
+  while ((entry = readdir (dir)) != NULL && seen++ < PROCESS_FDS_MAX)
+    {
+      struct stat st;
+
+      /* stat() of the link reads the open file's inode; it opens nothing. */
+      if (entry->d_name[0] == '.' || fstatat (dir_fd, entry->d_name, &st, 0) < 0)
+        continue;
+      for (size_t i = 0; i < n; i++)
+        {
+          FlSystemLock *lock = &locks[i];
+
+          if (lock->path != NULL || lock->id.ino != (uint64_t) st.st_ino
+              || lock->id.dev != (uint64_t) st.st_dev)
+            continue;
+          if (unknown ? lock->pid != 0 || !fd_holds_lock (pid, entry->d_name, lock)
+                      : lock->pid != pid)
+            continue;
+          lock->path = read_link_at (dir_fd, entry->d_name);
+          lock->pid = pid;
+        }
+    }
+  closedir (dir);
+}
+
+/* Holders without a PID (OFD locks) are looked for in every process. */
+static void
+match_unknown_holders (FlSystemLock *locks,
+                       size_t        n)
+{
+  struct dirent *entry;
+  size_t seen = 0;
+  DIR *proc;
+
+  proc = opendir ("/proc");
+  if (proc == NULL)
+    return;
+  while ((entry = readdir (proc)) != NULL && seen < PROCESSES_MAX)
+    {
+      char *end;
+      long pid = strtol (entry->d_name, &end, 10);
+
+      if (*end != '\0' || pid <= 0 || pid > FL_PLATFORM_PID_MAX)
+        continue;
+      seen++;
+      match_process_files ((int) pid, locks, n, true);
+    }
+  closedir (proc);
+}
+
+int
+_fl_platform_system_locks (FlSystemLock **out,
+                           size_t        *n_out)
+{
+  SystemLocks all = { NULL, 0, 0, 0 };
+  bool *done;
+  bool unknown = false;
+  int err;
+
+  *out = NULL;
+  *n_out = 0;
+  err = read_proc_locks (add_system_lock, &all);
+  if (err == 0)
+    err = all.error;
+  if (err != 0 || all.n == 0)
+    {
+      free (all.locks);
+      return err;
+    }
+
+  done = calloc (all.n, sizeof *done);
+  if (done == NULL)
+    {
+      free (all.locks);
+      return ENOMEM;
+    }
+  /* Each holder's open files once, for all of its locks. */
+  for (size_t i = 0; i < all.n; i++)
+    {
+      int pid = all.locks[i].pid;
+
+      unknown |= pid == 0;
+      if (pid == 0 || done[i])
+        continue;
+      match_process_files (pid, all.locks, all.n, false);
+      for (size_t j = i; j < all.n; j++)
+        done[j] |= all.locks[j].pid == pid;
+    }
+  free (done);
+  if (unknown)
+    match_unknown_holders (all.locks, all.n);
+
+  *out = all.locks;
+  *n_out = all.n;
+  return 0;
+}
+
+void
+_fl_platform_system_locks_free (FlSystemLock *locks,
+                                size_t        n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (locks[i].path);
+  free (locks);
 }
 
 

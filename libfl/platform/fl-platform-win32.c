@@ -1221,6 +1221,24 @@ _fl_platform_kernel_lock_holders (const FlFileId *id,
   return false;
 }
 
+/* Windows keeps no system-wide table of byte-range locks that a process may read. */
+int
+_fl_platform_system_locks (FlSystemLock **out,
+                           size_t        *n_out)
+{
+  *out = NULL;
+  *n_out = 0;
+  return ENOSYS;
+}
+
+void
+_fl_platform_system_locks_free (FlSystemLock *locks,
+                                size_t        n)
+{
+  (void) n;
+  free (locks);
+}
+
 
 /* Processes */
 

@@ -229,6 +229,45 @@ bool        _fl_platform_kernel_lock_holders (const FlFileId *id,
                                               size_t          max,
                                               size_t         *n_pids);
 
+/* Every kernel lock of the system, as lslocks shows them (what /proc/locks lists on Linux). */
+typedef enum
+{
+  FL_SYSTEM_LOCK_FLOCK,
+  FL_SYSTEM_LOCK_POSIX,
+  FL_SYSTEM_LOCK_OFD,    /* open file description lock (F_OFD_SETLK) */
+  FL_SYSTEM_LOCK_LEASE,
+  FL_SYSTEM_LOCK_DELEG,  /* an NFS server's delegation */
+  FL_SYSTEM_LOCK_OTHER,
+} FlSystemLockType;
+
+typedef enum
+{
+  FL_SYSTEM_LOCK_READ,
+  FL_SYSTEM_LOCK_WRITE,
+  FL_SYSTEM_LOCK_NONE,   /* a lease being broken */
+} FlSystemLockMode;
+
+typedef struct
+{
+  FlSystemLockType type;
+  FlSystemLockMode mode;
+  int              pid;      /* 0 when unknown (an OFD lock no process shows any more) */
+  FlFileId         id;       /* dev as stat() gives it */
+  int64_t          start;
+  int64_t          end;      /* -1: to the end of the file */
+  bool             blocked;  /* a process waiting for this lock, not holding it */
+  char            *path;     /* malloc; NULL when no open file of the holder shows it. Linux
+                              * appends " (deleted)" to a name that was removed */
+} FlSystemLock;
+
+/* Lists them in a new array (free with _fl_platform_system_locks_free()), holders' paths
+ * looked up among their open files. ENOSYS where the system keeps no such table (Windows). A
+ * process that hides its files or exits meanwhile only leaves a path or a PID unknown. */
+int         _fl_platform_system_locks   (FlSystemLock   **out,
+                                         size_t          *n_out);
+void        _fl_platform_system_locks_free (FlSystemLock  *locks,
+                                            size_t         n);
+
 
 /* Processes */
 

@@ -586,3 +586,80 @@ fl_test_spawn_waiting (void)
   g_assert_cmpstr (line, ==, expected);
   return proc;
 }
+
+/* Only async-signal-safe calls in the child. */
+static gboolean
+locker_take (int         fd,
+             const char *kind,
+             gboolean    blocking)
+{
+  struct flock range = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10 };
+  struct flock whole = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+  if (strcmp (kind, "flock") == 0)
+    return flock (fd, LOCK_EX | (blocking ? 0 : LOCK_NB)) == 0;
+  if (strcmp (kind, "posix") == 0)
+    return fcntl (fd, blocking ? F_SETLKW : F_SETLK, &range) == 0;
+  return fcntl (fd, blocking ? F_OFD_SETLKW : F_OFD_SETLK, &whole) == 0;
+}
+
+FlTestLocker
+fl_test_fork_locker (const char *path,
+                     const char *kind,
+                     gboolean    blocking)
+{
+  FlTestLocker locker;
+  int ready[2], release[2];
+  /* Asked before fork(); under valgrind the limit stops below the descriptors it keeps. */
+  long max_fd = MIN (sysconf (_SC_OPEN_MAX), 65536);
+  char byte = 0;
+
+  g_assert_no_errno (pipe2 (ready, O_CLOEXEC));
+  g_assert_no_errno (pipe2 (release, O_CLOEXEC));
+  locker.pid = fork ();
+  g_assert_cmpint (locker.pid, >=, 0);
+  if (locker.pid == 0)
+    {
+      int fd;
+      gboolean ok;
+
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      /* The ends of other lockers' pipes, inherited, would keep them holding. */
+      for (int other = 3; other < max_fd; other++)
+        if (other != ready[1] && other != release[0])
+          close (other);
+      fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      ok = fd >= 0 && locker_take (fd, kind, blocking);
+      byte = ok ? 'y' : 'n';
+      /* A blocking one's pipe has no reader any more: nothing to say. */
+      if (!ok || (!blocking && write (ready[1], &byte, 1) != 1))
+        _exit (1);
+      /* Holds until the parent closes its end (or dies). */
+      while (read (release[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+      _exit (0);
+    }
+  close (ready[1]);
+  close (release[0]);
+  locker.release_fd = release[1];
+  if (!blocking)
+    {
+      g_assert_true (fl_test_wait_readable (ready[0], fl_test_deadline_ms (10000)));
+      g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+      g_assert_cmpint (byte, ==, 'y');
+    }
+  close (ready[0]);
+  return locker;
+}
+
+void
+fl_test_locker_release (FlTestLocker *locker)
+{
+  int status = 0;
+
+  if (locker->pid <= 0)
+    return;
+  close (locker->release_fd);
+  g_assert_cmpint (waitpid (locker->pid, &status, 0), ==, locker->pid);
+  locker->pid = 0;
+}

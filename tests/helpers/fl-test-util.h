@@ -104,6 +104,22 @@ void        fl_test_holder_release      (FlTestProc          *holder);
 /* `fl-worker wait`: a live process that holds nothing, once it said it is ready. */
 FlTestProc *fl_test_spawn_waiting       (void);
 
+/* A forked child that takes a kernel lock of its own on @path (created if missing) and keeps it
+ * until released: @kind "flock" (exclusive), "posix" (fcntl F_SETLK, shared, bytes 0-9) or
+ * "ofd" (F_OFD_SETLK, exclusive). With @blocking it waits for the lock (a blocked waiter while
+ * another holds it) and is not waited for; without, it is granted before this returns. */
+typedef struct
+{
+  pid_t pid;
+  int   release_fd;
+} FlTestLocker;
+
+FlTestLocker fl_test_fork_locker        (const char          *path,
+                                         const char          *kind,
+                                         gboolean             blocking);
+/* Lets go: the child exits and is reaped. */
+void        fl_test_locker_release      (FlTestLocker        *locker);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlTestProc, fl_test_proc_free)
 
 /* Asserts @error is @domain/@code and that its message names @path. */

@@ -1,0 +1,176 @@
+/* flctl-kernel.c: `flctl list --kernel`, every kernel lock of the system, as lslocks shows them
+ *
+ * What lslocks cannot say is which of them are libfl locks: a libfl holder's kernel lock is on
+ * the file it created under a name that is gone by now. libfl matches it to its lock file
+ * (fl_list_kernel_locks()), and that is the path shown here.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "flctl-private.h"
+
+/* Whether @path is in one of @directories (canonical), or below one with @recursive. */
+static gboolean
+in_directories (const char *path,
+                GPtrArray  *directories,
+                gboolean    recursive)
+{
+  g_autofree char *parent = NULL;
+
+  if (directories->len == 0)
+    return TRUE;
+  if (path == NULL)
+    return FALSE;
+  parent = g_path_get_dirname (path);
+  for (guint i = 0; i < directories->len; i++)
+    {
+      const char *dir = g_ptr_array_index (directories, i);
+      gsize len = strlen (dir);
+
+      if (g_str_equal (parent, dir)
+          || (recursive && g_str_has_prefix (parent, dir)
+              && (parent[len] == G_DIR_SEPARATOR || len == 1)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static char *
+format_mode (FlKernelLockInfo *info)
+{
+  const char *mode = fl_kernel_lock_mode_to_string (fl_kernel_lock_info_get_mode (info));
+
+  if (fl_kernel_lock_info_get_blocked (info))
+    return g_strdup_printf (_("%s (waiting)"), mode);
+  return g_strdup (mode);
+}
+
+static char *
+format_range (FlKernelLockInfo *info)
+{
+  gint64 end = fl_kernel_lock_info_get_end (info);
+
+  if (end < 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "-EOF", fl_kernel_lock_info_get_start (info));
+  return g_strdup_printf ("%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT,
+                          fl_kernel_lock_info_get_start (info), end);
+}
+
+static void
+print_table (GPtrArray *locks)
+{
+  static const char *const headers[] = {
+    N_("TYPE"), N_("MODE"), N_("PID"), N_("PROCESS"), N_("RANGE"), N_("LIBFL"), N_("PATH"),
+  };
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  char **header = g_new0 (char *, G_N_ELEMENTS (headers) + 1);
+
+  for (gsize c = 0; c < G_N_ELEMENTS (headers); c++)
+    header[c] = g_strdup (_(headers[c]));
+  g_ptr_array_add (rows, header);
+  for (guint i = 0; i < locks->len; i++)
+    {
+      FlKernelLockInfo *info = g_ptr_array_index (locks, i);
+      const char *process = fl_kernel_lock_info_get_process_name (info);
+      const char *path = fl_kernel_lock_info_get_display_path (info);
+      int pid = fl_kernel_lock_info_get_pid (info);
+      char **cells = g_new0 (char *, G_N_ELEMENTS (headers) + 1);
+
+      cells[0] = g_strdup (fl_kernel_lock_type_to_string (fl_kernel_lock_info_get_lock_type (info)));
+      cells[1] = format_mode (info);
+      cells[2] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
+      cells[3] = flctl_printable (process != NULL ? process : "-");
+      cells[4] = format_range (info);
+      /* The lock file a libfl holder's kernel lock belongs to, not the name it is gone from. */
+      cells[5] = g_strdup (fl_kernel_lock_info_get_lock_file (info) != NULL ? _("lock") : "-");
+      cells[6] = flctl_printable (path != NULL ? path : "?");
+      g_ptr_array_add (rows, cells);
+    }
+  flctl_print_aligned (rows, G_N_ELEMENTS (headers), 2);
+}
+
+#ifndef FLCTL_NO_JSON
+/* The list's members where they mean the same (path, pid, process), null where unknown. */
+static JsonNode *
+lock_to_json (FlKernelLockInfo *info)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  int pid = fl_kernel_lock_info_get_pid (info);
+  gint64 end = fl_kernel_lock_info_get_end (info);
+
+  json_builder_begin_object (builder);
+  flctl_json_add_string_or_null (builder, "path", fl_kernel_lock_info_get_display_path (info));
+  flctl_json_add_string_or_null (builder, "lock_file", fl_kernel_lock_info_get_lock_file (info));
+  flctl_json_add_string_or_null (builder, "open_path", fl_kernel_lock_info_get_path (info));
+  flctl_json_add_string_or_null (builder, "type", fl_kernel_lock_type_to_string (
+                                                    fl_kernel_lock_info_get_lock_type (info)));
+  flctl_json_add_string_or_null (builder, "mode", fl_kernel_lock_mode_to_string (
+                                                    fl_kernel_lock_info_get_mode (info)));
+  json_builder_set_member_name (builder, "blocked");
+  json_builder_add_boolean_value (builder, fl_kernel_lock_info_get_blocked (info));
+  flctl_json_add_int_or_null (builder, "pid", pid > 0, pid);
+  flctl_json_add_string_or_null (builder, "process", fl_kernel_lock_info_get_process_name (info));
+  flctl_json_add_int_or_null (builder, "device", TRUE,
+                              (gint64) fl_kernel_lock_info_get_device (info));
+  flctl_json_add_int_or_null (builder, "inode", TRUE, (gint64) fl_kernel_lock_info_get_inode (info));
+  flctl_json_add_int_or_null (builder, "start", TRUE, fl_kernel_lock_info_get_start (info));
+  flctl_json_add_int_or_null (builder, "end", end >= 0, end);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+#endif
+
+int
+flctl_list_kernel_main (const FlctlArgs *args)
+{
+  g_autoptr(GPtrArray) directories = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GPtrArray) locks = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+
+  all = fl_list_kernel_locks (&error);
+  if (all == NULL)
+    {
+      if (g_error_matches (error, FL_ERROR, FL_ERROR_NOT_SUPPORTED))
+        {
+          g_printerr (_("flctl list: --kernel is not available on this platform: it keeps no "
+                        "table of its kernel locks\n"));
+          return FLCTL_EXIT_USAGE;
+        }
+      return flctl_report_error ("list", error);
+    }
+  for (gsize i = 0; args->operands != NULL && args->operands[i] != NULL; i++)
+    g_ptr_array_add (directories, g_canonicalize_filename (args->operands[i], NULL));
+  for (guint i = 0; i < all->len; i++)
+    {
+      FlKernelLockInfo *info = g_ptr_array_index (all, i);
+
+      if (in_directories (fl_kernel_lock_info_get_display_path (info), directories,
+                          args->recursive))
+        g_ptr_array_add (locks, g_object_ref (info));
+    }
+
+#ifndef FLCTL_NO_JSON
+  if (args->json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < locks->len; i++)
+        json_array_add_element (array, lock_to_json (g_ptr_array_index (locks, i)));
+      json_node_set_array (root, array);
+      flctl_print_json (root, TRUE);
+      return FLCTL_EXIT_OK;
+    }
+#endif
+  if (locks->len == 0)
+    g_printerr (_("flctl list: no kernel locks found\n"));
+  else
+    print_table (locks);
+  return FLCTL_EXIT_OK;
+}

@@ -1,0 +1,25 @@
+/* inspector-kernel-view.h: the kernel's own locks, beside the lock files
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+#include <libfl/fl.h>
+
+G_BEGIN_DECLS
+
+#define INSPECTOR_TYPE_KERNEL_VIEW (inspector_kernel_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (InspectorKernelView, inspector_kernel_view, INSPECTOR, KERNEL_VIEW, GtkWidget)
+
+/* Reads the kernel's locks now; the view also does, once a second while it is shown. */
+void         inspector_kernel_view_refresh       (InspectorKernelView *self);
+
+/* Test hooks: the rows (FlKernelLockInfo) in the order shown, the page shown ("list",
+ * "empty", "unsupported", "error"), and the selection. */
+GListModel  *inspector_kernel_view_get_rows      (InspectorKernelView *self);
+const char  *inspector_kernel_view_get_page      (InspectorKernelView *self);
+GtkSingleSelection *inspector_kernel_view_get_selection (InspectorKernelView *self);
+
+G_END_DECLS

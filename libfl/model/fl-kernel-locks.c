@@ -1,0 +1,526 @@
+/* fl-kernel-locks.c: every kernel lock of the system, and the libfl lock file each belongs to
+ *
+ * A libfl holder takes its kernel lock on a file it created under another name (an O_TMPFILE
+ * "#inode" or a temp name, docs/protocol.md, step A2) and then links it to T.lock: its open
+ * file, which is where lslocks and the platform find a path, keeps the first name, removed
+ * since. So a lock is matched to its lock file by file identity, among the lock names in the
+ * directory that first name was in.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "fl-enum-types.h"
+#include "fl-error.h"
+#include "fl-error-private.h"
+#include "fl-kernel-lock-info.h"
+#include "fl-names-private.h"
+#include "fl-process-private.h"
+#include "platform/fl-platform.h"
+
+/* What the system appends to the name of an open file whose name was removed. */
+#define DELETED_SUFFIX " (deleted)"
+/* A directory of more names is not searched for lock files: the lock stays unmatched. */
+#define DIRECTORY_NAMES_MAX 65536
+
+struct _FlKernelLockInfo
+{
+  GObject           parent_instance;
+
+  FlKernelLockType  type;
+  FlKernelLockMode  mode;
+  int               pid;
+  gboolean          blocked;
+  FlFileId          id;
+  gint64            start;
+  gint64            end;
+  char             *process_name;
+  char             *path;
+  char             *lock_file;
+};
+
+G_DEFINE_FINAL_TYPE (FlKernelLockInfo, fl_kernel_lock_info, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_LOCK_TYPE,
+  PROP_MODE,
+  PROP_PID,
+  PROP_PROCESS_NAME,
+  PROP_PATH,
+  PROP_LOCK_FILE,
+  PROP_DISPLAY_PATH,
+  PROP_BLOCKED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+fl_kernel_lock_info_finalize (GObject *object)
+{
+  FlKernelLockInfo *self = FL_KERNEL_LOCK_INFO (object);
+
+  g_free (self->process_name);
+  g_free (self->path);
+  g_free (self->lock_file);
+  G_OBJECT_CLASS (fl_kernel_lock_info_parent_class)->finalize (object);
+}
+
+static void
+fl_kernel_lock_info_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  FlKernelLockInfo *self = FL_KERNEL_LOCK_INFO (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOCK_TYPE:
+      g_value_set_enum (value, self->type);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_PID:
+      g_value_set_int (value, self->pid);
+      break;
+    case PROP_PROCESS_NAME:
+      g_value_set_string (value, self->process_name);
+      break;
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_LOCK_FILE:
+      g_value_set_string (value, self->lock_file);
+      break;
+    case PROP_DISPLAY_PATH:
+      g_value_set_string (value, fl_kernel_lock_info_get_display_path (self));
+      break;
+    case PROP_BLOCKED:
+      g_value_set_boolean (value, self->blocked);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = fl_kernel_lock_info_finalize;
+  object_class->get_property = fl_kernel_lock_info_get_property;
+
+  properties[PROP_LOCK_TYPE] =
+    g_param_spec_enum ("lock-type", NULL, NULL, FL_TYPE_KERNEL_LOCK_TYPE,
+                       FL_KERNEL_LOCK_TYPE_UNKNOWN, flags);
+  properties[PROP_MODE] =
+    g_param_spec_enum ("mode", NULL, NULL, FL_TYPE_KERNEL_LOCK_MODE, FL_KERNEL_LOCK_MODE_NONE,
+                       flags);
+  properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
+  properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
+  properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  properties[PROP_LOCK_FILE] = g_param_spec_string ("lock-file", NULL, NULL, NULL, flags);
+  properties[PROP_DISPLAY_PATH] = g_param_spec_string ("display-path", NULL, NULL, NULL, flags);
+  properties[PROP_BLOCKED] = g_param_spec_boolean ("blocked", NULL, NULL, FALSE, flags);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fl_kernel_lock_info_init (FlKernelLockInfo *self)
+{
+}
+
+/* The lock names of @directory by file identity ("dev:ino" -> path), or NULL when it cannot be
+ * read or holds too many names to search. */
+static GHashTable *
+index_lock_files (const char *directory)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  FlDirList *list = NULL;
+  FlDir *dir = NULL;
+  const char *name;
+  FlFileType type;
+  guint seen = 0;
+
+  if (_fl_platform_dir_open (directory, false, &dir) != 0)
+    return NULL;
+  if (_fl_platform_dir_list_open (dir, &list) != 0)
+    {
+      _fl_platform_dir_close (dir);
+      return NULL;
+    }
+  while ((name = _fl_platform_dir_list_next (list, &type)) != NULL && seen++ < DIRECTORY_NAMES_MAX)
+    {
+      FlNameInfo name_info;
+      FlFileInfo info;
+
+      if (!_fl_classify_name (name, strlen (name), &name_info) || name_info.kind != FL_ENTRY_LOCK
+          || _fl_platform_stat_at (dir, name, &info) != 0 || info.type != FL_FILE_REGULAR)
+        continue;
+      g_hash_table_insert (index,
+                           g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                                            info.id.dev, info.id.ino),
+                           g_build_filename (directory, name, NULL));
+    }
+  _fl_platform_dir_list_close (list);
+  _fl_platform_dir_close (dir);
+  if (seen > DIRECTORY_NAMES_MAX)
+    return NULL;
+  return g_steal_pointer (&index);
+}
+
+/* The libfl lock file whose kernel lock @lock is, or NULL. @indexes caches each directory's
+ * index for one listing. */
+static char *
+find_lock_file (const FlSystemLock *lock,
+                GHashTable         *indexes)
+{
+  g_autofree char *path = g_strdup (lock->path);
+  g_autofree char *directory = NULL;
+  g_autofree char *key = NULL;
+  const char *name;
+  FlNameInfo name_info;
+  GHashTable *index;
+
+  if (path == NULL || !g_path_is_absolute (path))
+    return NULL;  /* unknown, or "socket:[...]" and the like */
+  if (g_str_has_suffix (path, DELETED_SUFFIX))
+    path[strlen (path) - strlen (DELETED_SUFFIX)] = '\0';
+  else
+    {
+      /* Still named: a lock file only if it is one by name and by identity. */
+      FlFileInfo info;
+
+      name = _fl_path_last_component (path);
+      if (!_fl_classify_name (name, strlen (name), &name_info) || name_info.kind != FL_ENTRY_LOCK
+          || _fl_platform_stat_path (path, &info) != 0 || !fl_file_id_equal (&info.id, &lock->id))
+        return NULL;
+      return g_steal_pointer (&path);
+    }
+
+  directory = g_path_get_dirname (path);
+  if (!g_hash_table_lookup_extended (indexes, directory, NULL, (gpointer *) &index))
+    {
+      index = index_lock_files (directory);
+      g_hash_table_insert (indexes, g_strdup (directory), index);
+    }
+  if (index == NULL)
+    return NULL;
+  key = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, lock->id.dev, lock->id.ino);
+  return g_strdup (g_hash_table_lookup (index, key));
+}
+
+/* An index may be NULL: a directory that could not be read is remembered as such. */
+static void
+index_free (gpointer index)
+{
+  g_clear_pointer (&index, g_hash_table_unref);
+}
+
+static FlKernelLockInfo *
+info_new (const FlSystemLock *lock,
+          GHashTable         *indexes)
+{
+  FlKernelLockInfo *self = g_object_new (FL_TYPE_KERNEL_LOCK_INFO, NULL);
+
+  G_STATIC_ASSERT ((int) FL_SYSTEM_LOCK_OTHER == (int) FL_KERNEL_LOCK_TYPE_UNKNOWN);
+  G_STATIC_ASSERT ((int) FL_SYSTEM_LOCK_NONE == (int) FL_KERNEL_LOCK_MODE_NONE);
+  self->type = (FlKernelLockType) lock->type;
+  self->mode = (FlKernelLockMode) lock->mode;
+  self->pid = lock->pid;
+  self->blocked = lock->blocked;
+  self->id = lock->id;
+  self->start = lock->start;
+  self->end = lock->end;
+  /* A name is bytes; what a view shows must be text. */
+  self->path = lock->path != NULL ? g_utf8_make_valid (lock->path, -1) : NULL;
+  self->lock_file = find_lock_file (lock, indexes);
+  if (self->pid > 0)
+    {
+      FlProcessInfo process;
+
+      _fl_process_probe (self->pid, FALSE, &process);
+      self->process_name = g_strdup (process.name);
+      _fl_process_info_clear (&process);
+    }
+  return self;
+}
+
+static int
+compare_infos (gconstpointer a,
+               gconstpointer b)
+{
+  return fl_kernel_lock_info_compare (*(FlKernelLockInfo * const *) a,
+                                      *(FlKernelLockInfo * const *) b);
+}
+
+/**
+ * fl_list_kernel_locks:
+ * @error: return location for an error
+ *
+ * Lists every kernel lock of the system (flock, POSIX, OFD locks, leases), as `lslocks` does
+ * from `/proc/locks` on Linux: each with its holder's PID and process, the path the holder has
+ * the file open by, and, when the file is a libfl lock file, that lock file
+ * (fl_kernel_lock_info_get_lock_file()), even after the name the holder created it under is
+ * gone. Processes this user may not look into leave their paths unknown.
+ *
+ * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, in
+ *   fl_kernel_lock_info_compare() order, or
+ *   %NULL with %FL_ERROR_NOT_SUPPORTED where the system has no table of its locks (Windows)
+ */
+GPtrArray *
+fl_list_kernel_locks (GError **error)
+{
+  g_autoptr(GHashTable) indexes = NULL;
+  FlSystemLock *locks = NULL;
+  GPtrArray *infos;
+  size_t n = 0;
+  int err;
+
+  err = _fl_platform_system_locks (&locks, &n);
+  if (err == ENOSYS)
+    {
+      g_set_error_literal (error, FL_ERROR, FL_ERROR_NOT_SUPPORTED,
+                           "Listing the kernel locks is not available on this platform");
+      return NULL;
+    }
+  if (err != 0)
+    {
+      /* Not _fl_set_error_from_errno(): its advice is about lock directories. */
+      g_set_error (error, FL_ERROR, _fl_error_code_from_errno (err),
+                   "Cannot read the kernel's lock table “/proc/locks”: %s. It needs /proc "
+                   "mounted and readable (procfs)", g_strerror (err));
+      return NULL;
+    }
+
+  indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, index_free);
+  infos = g_ptr_array_new_full ((guint) n, g_object_unref);
+  for (size_t i = 0; i < n; i++)
+    g_ptr_array_add (infos, info_new (&locks[i], indexes));
+  _fl_platform_system_locks_free (locks, n);
+  g_ptr_array_sort (infos, compare_infos);
+  return infos;
+}
+
+/**
+ * fl_kernel_lock_info_get_lock_type:
+ * @self: a kernel lock
+ *
+ * Returns: the kind of lock: flock, POSIX, OFD, lease...
+ */
+FlKernelLockType
+fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), FL_KERNEL_LOCK_TYPE_UNKNOWN);
+  return self->type;
+}
+
+/**
+ * fl_kernel_lock_info_get_mode:
+ * @self: a kernel lock
+ *
+ * Returns: shared (read) or exclusive (write)
+ */
+FlKernelLockMode
+fl_kernel_lock_info_get_mode (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), FL_KERNEL_LOCK_MODE_NONE);
+  return self->mode;
+}
+
+/**
+ * fl_kernel_lock_info_get_pid:
+ * @self: a kernel lock
+ *
+ * Returns: the holder's PID (or the waiter's, when blocked), 0 when no process shows it (an
+ *   OFD lock whose holder this user may not look into)
+ */
+int
+fl_kernel_lock_info_get_pid (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->pid;
+}
+
+/**
+ * fl_kernel_lock_info_get_process_name:
+ * @self: a kernel lock
+ *
+ * Returns: (nullable): the holder's process name, safe to print, or %NULL when unknown
+ */
+const char *
+fl_kernel_lock_info_get_process_name (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
+  return self->process_name;
+}
+
+/**
+ * fl_kernel_lock_info_get_path:
+ * @self: a kernel lock
+ *
+ * Returns: (nullable): the path the holder has the file open by, as the system shows it
+ *   (Linux appends " (deleted)" to a name removed since), or %NULL when unknown
+ */
+const char *
+fl_kernel_lock_info_get_path (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
+  return self->path;
+}
+
+/**
+ * fl_kernel_lock_info_get_lock_file:
+ * @self: a kernel lock
+ *
+ * Returns: (nullable): the libfl lock file (`T.lock`) this is the kernel lock of, or %NULL
+ *   when the file is none
+ */
+const char *
+fl_kernel_lock_info_get_lock_file (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
+  return self->lock_file;
+}
+
+/**
+ * fl_kernel_lock_info_get_display_path:
+ * @self: a kernel lock
+ *
+ * Returns: (nullable): what a view shows as the lock's file: its libfl lock file, else its path
+ */
+const char *
+fl_kernel_lock_info_get_display_path (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
+  return self->lock_file != NULL ? self->lock_file : self->path;
+}
+
+/**
+ * fl_kernel_lock_info_get_device:
+ * @self: a kernel lock
+ *
+ * Returns: the locked file's device, as stat() gives it
+ */
+guint64
+fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->id.dev;
+}
+
+/**
+ * fl_kernel_lock_info_get_inode:
+ * @self: a kernel lock
+ *
+ * Returns: the locked file's inode
+ */
+guint64
+fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->id.ino;
+}
+
+/**
+ * fl_kernel_lock_info_get_start:
+ * @self: a kernel lock
+ *
+ * Returns: the first locked byte
+ */
+gint64
+fl_kernel_lock_info_get_start (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->start;
+}
+
+/**
+ * fl_kernel_lock_info_get_end:
+ * @self: a kernel lock
+ *
+ * Returns: the last byte of the locked range, -1 for the end of the file (whole-file locks)
+ */
+gint64
+fl_kernel_lock_info_get_end (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->end;
+}
+
+/**
+ * fl_kernel_lock_info_get_blocked:
+ * @self: a kernel lock
+ *
+ * Returns: whether this is a process waiting for the lock rather than holding it
+ */
+gboolean
+fl_kernel_lock_info_get_blocked (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), FALSE);
+  return self->blocked;
+}
+
+/**
+ * fl_kernel_lock_info_equal:
+ * @a: a kernel lock
+ * @b: another
+ *
+ * Returns: whether @a and @b, from two listings, show the same lock the same way: a view
+ *   keeps its row then
+ */
+gboolean
+fl_kernel_lock_info_equal (FlKernelLockInfo *a,
+                           FlKernelLockInfo *b)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (a) && FL_IS_KERNEL_LOCK_INFO (b), FALSE);
+  return a->type == b->type && a->mode == b->mode && a->pid == b->pid
+         && a->blocked == b->blocked && fl_file_id_equal (&a->id, &b->id) && a->start == b->start
+         && a->end == b->end && g_strcmp0 (a->path, b->path) == 0
+         && g_strcmp0 (a->lock_file, b->lock_file) == 0
+         && g_strcmp0 (a->process_name, b->process_name) == 0;
+}
+
+#define CMP(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+
+/**
+ * fl_kernel_lock_info_compare:
+ * @a: a kernel lock
+ * @b: another
+ *
+ * The order fl_list_kernel_locks() returns: by the path a view shows, then holder, then the
+ * lock itself. 0 only for the same lock, so a view can merge two listings in one pass.
+ *
+ * Returns: < 0, 0 or > 0 as @a goes before, with or after @b
+ */
+int
+fl_kernel_lock_info_compare (FlKernelLockInfo *a,
+                             FlKernelLockInfo *b)
+{
+  int by_path;
+
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (a) && FL_IS_KERNEL_LOCK_INFO (b), 0);
+  by_path = g_strcmp0 (fl_kernel_lock_info_get_display_path (a),
+                       fl_kernel_lock_info_get_display_path (b));
+  if (by_path != 0)
+    return by_path;
+  if (a->pid != b->pid)
+    return CMP (a->pid, b->pid);
+  if (a->type != b->type)
+    return CMP (a->type, b->type);
+  if (!fl_file_id_equal (&a->id, &b->id))
+    return a->id.dev != b->id.dev ? CMP (a->id.dev, b->id.dev) : CMP (a->id.ino, b->id.ino);
+  if (a->start != b->start || a->end != b->end)
+    return a->start != b->start ? CMP (a->start, b->start) : CMP (a->end, b->end);
+  if (a->blocked != b->blocked)
+    return CMP (a->blocked, b->blocked);
+  return CMP (a->mode, b->mode);
+}

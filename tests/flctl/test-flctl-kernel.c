@@ -1,0 +1,133 @@
+/* test-flctl-kernel.c: `flctl list --kernel`, the kernel locks beside the lock files (issue 15)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "flctl-test-util.h"
+
+/* docs/flctl.1, KERNEL LOCK RECORDS: every record has exactly these members, in this order. */
+static const char *const schema[] = {
+  "path", "lock_file", "open_path", "type", "mode", "blocked", "pid", "process", "device",
+  "inode", "start", "end", NULL
+};
+
+static void
+assert_schema (JsonObject *record)
+{
+  const char *path = g_test_get_filename (G_TEST_DIST, "..", "docs", "flctl.1", NULL);
+  g_autofree char *page = flctl_test_read_file (path);
+  g_autoptr(GList) members = json_object_get_members (record);
+  guint i = 0;
+
+  g_assert_nonnull (page);
+  for (GList *l = members; l != NULL; l = l->next, i++)
+    g_assert_cmpstr (l->data, ==, schema[i]);
+  g_assert_null (schema[i]);
+  for (i = 0; schema[i] != NULL; i++)
+    {
+      g_autofree char *entry = g_strdup_printf ("\n.TP\n.B %s\n", schema[i]);
+
+      g_assert_nonnull (strstr (page, entry));
+    }
+}
+
+/* util-linux flock(1) holds an exclusive flock on @path (-o: in itself only) until its stdin
+ * closes. */
+static GSubprocess *
+spawn_flock (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  GSubprocess *locker = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                          | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                                          "flock", "-o", path, "sh", "-c", "echo ready; exec cat",
+                                          NULL);
+  g_autofree char *line = NULL;
+
+  g_assert_no_error (error);
+  line = flctl_test_read_line (g_subprocess_get_stdout_pipe (locker), FLCTL_TEST_TIMEOUT_MS);
+  g_assert_cmpstr (line, ==, "ready");
+  return locker;
+}
+
+static JsonArray *
+list_kernel_json (const char *dir)
+{
+  g_autoptr(FlctlResult) result = flctl_test_run (FLCTL_RUN_DEFAULT, NULL, "list", "--kernel",
+                                                  "--json", dir, NULL);
+
+  g_assert_cmpint (result->status, ==, 0);
+  return flctl_test_parse_array (result->out);
+}
+
+static void
+test_list_kernel (void)
+{
+  g_autofree char *dir = flctl_test_make_dir ();
+  g_autofree char *target = g_build_filename (dir, "t", NULL);
+  g_autofree char *lock = g_build_filename (dir, "t.lock", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain", NULL);
+  g_autoptr(GSubprocess) holder = flctl_test_hold (target);
+  g_autoptr(GSubprocess) locker = spawn_flock (plain);
+  g_autoptr(JsonArray) records = list_kernel_json (dir);
+  g_autoptr(FlctlResult) human = NULL;
+  JsonObject *record;
+
+  /* Only the locks on files in DIR: the libfl holder's, once, as its lock file. */
+  g_assert_cmpuint (json_array_get_length (records), ==, 2);
+  record = flctl_test_find_record (records, lock);
+  g_assert_nonnull (record);
+  g_assert_cmpstr (json_object_get_string_member (record, "lock_file"), ==, lock);
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (record, "open_path"),
+                                   " (deleted)"));
+  g_assert_cmpstr (json_object_get_string_member (record, "type"), ==, "flock");
+  g_assert_cmpstr (json_object_get_string_member (record, "mode"), ==, "write");
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_test_pid (holder));
+  g_assert_false (json_object_get_boolean_member (record, "blocked"));
+  assert_schema (record);
+
+  record = flctl_test_find_record (records, plain);
+  g_assert_nonnull (record);
+  g_assert_true (json_object_get_null_member (record, "lock_file"));
+  g_assert_cmpstr (json_object_get_string_member (record, "open_path"), ==, plain);
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_test_pid (locker));
+
+  /* People see the lock file too, never the removed name lslocks shows. */
+  human = flctl_test_run (FLCTL_RUN_DEFAULT, NULL, "list", "--kernel", dir, NULL);
+  g_assert_cmpint (human->status, ==, 0);
+  g_assert_nonnull (strstr (human->out, lock));
+  g_assert_nonnull (strstr (human->out, plain));
+  g_assert_null (strstr (human->out, "(deleted)"));
+
+  flctl_test_release (holder);
+  g_clear_pointer (&records, json_array_unref);
+  records = list_kernel_json (dir);
+  g_assert_null (flctl_test_find_record (records, lock));
+  g_assert_nonnull (flctl_test_find_record (records, plain));
+
+  g_assert_true (g_output_stream_close (g_subprocess_get_stdin_pipe (locker), NULL, NULL));
+  g_assert_cmpint (flctl_test_wait (locker, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+  flctl_test_remove_dir (dir);
+}
+
+/* Without --kernel a DIR is still needed. */
+static void
+test_list_needs_dir (void)
+{
+  g_autoptr(FlctlResult) result = flctl_test_run (FLCTL_RUN_DEFAULT, NULL, "list", NULL);
+
+  g_assert_cmpint (result->status, ==, 2);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  flctl_test_init (&argc, &argv);
+
+  g_test_add_func ("/flctl/list/kernel", test_list_kernel);
+  g_test_add_func ("/flctl/list/needs-dir", test_list_needs_dir);
+  return g_test_run ();
+}
