@@ -26,6 +26,29 @@ basename_cb (gpointer    unused,
 }
 
 static char *
+dirname_cb (gpointer    unused,
+            const char *path)
+{
+  return path != NULL ? g_path_get_dirname (path) : NULL;
+}
+
+/* The folder as people write it: the home folder as "~". */
+static char *
+folder_label_cb (gpointer    unused,
+                 const char *path)
+{
+  g_autofree char *dir = path != NULL ? g_path_get_dirname (path) : NULL;
+  const char *home = g_get_home_dir ();
+  size_t len = strlen (home);
+
+  if (dir == NULL)
+    return NULL;
+  if (len > 1 && strncmp (dir, home, len) == 0 && (dir[len] == '/' || dir[len] == '\0'))
+    return g_strconcat ("~", dir + len, NULL);
+  return g_steal_pointer (&dir);
+}
+
+static char *
 format_holder_cb (gpointer    unused,
                   FlSnapshot *snap)
 {
@@ -138,6 +161,8 @@ void
 _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, basename_cb);
+  gtk_widget_class_bind_template_callback (widget_class, dirname_cb);
+  gtk_widget_class_bind_template_callback (widget_class, folder_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_holder_cb);
   gtk_widget_class_bind_template_callback (widget_class, kernel_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, host_label_cb);

@@ -74,6 +74,7 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
 {
   g_auto(GStrv) dirs = fl_directory_model_dup_directories (self->model);
   gboolean has_etcd = FALSE;
+  gboolean several = FALSE;
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->directories_list))) != NULL)
@@ -105,9 +106,14 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
       gtk_box_append (GTK_BOX (box), button);
       gtk_list_box_append (self->directories_list, box);
     }
-  /* Host and Lease say something only of etcd locks. */
+  /* Host and Lease say something only of etcd locks; Folder only where files of several
+   * folders meet in the list (equal names are then told apart). */
   for (guint i = 0; dirs[i] != NULL; i++)
-    has_etcd |= is_etcd_prefix (dirs[i]);
+    {
+      has_etcd |= is_etcd_prefix (dirs[i]);
+      several |= i > 0 || GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, dirs[i]));
+    }
+  gtk_column_view_column_set_visible (self->folder_column, several);
   gtk_column_view_column_set_visible (self->host_column, has_etcd);
   gtk_column_view_column_set_visible (self->lease_column, has_etcd);
 

@@ -35,6 +35,7 @@ struct _InspectorWindow
   GtkColumnView        *column_view;
   GtkColumnViewColumn  *state_column;
   GtkColumnViewColumn  *kernel_column;
+  GtkColumnViewColumn  *folder_column;   /* shown while several folders are watched */
   GtkColumnViewColumn  *host_column;     /* shown while an etcd prefix is watched */
   GtkColumnViewColumn  *lease_column;
   GtkEntry             *etcd_entry;

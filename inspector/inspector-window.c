@@ -31,18 +31,30 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-/* The counts label binds to the model's counts (inspector-window.ui). */
+/* The counts label binds to the model's counts (inspector-window.ui): each is the number of
+ * rows showing that state; the rarer ones only when there are some. */
 static char *
 format_counts_cb (gpointer unused,
                   guint    held,
                   guint    stale,
                   guint    orphans,
+                  guint    unknown,
                   guint    foreign)
 {
+  GString *text = g_string_new (NULL);
+
+  g_string_printf (text, _("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+  if (unknown > 0)
+    {
+      g_string_append (text, "   ");
+      g_string_append_printf (text, _("Unknown: %u"), unknown);
+    }
   if (foreign > 0)
-    return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u   Foreign: %u"),
-                            held, stale, orphans, foreign);
-  return g_strdup_printf (_("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+    {
+      g_string_append (text, "   ");
+      g_string_append_printf (text, _("Foreign: %u"), foreign);
+    }
+  return g_string_free (text, FALSE);
 }
 
 static void
@@ -329,6 +341,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, filter_model);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, state_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, folder_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, host_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, lease_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, etcd_entry);

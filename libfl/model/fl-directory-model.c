@@ -46,7 +46,8 @@
  *     -> fl-model-reader.c    one path judged again
  *     -> fl-model-reclaimer.c many confirmed snapshots reclaimed off the main thread
  *     -> fl-model-watch.c     what makes no file event: pidfds, deadlines of unparsable locks
- *     -> fl-model-tally.c     the counts behind n-held, n-stale, n-orphans, n-foreign
+ *     -> fl-model-tally.c     the counts behind n-held, n-stale, n-orphans, n-foreign,
+ *                             n-unknown
  *     -> fl-model-roots.c     the watched directories, which paths each covers
  *
  * Each part's header is its whole interface; only this file includes them all. */
@@ -82,6 +83,7 @@ enum
   PROP_N_STALE,
   PROP_N_ORPHANS,
   PROP_N_FOREIGN,
+  PROP_N_UNKNOWN,
   N_PROPS
 };
 
@@ -396,6 +398,9 @@ fl_directory_model_get_property (GObject    *object,
     case PROP_N_FOREIGN:
       g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_FOREIGN));
       break;
+    case PROP_N_UNKNOWN:
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_UNKNOWN));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -449,11 +454,20 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    */
   properties[PROP_N_FOREIGN] = g_param_spec_uint ("n-foreign", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
+  /**
+   * FlDirectoryModel:n-unknown:
+   *
+   * The number of entries libfl cannot judge either way (%FL_ENTRY_STATE_UNKNOWN: no PID yet,
+   * a holder this host cannot see): neither held nor stale.
+   */
+  properties[PROP_N_UNKNOWN] = g_param_spec_uint ("n-unknown", NULL, NULL, 0, G_MAXUINT, 0,
+                                                  flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   count_properties[FL_MODEL_COUNT_HELD] = properties[PROP_N_HELD];
   count_properties[FL_MODEL_COUNT_STALE] = properties[PROP_N_STALE];
   count_properties[FL_MODEL_COUNT_ORPHANS] = properties[PROP_N_ORPHANS];
   count_properties[FL_MODEL_COUNT_FOREIGN] = properties[PROP_N_FOREIGN];
+  count_properties[FL_MODEL_COUNT_UNKNOWN] = properties[PROP_N_UNKNOWN];
 
   /**
    * FlDirectoryModel::entry-changed:

@@ -1,4 +1,5 @@
-/* fl-model-tally-private.h: the model's counts (n-held, n-stale, n-orphans, n-foreign)
+/* fl-model-tally-private.h: the model's counts (n-held, n-stale, n-orphans, n-foreign,
+ * n-unknown)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,7 +17,8 @@ typedef enum
   FL_MODEL_COUNT_STALE,
   FL_MODEL_COUNT_ORPHANS,
   FL_MODEL_COUNT_FOREIGN,
-  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards, unknown locks */
+  FL_MODEL_COUNT_UNKNOWN,
+  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards */
   FL_MODEL_N_COUNTS
 } FlModelCount;
 

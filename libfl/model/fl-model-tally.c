@@ -7,9 +7,9 @@
 #include "fl-model-tally-private.h"
 
 /* The one place the model decides which count an entry is in: by the state word that every
- * view shows (fl_snapshot_get_state()), so that n-held is what the rows say "held". A lock of
- * unknown state (no PID yet, one this host cannot see) is in no shown count: it is neither
- * held nor stale. */
+ * view shows (fl_snapshot_get_state()), so that each count is the number of rows that say
+ * that word. An entry of unknown state (no PID yet, one this host cannot see) has a count of
+ * its own: it is neither held nor stale. */
 FlModelCount
 _fl_model_tally_classify (FlSnapshot *snap)
 {
@@ -23,8 +23,9 @@ _fl_model_tally_classify (FlSnapshot *snap)
       return FL_MODEL_COUNT_ORPHANS;
     case FL_ENTRY_STATE_FOREIGN:
       return FL_MODEL_COUNT_FOREIGN;
-    case FL_ENTRY_STATE_ACTIVE:
     case FL_ENTRY_STATE_UNKNOWN:
+      return FL_MODEL_COUNT_UNKNOWN;
+    case FL_ENTRY_STATE_ACTIVE:
     default:
       return FL_MODEL_COUNT_OTHER;
     }

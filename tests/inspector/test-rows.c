@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "ui-test-util.h"
 
@@ -297,6 +298,116 @@ test_help (void)
   ui_window_close (window);
 }
 
+static guint
+rows_in_state (InspectorWindow *window,
+               FlEntryState     state)
+{
+  GListModel *rows = G_LIST_MODEL (window->model);
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlEntry) entry = g_list_model_get_item (rows, i);
+
+      n += fl_snapshot_get_state (fl_entry_get_snapshot (entry)) == state;
+    }
+  return n;
+}
+
+static gboolean
+young_listed (gpointer data)
+{
+  return ui_lookup (data, "just-made.lock") != NULL;
+}
+
+/* Each count is the number of rows that say that word, an entry that cannot be judged (an
+ * empty lock file: no PID yet) included. */
+static void
+test_counts_match_rows (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *young = ui_demo_path (window, "just-made.lock");
+  const char *text;
+  guint held, stale, orphans, foreign, unknown, unknown_before;
+  g_autofree char *expected = NULL;
+
+  g_object_get (window->model, "n-unknown", &unknown_before, NULL);
+  fl_test_write (young, "", 0);
+  g_assert_true (fl_test_wait_until (young_listed, window, 10000));
+  g_object_get (window->model, "n-held", &held, "n-stale", &stale, "n-orphans", &orphans,
+                "n-foreign", &foreign, "n-unknown", &unknown, NULL);
+  g_assert_cmpuint (held, ==, rows_in_state (window, FL_ENTRY_STATE_HELD));
+  g_assert_cmpuint (stale, ==, rows_in_state (window, FL_ENTRY_STATE_STALE));
+  g_assert_cmpuint (orphans, ==, rows_in_state (window, FL_ENTRY_STATE_ORPHAN));
+  g_assert_cmpuint (foreign, ==, rows_in_state (window, FL_ENTRY_STATE_FOREIGN));
+  g_assert_cmpuint (unknown, ==, rows_in_state (window, FL_ENTRY_STATE_UNKNOWN));
+  g_assert_cmpuint (unknown, ==, unknown_before + 1);
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (ui_lookup (window,
+                                                                            "just-made.lock"))),
+                   ==, FL_ENTRY_STATE_UNKNOWN);
+  text = gtk_label_get_text (window->counts_label);
+  expected = g_strdup_printf ("Unknown: %u", unknown);
+  g_assert_nonnull (strstr (text, expected));
+
+  ui_window_close (window);
+}
+
+static gboolean
+rows_at_least (gpointer data)
+{
+  Want *want = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (want->window->model)) >= want->position;
+}
+
+static char *
+folder_with_lock (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("fl-ui-folder-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, name, NULL);
+  fl_test_write (path, pid, -1);
+  return dir;
+}
+
+/* With one folder the Folder column is hidden; with two (or one with its subfolders, as the
+ * demo's) it tells equal names apart. */
+static void
+test_folder_column (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  g_autofree char *a = folder_with_lock ("report.csv.lock");
+  g_autofree char *b = folder_with_lock ("report.csv.lock");
+  InspectorWindow *window;
+  Want want;
+
+  g_settings_reset (settings, "directories");
+  window = inspector_window_new (NULL);
+  want = (Want) { window, 1 };
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, a, FALSE, FALSE);
+  g_assert_true (fl_test_wait_until (rows_at_least, &want, 10000));
+  g_assert_false (gtk_column_view_column_get_visible (window->folder_column));
+
+  inspector_window_add_directory (window, b, FALSE, FALSE);
+  want.position = 2;
+  g_assert_true (fl_test_wait_until (rows_at_least, &want, 10000));
+  g_assert_true (gtk_column_view_column_get_visible (window->folder_column));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.remove-directory", "s",
+                                             b));
+  g_assert_false (gtk_column_view_column_get_visible (window->folder_column));
+
+  ui_window_close (window);
+  fl_test_rm_rf (a);
+  fl_test_rm_rf (b);
+  g_settings_reset (settings, "directories");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -309,6 +420,8 @@ main (int   argc,
   g_test_add_func ("/ui/rows/activation", test_row_activation);
   g_test_add_func ("/ui/rows/narrow-layout", test_narrow_layout);
   g_test_add_func ("/ui/help/user-guide", test_help);
+  g_test_add_func ("/ui/rows/counts-match-rows", test_counts_match_rows);
+  g_test_add_func ("/ui/rows/folder-column", test_folder_column);
 
   return g_test_run ();
 }
