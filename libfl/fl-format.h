@@ -30,6 +30,8 @@ FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_to_string       (FlKernelLock  kernel_lock);
 FL_AVAILABLE_IN_ALL
 const char   *fl_entry_state_to_string       (FlEntryState  state);
+FL_AVAILABLE_IN_ALL
+const char   *fl_lock_format_to_string       (FlLockFormat  format);
 
 FL_AVAILABLE_IN_ALL
 const char   *fl_entry_state_get_label       (FlEntryState  state);
@@ -37,6 +39,8 @@ FL_AVAILABLE_IN_ALL
 const char   *fl_entry_kind_get_label        (FlEntryKind   kind);
 FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
+FL_AVAILABLE_IN_ALL
+const char   *fl_lock_format_get_label       (FlLockFormat  format);
 FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_state_is_problem      (FlEntryState  state);
 
