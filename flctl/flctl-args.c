@@ -49,7 +49,9 @@ static const CommandInfo command_infos[] = {
     N_("List every lock, temp and graveyard file in each DIR, with its state. A DIR may be\n"
        "an etcd prefix, etcd://HOST:PORT/PREFIX: every lock name queued under it."),
     N_("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
-       "foreign (named like a lock but not a regular file, never touched).\n"
+       "foreign (named like a lock but not a regular file, never touched); free (another\n"
+       "program's lock file that nobody holds). Other programs' lock files (git, LibreOffice,\n"
+       "Emacs, Firefox, dpkg, flock) show their program as KIND and are never reclaimed.\n"
        "Exit status: 0 on success, 74 when a DIR cannot be read.") },
   { FLCTL_COMMAND_RECLAIM, "reclaim", N_("LOCKFILE…"),
     N_("Reclaim stale locks, after showing the evidence"),
