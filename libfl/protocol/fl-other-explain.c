@@ -25,6 +25,8 @@ _fl_snapshot_dup_other_summary (FlSnapshot *self)
       return g_strdup (_("Free: nobody holds it"));
     case FL_ENTRY_STATE_UNKNOWN:
     default:
+      if (fl_snapshot_get_liveness (self) == FL_LIVENESS_REUSED)
+        return g_strdup (_("Unknown: PID now another process"));
       if (fl_snapshot_get_pid (self) > 0)
         return g_strdup (_("Unknown: PID not visible here"));
       if (fl_snapshot_get_lock_format (self) == FL_LOCK_FORMAT_GIT)

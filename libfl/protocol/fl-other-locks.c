@@ -21,6 +21,10 @@
  * clock, which a clock step moves: a boot counts as another only past this much. */
 #define BOOT_SLACK_S 60
 
+/* As fl-judge.c's: a process that started this much after the link was written did not write
+ * it. */
+#define STARTED_AFTER_US G_USEC_PER_SEC
+
 static gboolean
 has_prefix (const char *name,
             gsize       len,
@@ -275,8 +279,20 @@ is_this_host (const char *host)
 
 static void
 judge_emacs_process (FlOtherLock   *other,
-                     FlProcessInfo *process)
+                     FlProcessInfo *process,
+                     gint64         written_us)
 {
+  /* Started after the link was made: not the Emacs that made it. A clock step could fake
+   * that, so it is a reused PID of unknown state, never stale (docs/protocol.md, J4). */
+  if (process->state == FL_PROCESS_RUNNING && process->start_real_us != 0 &&
+      process->start_real_us > written_us + STARTED_AFTER_US)
+    {
+      verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_REUSED,
+               g_strdup_printf ("PID %d is now another process (%s), started after the lock "
+                                "was written", other->pid,
+                                process->name != NULL ? process->name : "?"));
+      return;
+    }
   switch (process->state)
     {
     case FL_PROCESS_GONE:
@@ -299,6 +315,7 @@ judge_emacs_process (FlOtherLock   *other,
 static void
 judge_emacs (FlOtherLock *other,
              gint64       boot_s,
+             gint64       written_us,
              gint64       now_us)
 {
   FlProcessInfo process = { .uid = -1 };
@@ -320,7 +337,7 @@ judge_emacs (FlOtherLock *other,
     }
 
   _fl_process_probe (other->pid, FALSE, &process);
-  judge_emacs_process (other, &process);
+  judge_emacs_process (other, &process, written_us);
   _fl_process_info_clear (&process);
 }
 
@@ -416,7 +433,7 @@ _fl_other_lock_examine (FlOtherLock *other,
     {
       other->format = FL_LOCK_FORMAT_EMACS;
       other->target = g_build_filename (dir_path, name + 2, NULL);
-      judge_emacs (other, boot_s, now_us);
+      judge_emacs (other, boot_s, state->changed_us, now_us);
       return FL_OTHER_KNOWN;
     }
   if (has_prefix (name, len, ".~lock.") && regular && read_head (other, state))

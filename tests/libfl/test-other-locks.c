@@ -193,6 +193,38 @@ test_emacs (FlTestDir     *fx,
   child_end (&child);
 }
 
+/* A running process that started after the link was written did not write it: the PID was
+ * reused, which is unknown (a clock step could fake it), never held and never stale. The
+ * link's time is moved back in the evidence, as no real file's ctime can be. */
+static void
+test_emacs_reused (FlTestDir     *fx,
+                   gconstpointer  data)
+{
+  g_autofree char *link = path_in (fx, ".#notes.txt");
+  g_autofree char *target = NULL;
+  g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
+  g_auto(FlOtherLock) other = { 0 };
+  g_autoptr(GError) error = NULL;
+  Child child = child_hold (NULL, HOLD_NOTHING);
+  FlDir *dir;
+
+  target = g_strdup_printf ("alice@%s.%d", g_get_host_name (), child.pid);
+  g_assert_no_errno (symlink (target, link));
+  g_assert_cmpint (_fl_platform_dir_open (fx->dir, FALSE, &dir), ==, 0);
+  g_assert_true (_fl_lock_state_open (&state, dir, fx->dir, ".#notes.txt", &error));
+  g_assert_no_error (error);
+
+  state.changed_us -= (gint64) 3600 * G_USEC_PER_SEC;
+  g_assert_cmpint (_fl_other_lock_examine (&other, &state, dir, fx->dir, g_get_real_time ()),
+                   ==, FL_OTHER_KNOWN);
+  g_assert_cmpint (other.format, ==, FL_LOCK_FORMAT_EMACS);
+  g_assert_cmpint (other.liveness, ==, FL_LIVENESS_REUSED);
+  g_assert_cmpint (other.state, ==, FL_ENTRY_STATE_UNKNOWN);
+
+  _fl_platform_dir_close (dir);
+  child_end (&child);
+}
+
 /* A record lock (dpkg, Firefox's .parentlock) and a flock (flock(1)), each held by a child,
  * then free. */
 static void
@@ -404,6 +436,7 @@ main (int    argc,
 
   g_test_add_func ("/libfl/other-locks/parsers", test_parsers);
   FL_TEST_ADD ("/libfl/other-locks/emacs", NULL, test_emacs);
+  FL_TEST_ADD ("/libfl/other-locks/emacs-reused", NULL, test_emacs_reused);
   FL_TEST_ADD ("/libfl/other-locks/kernel-locks", NULL, test_kernel_locks);
   FL_TEST_ADD ("/libfl/other-locks/git-and-libreoffice", NULL, test_git_and_libreoffice);
   FL_TEST_ADD ("/libfl/other-locks/never-follows", NULL, test_never_follows);
