@@ -7,9 +7,9 @@
 
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "fl-test-util.h"
 #include "flctl-test-util.h"
 
 typedef struct
@@ -21,26 +21,13 @@ typedef struct
   char *serial;
 } Fixture;
 
-static int
-dead_pid (void)
-{
-  pid_t pid = fork ();
-  int status;
-
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    _exit (0);
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  return pid;
-}
-
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
   g_autofree char *git_dir = NULL;
   g_autofree char *live = g_strdup_printf ("alice@%s.%d", g_get_host_name (), (int) getpid ());
-  g_autofree char *dead = g_strdup_printf ("bob@%s.%d", g_get_host_name (), dead_pid ());
+  g_autofree char *dead = g_strdup_printf ("bob@%s.%d", g_get_host_name (), (int) fl_test_dead_pid ());
 
   f->dir = flctl_test_make_dir ();
   git_dir = g_build_filename (f->dir, ".git", NULL);

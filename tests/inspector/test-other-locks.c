@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ui-test-util.h"
@@ -59,25 +58,12 @@ is_listed (gpointer data)
   return fl_directory_model_lookup (listed->window->model, listed->path) != NULL;
 }
 
-static int
-dead_pid (void)
-{
-  pid_t pid = fork ();
-  int status;
-
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    _exit (0);
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  return pid;
-}
-
 static void
 test_emacs_row (void)
 {
   InspectorWindow *window = ui_window_with_demo ();
   g_autofree char *path = ui_demo_path (window, ".#notes.txt");
-  g_autofree char *target = g_strdup_printf ("alice@%s.%d", g_get_host_name (), dead_pid ());
+  g_autofree char *target = g_strdup_printf ("alice@%s.%d", g_get_host_name (), (int) fl_test_dead_pid ());
   g_autofree char *owner = g_strdup_printf ("Emacs: alice@%s, PID", g_get_host_name ());
   GtkWidget *reclaim = ui_find_actionable (GTK_WIDGET (window->details), "win.reclaim");
   Listed listed = { window, path };
