@@ -56,6 +56,11 @@ FlOtherVerdict _fl_other_lock_examine (FlOtherLock *other,
 
 void     _fl_other_lock_clear (FlOtherLock  *other);
 
+/* Whether @state, opened in @dir_path, is git's `*.lock` (under `.git`, content no PID): an
+ * acquirer never takes it over, however old, and it counts as locked. */
+gboolean _fl_other_lock_is_gits (FlLockState *state,
+                                 const char  *dir_path);
+
 /* The parsers, pure for the tests and fuzzers: TRUE when @text is the format. */
 gboolean _fl_other_parse_emacs       (const char  *text,
                                       gsize        len,

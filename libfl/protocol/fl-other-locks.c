@@ -398,6 +398,15 @@ is_empty (FlLockState *state)
   return state->fd != FL_HANDLE_NONE && state->info.size == 0;
 }
 
+gboolean
+_fl_other_lock_is_gits (FlLockState *state,
+                        const char  *dir_path)
+{
+  /* A libfl holder's lock under .git names its PID, and stays ours. */
+  return state->kind == FL_ENTRY_LOCK && state->content_kind != FL_CONTENT_PID &&
+         format_by_place (dir_path, state->name) == FL_LOCK_FORMAT_GIT;
+}
+
 FlOtherVerdict
 _fl_other_lock_examine (FlOtherLock *other,
                         FlLockState *state,
@@ -416,7 +425,7 @@ _fl_other_lock_examine (FlOtherLock *other,
   other->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
   other->state = FL_ENTRY_STATE_UNKNOWN;
 
-  if (other->format == FL_LOCK_FORMAT_GIT && regular)
+  if (regular && _fl_other_lock_is_gits (state, dir_path))
     {
       /* Only for the snapshot's content: git's lock holds an index or a ref being written. */
       read_head (other, state);

@@ -315,6 +315,8 @@ test_git_and_libreoffice (FlTestDir     *fx,
   g_autofree char *index_lock = g_build_filename (git_dir, "index.lock", NULL);
   g_autofree char *office = path_in (fx, ".~lock.report.odt#");
   g_autofree char *empty_ours = path_in (fx, "empty.lock");
+  g_autofree char *ours_in_git = NULL;
+  g_autofree char *pid_text = NULL;
   g_autofree char *owner = NULL;
   g_autofree char *about = NULL;
   g_autoptr(GPtrArray) snapshots = NULL;
@@ -328,9 +330,17 @@ test_git_and_libreoffice (FlTestDir     *fx,
   fl_test_write (index_lock, "DIRC\0\0\0\2", 8);
   fl_test_write (office, line, strlen (line));
   fl_test_write (empty_ours, "", 0);
+  /* A libfl lock under .git names its PID: still ours. */
+  ours_in_git = g_build_filename (git_dir, "config.lock", NULL);
+  pid_text = g_strdup_printf ("%d", (int) getpid ());
+  fl_test_write (ours_in_git, pid_text, -1);
 
   snapshots = scan (fx);
-  g_assert_cmpuint (snapshots->len, ==, 3);
+  g_assert_cmpuint (snapshots->len, ==, 4);
+
+  snap = find (snapshots, "config.lock");
+  g_assert_cmpint (fl_snapshot_get_kind (snap), ==, FL_ENTRY_LOCK);
+  g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_LIBFL);
 
   snap = find (snapshots, "index.lock");
   g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_GIT);
@@ -361,6 +371,42 @@ test_git_and_libreoffice (FlTestDir     *fx,
   g_assert_cmpint (fl_snapshot_get_kind (snap), ==, FL_ENTRY_LOCK);
   g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_LIBFL);
   g_assert_null (fl_snapshot_dup_owner_summary (snap));
+}
+
+static gboolean
+time_passed (gpointer data)
+{
+  return g_get_real_time () > *(gint64 *) data;
+}
+
+/* An acquirer never takes git's lock over, however old its content that is no PID: a git
+ * command may be writing the index behind it. */
+static void
+test_git_never_taken_over (FlTestDir     *fx,
+                           gconstpointer  data)
+{
+  g_autofree char *git_dir = path_in (fx, ".git");
+  g_autofree char *index = g_build_filename (git_dir, "index", NULL);
+  g_autofree char *index_lock = g_build_filename (git_dir, "index.lock", NULL);
+  g_autofree char *content = NULL;
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  gint64 old_enough;
+
+  g_assert_no_errno (mkdir (git_dir, 0755));
+  fl_test_write (index_lock, "DIRC", 4);
+  fl_lock_options_set_stale_after_ms (options, 1);
+  old_enough = g_get_real_time () + 20 * 1000;
+  g_assert_true (fl_test_wait_until (time_passed, &old_enough, 5000));
+
+  lock = fl_lock_try_acquire (index, options, &error);
+  g_assert_null (lock);
+  g_assert_error (error, FL_ERROR, FL_ERROR_FOREIGN);
+  g_assert_nonnull (strstr (error->message, "git"));
+  content = fl_test_read (index_lock, NULL);
+  g_assert_cmpstr (content, ==, "DIRC");
+  g_assert_true (fl_is_locked (index, options, NULL));
 }
 
 /* A link is read, never followed: not into a FIFO (which would block), not to a file
@@ -440,6 +486,7 @@ main (int    argc,
   FL_TEST_ADD ("/libfl/other-locks/kernel-locks", NULL, test_kernel_locks);
   FL_TEST_ADD ("/libfl/other-locks/git-and-libreoffice", NULL, test_git_and_libreoffice);
   FL_TEST_ADD ("/libfl/other-locks/never-follows", NULL, test_never_follows);
+  FL_TEST_ADD ("/libfl/other-locks/git-never-taken-over", NULL, test_git_never_taken_over);
 
   return g_test_run ();
 }
