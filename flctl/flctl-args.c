@@ -49,7 +49,9 @@ static const CommandInfo command_infos[] = {
     N_("List every lock, temp and graveyard file in each DIR, with its state. A DIR may be\n"
        "an etcd prefix, etcd://HOST:PORT/PREFIX: every lock name queued under it."),
     N_("States: held, stale, unknown (locks); active, orphan (temp and graveyard files);\n"
-       "foreign (named like a lock but not a regular file, never touched).\n"
+       "foreign (named like a lock but not a regular file, never touched); free (another\n"
+       "program's lock file that nobody holds). Other programs' lock files (git, LibreOffice,\n"
+       "Emacs, Firefox, dpkg, flock) show their program as KIND and are never reclaimed.\n"
        "--kernel lists the kernel locks instead (flock, POSIX, OFD locks, leases: what\n"
        "lslocks shows), of the whole system or on files in each DIR; a libfl holder's\n"
        "kernel lock is shown as its lock file, where lslocks shows a removed temp name.\n"

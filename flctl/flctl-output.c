@@ -138,6 +138,24 @@ flctl_json_add_int_or_null (JsonBuilder *builder,
 }
 
 /* An etcd lock's members; null (waiting false) for a file, so scripts need no special case. */
+/* Another program's lock file (docs/other-lock-files.md): after the etcd members, so that the
+ * order of the older ones holds. All null without a snapshot. */
+static void
+add_owner_members (JsonBuilder *builder,
+                   FlSnapshot  *snapshot)
+{
+  gint64 since = snapshot != NULL ? fl_snapshot_get_owner_since (snapshot) : 0;
+
+  flctl_json_add_string_or_null (builder, "format", snapshot != NULL
+                                 ? fl_lock_format_to_string (fl_snapshot_get_lock_format (snapshot))
+                                 : NULL);
+  flctl_json_add_string_or_null (builder, "owner_user",
+                                 snapshot != NULL ? fl_snapshot_get_owner_user (snapshot) : NULL);
+  flctl_json_add_string_or_null (builder, "owner_name",
+                                 snapshot != NULL ? fl_snapshot_get_owner_name (snapshot) : NULL);
+  flctl_json_add_int_or_null (builder, "owner_since_s", since != 0, since / G_USEC_PER_SEC);
+}
+
 static void
 add_etcd_members (JsonBuilder *builder,
                   FlSnapshot  *snapshot,
@@ -213,6 +231,7 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   flctl_json_add_int_or_null (builder, "age_s", TRUE,
                    MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
   add_etcd_members (builder, snapshot, now_us);
+  add_owner_members (builder, snapshot);
 }
 
 JsonNode *
@@ -256,6 +275,7 @@ flctl_unlocked_to_json (const char *target)
   flctl_json_add_string_or_null (builder, "mtime", NULL);
   flctl_json_add_int_or_null (builder, "age_s", FALSE, 0);
   add_etcd_members (builder, NULL, 0);
+  add_owner_members (builder, NULL);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -284,6 +304,8 @@ flctl_describe_holder (FlSnapshot *snapshot,
   const char *liveness = fl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
   g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
+    return fl_snapshot_dup_owner_summary (snapshot);
   if (fl_snapshot_get_lease_id (snapshot) != 0)
     {
       const char *host = fl_snapshot_get_host (snapshot);
@@ -387,6 +409,9 @@ flctl_print_record (FlSnapshot *snapshot,
   g_print ("%s\n", path);
   flctl_print_field (_("state"), styled);
   flctl_print_field (_("kind"), fl_entry_kind_to_string (kind));
+  if (kind == FL_ENTRY_OTHER_PROGRAM)
+    flctl_print_field (_("format"),
+                       fl_lock_format_to_string (fl_snapshot_get_lock_format (snapshot)));
   if (target != NULL)
     {
       g_autofree char *shown = flctl_printable (target);
@@ -397,7 +422,9 @@ flctl_print_record (FlSnapshot *snapshot,
     print_etcd_fields (snapshot, now_us);
   else if (kind != FL_ENTRY_FOREIGN)
     {
-      flctl_print_field (kind == FL_ENTRY_LOCK ? _("holder") : _("creator"), holder);
+      gboolean made = kind == FL_ENTRY_TEMP || kind == FL_ENTRY_GRAVEYARD;
+
+      flctl_print_field (made ? _("creator") : _("holder"), holder);
       if (cmdline != NULL && cmdline[0] != '\0')
         {
           g_autofree char *shown = flctl_printable (cmdline);
@@ -417,4 +444,10 @@ flctl_print_record (FlSnapshot *snapshot,
     }
   flctl_print_field (_("stale"), fl_snapshot_get_stale (snapshot) ? _("yes") : _("no"));
   flctl_print_field (_("reason"), fl_snapshot_get_reason (snapshot));
+  if (kind == FL_ENTRY_OTHER_PROGRAM)
+    {
+      g_autofree char *about = fl_snapshot_dup_other_explanation (snapshot);
+
+      flctl_print_field (_("about"), about);
+    }
 }

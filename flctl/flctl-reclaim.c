@@ -107,6 +107,13 @@ reclaim_one (const char *path,
   /* The evidence comes first, whatever the decision. */
   flctl_print_record (snapshot, g_get_real_time ());
 
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
+    {
+      g_printerr (_("flctl reclaim: refusing %s, which is %s's lock file, not libfl's: flctl "
+                    "never reclaims it, even with --force (see “about” above)\n"),
+                  shown, fl_lock_format_get_label (fl_snapshot_get_lock_format (snapshot)));
+      return FLCTL_EXIT_REFUSED;
+    }
   if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_FOREIGN)
     {
       g_printerr (_("flctl reclaim: refusing %s, which is not a regular file (%s); libfl "

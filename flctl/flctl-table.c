@@ -74,9 +74,20 @@ flctl_print_table (GPtrArray *snapshots,
           gboolean foreign = kind == FL_ENTRY_FOREIGN;
 
           cells[COL_STATE] = g_strdup (fl_entry_state_to_string (fl_snapshot_get_state (snapshot)));
-          cells[COL_KIND] = g_strdup (fl_entry_kind_to_string (kind));
+          /* Another program's lock: which program, and who it records. */
+          cells[COL_KIND] = g_strdup (kind == FL_ENTRY_OTHER_PROGRAM
+                                      ? fl_lock_format_to_string (
+                                          fl_snapshot_get_lock_format (snapshot))
+                                      : fl_entry_kind_to_string (kind));
           cells[COL_PID] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
-          cells[COL_PROCESS] = flctl_printable (process != NULL ? process : "-");
+          if (kind == FL_ENTRY_OTHER_PROGRAM)
+            {
+              g_autofree char *owner = fl_snapshot_dup_owner_summary (snapshot);
+
+              cells[COL_PROCESS] = flctl_printable (owner);
+            }
+          else
+            cells[COL_PROCESS] = flctl_printable (process != NULL ? process : "-");
           cells[COL_LIVENESS] = g_strdup (foreign ? "-" : fl_liveness_to_string (
                                             fl_snapshot_get_liveness (snapshot)));
           cells[COL_HOST] = flctl_printable (fl_snapshot_get_host (snapshot) != NULL

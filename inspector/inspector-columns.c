@@ -61,7 +61,8 @@ kernel_label_cb (gpointer    unused,
 {
   if (snap == NULL)
     return NULL;
-  return g_strdup (fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
+  return g_strdup (fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK ||
+                   fl_snapshot_get_kind (snap) == FL_ENTRY_OTHER_PROGRAM
                    ? fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)) : "—");
 }
 

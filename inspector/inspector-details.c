@@ -152,6 +152,9 @@ inspector_details_refresh (InspectorDetails *self)
   add_row (self->file_grid, row++, _("Path"), fl_snapshot_get_path (snap));
   add_row (self->file_grid, row++, _("Target"), fl_snapshot_get_target (snap));
   add_row (self->file_grid, row++, _("Kind"), kind);
+  if (fl_snapshot_get_kind (snap) == FL_ENTRY_OTHER_PROGRAM)
+    add_row (self->file_grid, row++, _("Program"),
+             fl_lock_format_get_label (fl_snapshot_get_lock_format (snap)));
   add_row (self->file_grid, row++, _("Kernel lock"),
            fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)));
   add_row (self->file_grid, row++, _("Content"),
@@ -161,6 +164,12 @@ inspector_details_refresh (InspectorDetails *self)
 
   clear_grid (self->holder_grid);
   row = 0;
+  if (fl_snapshot_get_kind (snap) == FL_ENTRY_OTHER_PROGRAM)
+    {
+      g_autofree char *owner = fl_snapshot_dup_owner_summary (snap);
+
+      add_row (self->holder_grid, row++, _("Recorded owner"), owner);
+    }
   if (fl_snapshot_get_pid (snap) > 0)
     {
       FlSnapshot *info = detailed != NULL && fl_snapshot_same_file (detailed, snap) ? detailed

@@ -26,6 +26,7 @@ static const struct
   [FL_ENTRY_STATE_ACTIVE] = { 1, "document-edit-symbolic" },
   [FL_ENTRY_STATE_UNKNOWN] = { 2, "dialog-question-symbolic" },
   [FL_ENTRY_STATE_FOREIGN] = { 3, "action-unavailable-symbolic" },
+  [FL_ENTRY_STATE_FREE] = { 1, "changes-allow-symbolic" },
   [FL_ENTRY_STATE_ORPHAN] = { 4, "user-trash-symbolic" },
   [FL_ENTRY_STATE_STALE] = { 5, "dialog-warning-symbolic" },
 };
@@ -49,6 +50,8 @@ inspector_format_holder (FlSnapshot *snapshot)
   int pid = fl_snapshot_get_pid (snapshot);
   const char *name = fl_snapshot_get_process_name (snapshot);
 
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
+    return fl_snapshot_dup_owner_summary (snapshot);
   if (pid <= 0)
     return g_strdup ("—");
   /* The process that has the PID now is not the holder: never name it as one. */
@@ -224,6 +227,38 @@ explain_process (GString    *text,
   g_string_append_c (text, '\n');
 }
 
+/* Another program's lock file: what its owner's process and kernel lock show, then what the
+ * format is and what to do, from libfl; never a reclaim (docs/other-lock-files.md). */
+static void
+explain_other (GString    *text,
+               FlSnapshot *snapshot)
+{
+  g_autofree char *about = fl_snapshot_dup_other_explanation (snapshot);
+
+  /* A Firefox link's PID is not probed: the profile's .parentlock decides. */
+  if (fl_snapshot_get_liveness (snapshot) != FL_LIVENESS_UNKNOWN)
+    explain_process (text, snapshot);
+  switch (fl_snapshot_get_state (snapshot))
+    {
+    case FL_ENTRY_STATE_HELD:
+      g_string_append_printf (text, "• %s\n", _("Its owner is alive."));
+      break;
+    case FL_ENTRY_STATE_STALE:
+      g_string_append_printf (text, "• %s\n", _("Its owner is gone: the file is left over."));
+      break;
+    case FL_ENTRY_STATE_FREE:
+      g_string_append_printf (text, "• %s\n", _("Nobody holds its kernel lock: nothing is "
+                                                 "locked now."));
+      break;
+    case FL_ENTRY_STATE_UNKNOWN:
+    default:
+      g_string_append_printf (text, "• %s\n", _("Whether its owner is alive cannot be told "
+                                                 "from here."));
+      break;
+    }
+  g_string_append (text, about);
+}
+
 /* The evidence behind the verdict, one fact a line, then the verdict. */
 char *
 inspector_explain (FlSnapshot *snapshot,
@@ -231,6 +266,11 @@ inspector_explain (FlSnapshot *snapshot,
 {
   GString *text = g_string_new (NULL);
 
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
+    {
+      explain_other (text, snapshot);
+      return g_string_free (text, FALSE);
+    }
   if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK)
     explain_lock (text, snapshot, stale_after_ms);
   explain_process (text, snapshot);

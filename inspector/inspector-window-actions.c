@@ -39,8 +39,10 @@ _inspector_window_update_actions (InspectorWindow *self)
   if (self->model != NULL)
     g_object_get (self->model, "n-orphans", &orphans, NULL);
 
+  /* Another program's lock may be stale too, but libfl never reclaims it: it says so. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reclaim",
-                                 snap != NULL && state == FL_ENTRY_STATE_STALE);
+                                 snap != NULL && state == FL_ENTRY_STATE_STALE &&
+                                 fl_snapshot_get_reclaimable (snap) == FL_RECLAIMABLE_STALE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
                                  snap != NULL && state == FL_ENTRY_STATE_ORPHAN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);

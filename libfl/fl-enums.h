@@ -21,6 +21,9 @@ G_BEGIN_DECLS
  * @FL_ENTRY_GRAVEYARD: a lock moved aside by a takeover, `T.lock.gy.<pid>.<8 hex>`.
  * @FL_ENTRY_FOREIGN: named like one of the above but not a regular file (a directory, a symbolic
  *   link, a FIFO...): never touched by libfl.
+ * @FL_ENTRY_OTHER_PROGRAM: another program's lock file (git, LibreOffice, Emacs, Firefox, dpkg,
+ *   flock(1)), whose format fl_snapshot_get_lock_format() names: explained, never touched by
+ *   libfl (docs/other-lock-files.md).
  */
 typedef enum
 {
@@ -28,7 +31,35 @@ typedef enum
   FL_ENTRY_TEMP,
   FL_ENTRY_GRAVEYARD,
   FL_ENTRY_FOREIGN,
+  FL_ENTRY_OTHER_PROGRAM,
 } FlEntryKind;
+
+/**
+ * FlLockFormat:
+ * @FL_LOCK_FORMAT_LIBFL: libfl's own protocol (docs/protocol.md), or an etcd lock.
+ * @FL_LOCK_FORMAT_GIT: git's `*.lock` under `.git/` (`index.lock`, `HEAD.lock`...): no owner
+ *   recorded.
+ * @FL_LOCK_FORMAT_LIBREOFFICE: LibreOffice's `.~lock.NAME#`: name, user, host and since when.
+ * @FL_LOCK_FORMAT_EMACS: Emacs' `.#NAME`, a symbolic link (or file) naming user, host and PID.
+ * @FL_LOCK_FORMAT_MOZILLA: a Firefox or Thunderbird profile's `lock` link (`IP:+PID`) or its
+ *   `.parentlock`, held with a record lock while the profile is open.
+ * @FL_LOCK_FORMAT_DPKG: dpkg's and apt's `lock` and `lock-frontend`, held with record locks.
+ * @FL_LOCK_FORMAT_FLOCK: an empty `lock`, `lock-frontend` or `LCK..NAME` as flock(1) and
+ *   similar tools leave: only its kernel lock means anything.
+ *
+ * Whose lock file a snapshot shows. Nicks ("libfl", "git", "libreoffice", "emacs",
+ * "mozilla", "dpkg", "flock") are stable: flctl's JSON uses them.
+ */
+typedef enum
+{
+  FL_LOCK_FORMAT_LIBFL,
+  FL_LOCK_FORMAT_GIT,
+  FL_LOCK_FORMAT_LIBREOFFICE,
+  FL_LOCK_FORMAT_EMACS,
+  FL_LOCK_FORMAT_MOZILLA,
+  FL_LOCK_FORMAT_DPKG,
+  FL_LOCK_FORMAT_FLOCK,
+} FlLockFormat;
 
 /**
  * FlLiveness:
@@ -88,10 +119,13 @@ typedef enum
  * @FL_ENTRY_STATE_UNKNOWN: not judged either way, because the evidence is missing (no PID yet,
  *   a PID this host cannot see): libfl never calls it stale.
  * @FL_ENTRY_STATE_FOREIGN: named like a lock, temp or graveyard but not a regular file.
+ * @FL_ENTRY_STATE_FREE: another program's lock file that stays in place and is locked only with a
+ *   kernel lock (dpkg, flock(1), a profile's `.parentlock`), which nobody holds now: the file
+ *   itself locks nothing.
  *
  * The one verdict every view shows for an entry, derived from the snapshot's kind, liveness,
  * kernel lock and staleness by fl_snapshot_get_state(). Its nicks ("held", "active", "stale",
- * "orphan", "unknown", "foreign", from fl_entry_state_to_string()) are stable: scripts and
+ * "orphan", "unknown", "foreign", "free", from fl_entry_state_to_string()) are stable: scripts and
  * flctl's JSON use them.
  */
 typedef enum
@@ -102,6 +136,7 @@ typedef enum
   FL_ENTRY_STATE_ORPHAN,
   FL_ENTRY_STATE_UNKNOWN,
   FL_ENTRY_STATE_FOREIGN,
+  FL_ENTRY_STATE_FREE,
 } FlEntryState;
 
 /**

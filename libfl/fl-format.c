@@ -103,7 +103,7 @@ fl_kernel_lock_to_string (FlKernelLock kernel_lock)
  * fl_entry_state_to_string:
  * @state: a state
  *
- * Returns: the stable name of @state: "held", "active", "stale", "orphan", "unknown" or
+ * Returns: the stable name of @state: "held", "active", "stale", "orphan", "unknown", "free" or
  *   "foreign"; what flctl prints and scripts compare against
  */
 const char *
@@ -136,6 +136,19 @@ fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
   return enum_nick (FL_TYPE_KERNEL_LOCK_MODE, mode, "none");
 }
 
+/**
+ * fl_lock_format_to_string:
+ * @format: a lock file's format
+ *
+ * Returns: the stable name of @format: "libfl", "git", "libreoffice", "emacs", "mozilla",
+ *   "dpkg" or "flock"
+ */
+const char *
+fl_lock_format_to_string (FlLockFormat format)
+{
+  return enum_nick (FL_TYPE_LOCK_FORMAT, format, "libfl");
+}
+
 /* The translated label of @value in a table indexed by the enum, @fallback's for a value
  * outside it. */
 static const char *
@@ -166,6 +179,7 @@ fl_entry_state_get_label (FlEntryState state)
     [FL_ENTRY_STATE_ORPHAN] = N_("Orphan"),
     [FL_ENTRY_STATE_UNKNOWN] = N_("Unknown"),
     [FL_ENTRY_STATE_FOREIGN] = N_("Foreign"),
+    [FL_ENTRY_STATE_FREE] = N_("Free"),
   };
 
   return label_of (labels, G_N_ELEMENTS (labels), state, FL_ENTRY_STATE_UNKNOWN);
@@ -185,9 +199,35 @@ fl_entry_kind_get_label (FlEntryKind kind)
     [FL_ENTRY_TEMP] = N_("Temp file"),
     [FL_ENTRY_GRAVEYARD] = N_("Graveyard file"),
     [FL_ENTRY_FOREIGN] = N_("Foreign entry"),
+    [FL_ENTRY_OTHER_PROGRAM] = N_("Another program's lock file"),
   };
 
   return label_of (labels, G_N_ELEMENTS (labels), kind, FL_ENTRY_FOREIGN);
+}
+
+/**
+ * fl_lock_format_get_label:
+ * @format: a lock file's format
+ *
+ * Returns: the program whose lock file it is, for a person ("libfl", "git", "LibreOffice",
+ *   "Emacs", "Firefox/Thunderbird", "dpkg/apt", "flock"): names, not translated
+ */
+const char *
+fl_lock_format_get_label (FlLockFormat format)
+{
+  static const char *const labels[] = {
+    [FL_LOCK_FORMAT_LIBFL] = "libfl",
+    [FL_LOCK_FORMAT_GIT] = "git",
+    [FL_LOCK_FORMAT_LIBREOFFICE] = "LibreOffice",
+    [FL_LOCK_FORMAT_EMACS] = "Emacs",
+    [FL_LOCK_FORMAT_MOZILLA] = "Firefox/Thunderbird",
+    [FL_LOCK_FORMAT_DPKG] = "dpkg/apt",
+    [FL_LOCK_FORMAT_FLOCK] = "flock",
+  };
+
+  if ((guint) format >= G_N_ELEMENTS (labels))
+    format = FL_LOCK_FORMAT_LIBFL;
+  return labels[format];
 }
 
 /**
@@ -231,10 +271,12 @@ fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
  * @state: a state
  *
  * Returns: %TRUE for what an operator may have to look at (stale, orphan, unknown, foreign);
- *   %FALSE for a held lock or a temp being written
+ *   %FALSE for a held lock, a temp being written, and another program's lock file that is free
+ *   (it always exists and locks nothing by itself)
  */
 gboolean
 fl_entry_state_is_problem (FlEntryState state)
 {
-  return state != FL_ENTRY_STATE_HELD && state != FL_ENTRY_STATE_ACTIVE;
+  return state != FL_ENTRY_STATE_HELD && state != FL_ENTRY_STATE_ACTIVE &&
+         state != FL_ENTRY_STATE_FREE;
 }

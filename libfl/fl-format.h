@@ -34,6 +34,8 @@ FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_type_to_string  (FlKernelLockType type);
 FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_mode_to_string  (FlKernelLockMode mode);
+FL_AVAILABLE_IN_ALL
+const char   *fl_lock_format_to_string       (FlLockFormat  format);
 
 FL_AVAILABLE_IN_ALL
 const char   *fl_entry_state_get_label       (FlEntryState  state);
@@ -43,6 +45,8 @@ FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_get_label       (FlKernelLock  kernel_lock);
 FL_AVAILABLE_IN_ALL
 const char   *fl_kernel_lock_mode_get_label  (FlKernelLockMode mode);
+FL_AVAILABLE_IN_ALL
+const char   *fl_lock_format_get_label       (FlLockFormat  format);
 FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_state_is_problem      (FlEntryState  state);
 

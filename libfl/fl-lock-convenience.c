@@ -11,6 +11,7 @@
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
+#include "fl-other-locks-private.h"
 #include "fl-tsan-private.h"
 
 /**
@@ -119,7 +120,8 @@ fl_is_locked (const char          *target,
     }
 
   _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
-  ret = state.kind == FL_ENTRY_FOREIGN || !state.stale;
+  ret = state.kind == FL_ENTRY_FOREIGN || !state.stale ||
+        _fl_other_lock_is_gits (&state, lp.directory);
   _fl_platform_dir_close (dir);
 
   return ret;

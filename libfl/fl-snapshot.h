@@ -104,6 +104,19 @@ gboolean      fl_snapshot_reclaim_unproven     (FlSnapshot          *self,
                                                 GError             **error);
 
 FL_AVAILABLE_IN_ALL
+FlLockFormat  fl_snapshot_get_lock_format      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_owner_user       (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_owner_name       (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gint64        fl_snapshot_get_owner_since      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+char         *fl_snapshot_dup_owner_summary    (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+char         *fl_snapshot_dup_other_explanation (FlSnapshot         *self);
+
+FL_AVAILABLE_IN_ALL
 gboolean      fl_entry_kind_for_name           (const char          *name,
                                                 FlEntryKind         *kind);
 

@@ -18,7 +18,8 @@ typedef enum
   FL_MODEL_COUNT_ORPHANS,
   FL_MODEL_COUNT_FOREIGN,
   FL_MODEL_COUNT_UNKNOWN,
-  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards */
+  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards, other
+                            * programs' lock files that nobody holds (free) */
   FL_MODEL_N_COUNTS
 } FlModelCount;
 

@@ -540,6 +540,43 @@ _fl_platform_kernel_lock (FlHandle     file,
   return flock (fd_of (file), op) < 0 ? errno : 0;
 }
 
+int
+_fl_platform_readlink_at (FlDir      *dir,
+                          const char *name,
+                          char       *buf,
+                          size_t      size,
+                          size_t     *len)
+{
+  ssize_t n;
+
+  *len = 0;
+  if (size < 2)
+    return EINVAL;
+  n = readlinkat (dir->fd, name, buf, size);
+  if (n < 0)
+    return errno;
+  if ((size_t) n >= size)
+    return ENAMETOOLONG;
+  buf[n] = '\0';
+  *len = (size_t) n;
+  return 0;
+}
+
+int
+_fl_platform_record_lock_holder (FlHandle  file,
+                                 int      *pid)
+{
+  /* F_GETLK, not F_OFD_GETLK: it reports both kinds, and the PID of a POSIX holder. */
+  struct flock query = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+
+  *pid = 0;
+  if (fcntl (fd_of (file), F_GETLK, &query) < 0)
+    return errno;
+  if (query.l_type != F_UNLCK)
+    *pid = query.l_pid > 0 ? query.l_pid : -1;
+  return 0;
+}
+
 /* /proc/locks, one line per lock: "1: FLOCK  ADVISORY  READ  1234 08:01:5678 0 EOF"; a process
  * blocked waiting for a lock gets a line that starts "1: -> FLOCK". The device is printed as
  * major:minor in hex; an OFD lock's PID is -1 (it belongs to an open file, not a process). The

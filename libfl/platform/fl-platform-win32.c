@@ -1240,6 +1240,29 @@ _fl_platform_system_locks_free (FlSystemLock *locks,
 }
 
 
+/* Windows has neither symbolic links that libfl reads nor record locks that can be asked
+ * about: the inspector says it cannot tell (docs/other-lock-files.md). */
+int
+_fl_platform_readlink_at (FlDir      *dir,
+                          const char *name,
+                          char       *buf,
+                          size_t      size,
+                          size_t     *len)
+{
+  (void) dir, (void) name, (void) buf, (void) size;
+  *len = 0;
+  return ENOSYS;
+}
+
+int
+_fl_platform_record_lock_holder (FlHandle  file,
+                                 int      *pid)
+{
+  (void) file;
+  *pid = 0;
+  return ENOSYS;
+}
+
 /* Processes */
 
 /* The boot clock: GetTickCount64 counts time asleep, as CLOCK_BOOTTIME does. */

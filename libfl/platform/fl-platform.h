@@ -269,6 +269,25 @@ void        _fl_platform_system_locks_free (FlSystemLock  *locks,
                                             size_t         n);
 
 
+/* Other programs' lock files (docs/other-lock-files.md): read, never changed. */
+
+/* The target of the symbolic link @name in @dir, which is never followed: NUL-terminated in
+ * @buf, *len bytes. ENAMETOOLONG when it does not fit in @size - 1 bytes, EINVAL when @name is
+ * not a link, ENOSYS where links are not read (Windows). */
+int         _fl_platform_readlink_at    (FlDir           *dir,
+                                         const char      *name,
+                                         char            *buf,
+                                         size_t           size,
+                                         size_t          *len);
+
+/* Who holds a record lock (POSIX fcntl or OFD) on any byte of @file, asked as F_GETLK does
+ * for a write lock, so a reader or writer answers, and nothing is taken: *pid is the holder's
+ * PID, -1 for an OFD lock (it belongs to no single process), 0 when nobody holds one. Locks of
+ * this process are not seen. ENOSYS where record locks cannot be asked (Windows). */
+int         _fl_platform_record_lock_holder (FlHandle     file,
+                                             int         *pid);
+
+
 /* Processes */
 
 typedef enum

@@ -12,6 +12,7 @@
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
+#include "fl-other-locks-private.h"
 #include "fl-takeover-private.h"
 #include "fl-temp-private.h"
 #include "fl-waiter-private.h"
@@ -318,6 +319,16 @@ file_acquire (const char          *target,
           g_autofree char *foreign = _fl_describe_foreign (lp.lock_path, state.info.type);
 
           g_set_error_literal (error, FL_ERROR, FL_ERROR_FOREIGN, foreign);
+          goto out;
+        }
+
+      /* Named like ours, but git's: never taken over (docs/other-lock-files.md). */
+      if (_fl_other_lock_is_gits (&state, lp.directory))
+        {
+          g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                       "“%s” is git's lock file (a git command is changing the repository): "
+                       "libfl never takes it over. Wait for git to finish, or remove the file by "
+                       "hand if no git process runs in that repository", lp.lock_path);
           goto out;
         }
 

@@ -12,10 +12,12 @@
 #include "fl-error-private.h"
 #include "fl-enum-types.h"
 #include "fl-error.h"
+#include "fl-format.h"
 #include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-names-private.h"
+#include "fl-other-locks-private.h"
 #include "fl-snapshot-private.h"
 #include "fl-takeover-private.h"
 
@@ -60,6 +62,13 @@ struct _FlSnapshot
   gint64        revision;     /* etcd's revision when it was read */
   gboolean      waiting;
   GPtrArray    *waiters;      /* of FlSnapshot, oldest first; NULL for a file */
+
+  /* Another program's lock file (docs/other-lock-files.md); its host is in host. */
+  FlLockFormat  format;
+  FlEntryState  other_state;
+  char         *owner_user;
+  char         *owner_name;
+  gint64        owner_since;
 };
 
 G_DEFINE_FINAL_TYPE (FlSnapshot, fl_snapshot, G_TYPE_OBJECT)
@@ -93,6 +102,10 @@ enum {
   PROP_REVISION,
   PROP_WAITING,
   PROP_WAITERS,
+  PROP_LOCK_FORMAT,
+  PROP_OWNER_USER,
+  PROP_OWNER_NAME,
+  PROP_OWNER_SINCE,
   N_PROPS
 };
 
@@ -168,6 +181,46 @@ snapshot_from_state (FlLockState *state,
   return self;
 }
 
+/* Never reclaimable: libfl explains another program's lock, and that program decides. */
+static FlSnapshot *
+snapshot_from_other (FlLockState *state,
+                     FlOtherLock *other,
+                     const char  *directory,
+                     gint64       now_us)
+{
+  FlSnapshot *self;
+
+  state->kind = FL_ENTRY_OTHER_PROGRAM;
+  state->pid = other->pid;
+  state->liveness = other->liveness;
+  state->kernel_lock = other->kernel_lock;
+  state->stale = FALSE;
+  state->name_info.lock_name_len = 0;
+  g_free (state->reason);
+  state->reason = g_steal_pointer (&other->reason);
+  memcpy (state->content, other->content, MIN (other->content_len, FL_CONTENT_MAX));
+  state->content_len = MIN (other->content_len, FL_CONTENT_MAX);
+
+  self = snapshot_from_state (state, directory, now_us);
+  /* The whole head or link target, which a LibreOffice line needs. */
+  g_free (self->content_raw);
+  g_free (self->content);
+  self->content_raw = g_memdup2 (other->content, other->content_len + 1);
+  self->content_len = other->content_len;
+  self->content = escape_content (self->content_raw, self->content_len);
+  self->reclaimable = FL_RECLAIMABLE_NONE;
+  self->stale_at = 0;
+  self->format = other->format;
+  g_free (self->target);
+  self->target = g_steal_pointer (&other->target);
+  self->other_state = other->state;
+  self->host = g_steal_pointer (&other->host);
+  self->owner_user = g_steal_pointer (&other->user);
+  self->owner_name = g_steal_pointer (&other->full_name);
+  self->owner_since = other->since_us;
+  return self;
+}
+
 FlSnapshot *
 _fl_snapshot_new_full (FlDir               *dir,
                        const char          *directory,
@@ -179,8 +232,25 @@ _fl_snapshot_new_full (FlDir               *dir,
 {
   g_auto(FlLockState) state = { .fd = -1 };
 
+  g_auto(FlOtherLock) other = { 0 };
+
   if (!_fl_lock_state_open (&state, dir, directory, name, error))
     return NULL;
+
+  switch (_fl_other_lock_examine (&other, &state, dir, directory, now_us))
+    {
+    case FL_OTHER_KNOWN:
+      return snapshot_from_other (&state, &other, directory, now_us);
+    case FL_OTHER_NOT_A_LOCK:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "“%s” is named like another program's lock file, but its type or content "
+                   "is no format libfl knows: it is not listed, and libfl leaves it alone",
+                   state.path);
+      return NULL;
+    case FL_OTHER_OURS:
+    default:
+      break;
+    }
 
   _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, now_us, details);
 
@@ -488,6 +558,16 @@ reclaim (FlSnapshot          *self,
   if (self->lease != 0)
     return _fl_lock_backend_for (self->target)->reclaim (self, unproven, error);
 
+  if (self->kind == FL_ENTRY_OTHER_PROGRAM)
+    {
+      g_autofree char *explained = fl_snapshot_dup_other_explanation (self);
+
+      g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
+                   "“%s” is %s's lock file, not libfl's: libfl never removes it. %s",
+                   self->path, fl_lock_format_get_label (self->format), explained);
+      return FALSE;
+    }
+
   if (self->kind == FL_ENTRY_FOREIGN)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
@@ -584,7 +664,7 @@ fl_snapshot_same_file (FlSnapshot *self,
  * @self: a snapshot
  *
  * The file's content byte for byte, as read: at most 64 bytes (a longer file is not a lock
- * anyone wrote). fl_snapshot_get_content() is the same, printable, with other bytes as `\xNN`.
+ * anyone wrote); for another program's lock file at most 512 bytes, or a link's target. fl_snapshot_get_content() is the same, printable, with other bytes as `\xNN`.
  *
  * Returns: (transfer full): the bytes
  */
@@ -648,11 +728,48 @@ GETTER (gint64, mtime, mtime)
 GETTER (gint64, captured_at, captured_at)
 
 /**
+ * fl_snapshot_get_lock_format:
+ * @self: a snapshot
+ *
+ * Returns: whose lock file it is: %FL_LOCK_FORMAT_LIBFL for libfl's own (and etcd's), another
+ *   program's for an entry of kind %FL_ENTRY_OTHER_PROGRAM (docs/other-lock-files.md)
+ */
+GETTER (FlLockFormat, format, lock_format)
+
+/**
+ * fl_snapshot_get_owner_user:
+ * @self: a snapshot
+ *
+ * Returns: (nullable): the login name another program's lock file records (LibreOffice,
+ *   Emacs); %NULL when it records none. Its host is fl_snapshot_get_host(), its PID
+ *   fl_snapshot_get_pid()
+ */
+GETTER (const char *, owner_user, owner_user)
+
+/**
+ * fl_snapshot_get_owner_name:
+ * @self: a snapshot
+ *
+ * Returns: (nullable): the person's full name a LibreOffice lock file records; %NULL otherwise
+ */
+GETTER (const char *, owner_name, owner_name)
+
+/**
+ * fl_snapshot_get_owner_since:
+ * @self: a snapshot
+ *
+ * Returns: since when another program's lock file says it has been held, in microseconds since
+ *   the epoch (LibreOffice records it, to the minute, in local time); 0 when not recorded
+ */
+GETTER (gint64, owner_since, owner_since)
+
+/**
  * fl_snapshot_get_host:
  * @self: a snapshot
  *
  * Returns: (nullable): the host an etcd lock's holder (or waiter) runs on, from its metadata
- *   key; %NULL for a file, or when the metadata key is missing or unreadable
+ *   key, or the host another program's lock file records (Firefox records an IP address);
+ *   %NULL for libfl's own file, or when the metadata key is missing or unreadable
  */
 GETTER (const char *, host, host)
 
@@ -744,6 +861,8 @@ fl_snapshot_get_state (FlSnapshot *self)
 
   if (self->kind == FL_ENTRY_FOREIGN)
     return FL_ENTRY_STATE_FOREIGN;
+  if (self->kind == FL_ENTRY_OTHER_PROGRAM)
+    return self->other_state;
   is_lock = self->kind == FL_ENTRY_LOCK;
   if (self->stale)
     return is_lock ? FL_ENTRY_STATE_STALE : FL_ENTRY_STATE_ORPHAN;
@@ -784,6 +903,9 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
       return g_strdup (snapshot->waiting ? _("Waiting") : _("Held"));
     }
 
+  if (snapshot->kind == FL_ENTRY_OTHER_PROGRAM)
+    return _fl_snapshot_dup_other_summary (snapshot);
+
   switch (fl_snapshot_get_state (snapshot))
     {
     case FL_ENTRY_STATE_HELD:
@@ -804,6 +926,7 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
         return g_strdup (_("Stale: kernel lock dropped"));
       return g_strdup (_("Stale: not a PID"));
     case FL_ENTRY_STATE_UNKNOWN:
+    case FL_ENTRY_STATE_FREE:
     default:
       if (fl_snapshot_get_pid (snapshot) > 0)
         return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
@@ -821,8 +944,11 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
  *
  * Tells a lock `T.lock`, a temp `T.lock.<pid>.<8 hex>.tmp` and a graveyard
  * `T.lock.gy.<pid>.<8 hex>` apart by name alone, exactly as scans and the directory model do.
+ * A name only other programs give their lock files (`.#NAME`, `.~lock.NAME#`, `lock`,
+ * `lock-frontend`, `.parentlock`, `LCK..NAME`) is %FL_ENTRY_OTHER_PROGRAM; git's `*.lock` is
+ * named like ours, and only a snapshot tells it apart (by its `.git` directory).
  *
- * Returns: %TRUE if @name is one of the three
+ * Returns: %TRUE if @name is one of these
  */
 gboolean
 fl_entry_kind_for_name (const char  *name,
@@ -836,7 +962,11 @@ fl_entry_kind_for_name (const char  *name,
   base = _fl_path_last_component (name);
 
   if (!_fl_classify_name (base, strlen (base), &info))
-    return FALSE;
+    {
+      if (!_fl_other_lock_name (base, strlen (base)))
+        return FALSE;
+      info.kind = FL_ENTRY_OTHER_PROGRAM;
+    }
   if (kind != NULL)
     *kind = info.kind;
   return TRUE;
@@ -857,6 +987,8 @@ fl_snapshot_finalize (GObject *object)
   g_free (self->content);
   g_free (self->content_raw);
   g_free (self->host);
+  g_free (self->owner_user);
+  g_free (self->owner_name);
   g_clear_pointer (&self->waiters, g_ptr_array_unref);
 
   G_OBJECT_CLASS (fl_snapshot_parent_class)->finalize (object);
@@ -899,6 +1031,10 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_REVISION: g_value_set_int64 (value, self->revision); break;
     case PROP_WAITING: g_value_set_boolean (value, self->waiting); break;
     case PROP_WAITERS: g_value_set_boxed (value, self->waiters); break;
+    case PROP_LOCK_FORMAT: g_value_set_enum (value, self->format); break;
+    case PROP_OWNER_USER: g_value_set_string (value, self->owner_user); break;
+    case PROP_OWNER_NAME: g_value_set_string (value, self->owner_name); break;
+    case PROP_OWNER_SINCE: g_value_set_int64 (value, self->owner_since); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -959,6 +1095,15 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
   properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE, flags);
   properties[PROP_WAITERS] = g_param_spec_boxed ("waiters", NULL, NULL, G_TYPE_PTR_ARRAY,
                                                  flags);
+
+  /* Another program's lock file (docs/other-lock-files.md). */
+  properties[PROP_LOCK_FORMAT] = g_param_spec_enum ("lock-format", NULL, NULL,
+                                                    FL_TYPE_LOCK_FORMAT, FL_LOCK_FORMAT_LIBFL,
+                                                    flags);
+  properties[PROP_OWNER_USER] = g_param_spec_string ("owner-user", NULL, NULL, NULL, flags);
+  properties[PROP_OWNER_NAME] = g_param_spec_string ("owner-name", NULL, NULL, NULL, flags);
+  properties[PROP_OWNER_SINCE] = g_param_spec_int64 ("owner-since", NULL, NULL,
+                                                     G_MININT64, G_MAXINT64, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -19,7 +19,9 @@ static const char *const schema[] = {
   "path", "target", "kind", "state", "pid", "process", "cmdline", "process_uid", "liveness",
   "kernel_lock", "stale", "reason", "content", "file_uid", "mtime", "age_s",
   /* etcd locks (null, and waiting false, for files) */
-  "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters", NULL
+  "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters",
+  /* other programs' lock files ("libfl" and nulls for libfl's own) */
+  "format", "owner_user", "owner_name", "owner_since_s", NULL
 };
 
 static void

@@ -164,7 +164,14 @@ test_names (void)
                        states->values[i].value_nick);
       g_assert_nonnull (fl_entry_state_get_label (states->values[i].value));
     }
-  g_assert_cmpuint (states->n_values, ==, 6);
+  g_assert_cmpuint (states->n_values, ==, 7);
+  g_assert_cmpstr (fl_entry_state_to_string (FL_ENTRY_STATE_FREE), ==, "free");
+  g_assert_cmpstr (fl_entry_state_get_label (FL_ENTRY_STATE_FREE), ==, "Free");
+  g_assert_false (fl_entry_state_is_problem (FL_ENTRY_STATE_FREE));
+  g_assert_cmpstr (fl_entry_kind_to_string (FL_ENTRY_OTHER_PROGRAM), ==, "other-program");
+  g_assert_cmpstr (fl_lock_format_to_string (FL_LOCK_FORMAT_LIBREOFFICE), ==, "libreoffice");
+  g_assert_cmpstr (fl_lock_format_to_string ((FlLockFormat) 99), ==, "libfl");
+  g_assert_cmpstr (fl_lock_format_get_label ((FlLockFormat) 99), ==, "libfl");
   g_assert_cmpstr (fl_entry_state_to_string ((FlEntryState) 99), ==, "unknown");
   g_assert_cmpstr (fl_entry_kind_to_string (FL_ENTRY_GRAVEYARD), ==, "graveyard");
   g_assert_cmpstr (fl_entry_kind_to_string ((FlEntryKind) 99), ==, "unknown");

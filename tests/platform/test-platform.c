@@ -20,8 +20,10 @@
 #include <windows.h>
 #include <io.h>
 #else
+#include <fcntl.h>
 #include <glib-unix.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -824,6 +826,106 @@ test_kernel_lock_child (Fixture       *f,
 }
 
 
+/* Other programs' lock files (docs/other-lock-files.md): a link's target read, never followed;
+ * a record lock asked, never taken. Windows has neither (ENOSYS). */
+static void
+test_readlink_at (Fixture       *f,
+                  gconstpointer  data)
+{
+  char buf[64];
+  size_t len = 99;
+
+  make_file (f, "file", "alice@host.1", NULL);
+#ifdef G_OS_WIN32
+  g_assert_cmpint (_fl_platform_readlink_at (f->dir, "file", buf, sizeof buf, &len), ==, ENOSYS);
+  g_assert_cmpuint (len, ==, 0);
+#else
+  {
+    g_autofree char *link = g_build_filename (f->path, ".#file", NULL);
+    g_autofree char *fifo = g_build_filename (f->path, "fifo", NULL);
+    g_autofree char *to_fifo = g_build_filename (f->path, "to-fifo", NULL);
+
+    g_assert_cmpint (symlink ("bob@host.4242:1700000000", link), ==, 0);
+    g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+    g_assert_cmpint (symlink (fifo, to_fifo), ==, 0);
+
+    g_assert_cmpint (_fl_platform_readlink_at (f->dir, ".#file", buf, sizeof buf, &len), ==, 0);
+    g_assert_cmpstr (buf, ==, "bob@host.4242:1700000000");
+    g_assert_cmpuint (len, ==, strlen (buf));
+    /* Cut short is an error, never a shorter target. */
+    g_assert_cmpint (_fl_platform_readlink_at (f->dir, ".#file", buf, 8, &len), ==,
+                     ENAMETOOLONG);
+    g_assert_cmpuint (len, ==, 0);
+    /* A link to a FIFO is read, not opened (this would block otherwise). */
+    g_assert_cmpint (_fl_platform_readlink_at (f->dir, "to-fifo", buf, sizeof buf, &len), ==, 0);
+    g_assert_cmpstr (buf, ==, fifo);
+    g_assert_cmpint (_fl_platform_readlink_at (f->dir, "file", buf, sizeof buf, &len), ==,
+                     EINVAL);
+    g_assert_cmpint (_fl_platform_readlink_at (f->dir, "none", buf, sizeof buf, &len), ==,
+                     ENOENT);
+  }
+#endif
+}
+
+static void
+test_record_lock_holder (Fixture       *f,
+                         gconstpointer  data)
+{
+  FlHandle h;
+  int pid = 99;
+
+  make_file (f, "lock", "", NULL);
+  g_assert_cmpint (_fl_platform_open_read (f->dir, "lock", &h), ==, 0);
+#ifdef G_OS_WIN32
+  g_assert_cmpint (_fl_platform_record_lock_holder (h, &pid), ==, ENOSYS);
+  g_assert_cmpint (pid, ==, 0);
+#else
+  {
+    g_autofree char *path = g_build_filename (f->path, "lock", NULL);
+    int ready[2];
+    pid_t child;
+    ssize_t got;
+    int err;
+    char c;
+
+    g_assert_cmpint (_fl_platform_record_lock_holder (h, &pid), ==, 0);
+    g_assert_cmpint (pid, ==, 0);
+    /* Our own flock is not a record lock (on Linux they are independent). */
+    g_assert_cmpint (_fl_platform_kernel_lock (h, FL_KERNEL_SHARED), ==, 0);
+    g_assert_cmpint (_fl_platform_record_lock_holder (h, &pid), ==, 0);
+    g_assert_cmpint (pid, ==, 0);
+
+    g_assert_cmpint (pipe (ready), ==, 0);
+    child = fork ();
+    g_assert_cmpint (child, >=, 0);
+    if (child == 0)
+      {
+        struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+        int fd = open (path, O_RDONLY);
+
+        if (fd < 0 || fcntl (fd, F_SETLK, &fl) < 0 || write (ready[1], "x", 1) != 1)
+          _exit (1);
+        for (;;)
+          pause ();
+      }
+    close (ready[1]);
+    got = read (ready[0], &c, 1);
+    err = _fl_platform_record_lock_holder (h, &pid);
+    /* Ended before asserting: a failed assertion must not leave it holding our output. */
+    kill (child, SIGKILL);
+    g_assert_cmpint (waitpid (child, NULL, 0), ==, child);
+    close (ready[0]);
+    g_assert_cmpint (got, ==, 1);
+    /* A shared (read) record lock answers too, with its holder's PID. */
+    g_assert_cmpint (err, ==, 0);
+    g_assert_cmpint (pid, ==, child);
+    g_assert_cmpint (_fl_platform_record_lock_holder (h, &pid), ==, 0);
+    g_assert_cmpint (pid, ==, 0);
+  }
+#endif
+  _fl_platform_close (h);
+}
+
 /* Processes */
 
 static void
@@ -1081,6 +1183,8 @@ main (int   argc,
   ADD ("kernel-lock/dup", test_kernel_lock_dup);
   ADD ("kernel-lock/protocol", test_kernel_lock_protocol);
   ADD ("kernel-lock/child", test_kernel_lock_child);
+  ADD ("readlink-at", test_readlink_at);
+  ADD ("record-lock-holder", test_record_lock_holder);
   ADD ("process/watch", test_process_watch);
   ADD ("watch/name", test_watch_name);
   ADD ("watch/timeout", test_watch_timeout);
