@@ -202,6 +202,8 @@ inspector_window_constructed (GObject *object)
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "details-position", self->paned, "position",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "view", self->views, "visible-child-name",
+                   G_SETTINGS_BIND_DEFAULT);
   /* The layout the remembered size asks for from the start, not after a first frame. */
   _inspector_window_update_layout (self, g_settings_get_int (self->settings, "window-width"));
 }

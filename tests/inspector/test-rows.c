@@ -408,6 +408,23 @@ test_folder_column (void)
   g_settings_reset (settings, "directories");
 }
 
+/* The view shown when the window closed is the one it opens with. */
+static void
+test_view_remembered (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  InspectorWindow *window = inspector_window_new (NULL);
+
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->views), ==, "files");
+  _inspector_window_show_view (window, "kernel");
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  window = inspector_window_new (NULL);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->views), ==, "kernel");
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_settings_reset (settings, "view");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -422,6 +439,7 @@ main (int   argc,
   g_test_add_func ("/ui/help/user-guide", test_help);
   g_test_add_func ("/ui/rows/counts-match-rows", test_counts_match_rows);
   g_test_add_func ("/ui/rows/folder-column", test_folder_column);
+  g_test_add_func ("/ui/rows/view-remembered", test_view_remembered);
 
   return g_test_run ();
 }
