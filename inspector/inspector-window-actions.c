@@ -392,84 +392,6 @@ clean_orphans_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-/* Folders */
-
-static void
-chooser_response_cb (GtkNativeDialog *native,
-                     int              response,
-                     InspectorWindow *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      const char *choice = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (native), "recursive");
-      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
-
-      if (path != NULL)
-        inspector_window_add_directory (self, path, g_strcmp0 (choice, "true") == 0, TRUE);
-    }
-  g_object_unref (native);
-}
-
-static void
-open_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
-{
-  InspectorWindow *self = INSPECTOR_WINDOW (widget);
-  GtkFileChooserNative *native;
-
-  native = gtk_file_chooser_native_new (_("Watch a Folder"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Watch"),
-                                        _("_Cancel"));
-  gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (native), "recursive",
-                               _("Include subfolders"), NULL, NULL);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  g_signal_connect (native, "response", G_CALLBACK (chooser_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-}
-
-/* The popover's entry: an etcd prefix, watched beside the folders and remembered with them. A
- * prefix that cannot be read is reported in the banner, in libfl's words. */
-static void
-add_etcd_prefix_action (GtkWidget  *widget,
-                        const char *action_name,
-                        GVariant   *parameter)
-{
-  InspectorWindow *self = INSPECTOR_WINDOW (widget);
-  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (
-                                                  GTK_EDITABLE (self->etcd_entry))));
-
-  if (text[0] == '\0')
-    return;
-  if (!g_str_has_prefix (text, "etcd://") && !g_str_has_prefix (text, "etcds://"))
-    {
-      _inspector_window_show_banner (self, FALSE,
-                                     _("Write an etcd prefix as etcd://HOST:PORT/PREFIX (or "
-                                       "etcds:// for TLS); open folders with the Open button."));
-      return;
-    }
-  inspector_window_add_directory (self, text, FALSE, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (self->etcd_entry), "");
-}
-
-/* Enter in the entry does what the Watch button beside it does. */
-void
-_inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
-                                          InspectorWindow *self)
-{
-  gtk_widget_activate_action (GTK_WIDGET (self), "win.add-etcd-prefix", NULL);
-}
-
-static void
-remove_directory_action (GtkWidget  *widget,
-                         const char *action_name,
-                         GVariant   *parameter)
-{
-  _inspector_window_remove_directory (INSPECTOR_WINDOW (widget),
-                                      g_variant_get_string (parameter, NULL));
-}
-
 static void
 refresh_action (GtkWidget  *widget,
                 const char *action_name,
@@ -497,62 +419,6 @@ copy_path_action (GtkWidget  *widget,
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), fl_snapshot_get_path (snap));
   text = g_strdup_printf (_("Copied “%s” to the clipboard."), fl_snapshot_get_path (snap));
   _inspector_window_show_banner (self, TRUE, text);
-}
-
-/* Into the details pane, onto the button that acts on the entry. */
-static void
-show_details_action (GtkWidget  *widget,
-                     const char *action_name,
-                     GVariant   *parameter)
-{
-  InspectorWindow *self = INSPECTOR_WINDOW (widget);
-
-  if (selected_snapshot (self) == NULL)
-    return;
-  inspector_details_focus_action (self->details);
-}
-
-static void
-folder_shown_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(InspectorWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  const char *folder = g_object_get_data (G_OBJECT (self), "inspector-folder");
-  g_autofree char *text = NULL;
-
-  if (g_app_info_launch_default_for_uri_finish (result, &error) || self->banner == NULL)
-    return;
-  text = g_strdup_printf (_("The folder “%s” could not be opened: %s. Open it in a file "
-                            "manager yourself, or copy the file's path with Ctrl+Shift+C."),
-                          folder, error->message);
-  _inspector_window_show_banner (self, FALSE, text);
-}
-
-/* The folder that holds the selected file, in the desktop's file manager. */
-static void
-open_folder_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *parameter)
-{
-  InspectorWindow *self = INSPECTOR_WINDOW (widget);
-  FlSnapshot *snap = selected_snapshot (self);
-  g_autofree char *folder = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autofree char *uri = NULL;
-  g_autoptr(GAppLaunchContext) context = NULL;
-
-  if (snap == NULL || !g_path_is_absolute (fl_snapshot_get_path (snap)))
-    return;
-  folder = g_path_get_dirname (fl_snapshot_get_path (snap));
-  file = g_file_new_for_path (folder);
-  uri = g_file_get_uri (file);
-  context = G_APP_LAUNCH_CONTEXT (gdk_display_get_app_launch_context (
-                                    gtk_widget_get_display (widget)));
-  g_object_set_data_full (G_OBJECT (self), "inspector-folder", g_strdup (folder), g_free);
-  g_app_info_launch_default_for_uri_async (uri, context, NULL, folder_shown_cb,
-                                           g_object_ref (self));
 }
 
 static void
@@ -589,21 +455,15 @@ focus_search_action (GtkWidget  *widget,
 void
 _inspector_window_install_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  _inspector_window_install_folder_actions (widget_class);
   gtk_widget_class_install_action (widget_class, "win.refresh", NULL, refresh_action);
   gtk_widget_class_install_action (widget_class, "win.reclaim", NULL, reclaim_action);
   gtk_widget_class_install_action (widget_class, "win.remove-orphan", NULL, remove_orphan_action);
   gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
   gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);
   gtk_widget_class_install_action (widget_class, "win.stop-work", NULL, stop_work_action);
-  gtk_widget_class_install_action (widget_class, "win.show-details", NULL, show_details_action);
-  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.help", NULL, help_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
-  gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
-                                   add_etcd_prefix_action);
-  gtk_widget_class_install_action (widget_class, "win.remove-directory", "s",
-                                   remove_directory_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-banner", NULL,
                                    dismiss_banner_action);
   gtk_widget_class_install_property_action (widget_class, "win.problems-only", "problems-only");

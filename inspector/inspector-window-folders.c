@@ -290,3 +290,91 @@ _inspector_window_update_page (InspectorWindow *self)
   else
     gtk_stack_set_visible_child_name (self->stack, "list");
 }
+
+/* The folder actions */
+
+static void
+chooser_response_cb (GtkNativeDialog *native,
+                     int              response,
+                     InspectorWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      const char *choice = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (native), "recursive");
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        inspector_window_add_directory (self, path, g_strcmp0 (choice, "true") == 0, TRUE);
+    }
+  g_object_unref (native);
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  GtkFileChooserNative *native;
+
+  native = gtk_file_chooser_native_new (_("Watch a Folder"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Watch"),
+                                        _("_Cancel"));
+  gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (native), "recursive",
+                               _("Include subfolders"), NULL, NULL);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_signal_connect (native, "response", G_CALLBACK (chooser_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* The popover's entry: an etcd prefix, watched beside the folders and remembered with them. A
+ * prefix that cannot be read is reported in the banner, in libfl's words. */
+static void
+add_etcd_prefix_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (
+                                                  GTK_EDITABLE (self->etcd_entry))));
+
+  if (text[0] == '\0')
+    return;
+  if (!g_str_has_prefix (text, "etcd://") && !g_str_has_prefix (text, "etcds://"))
+    {
+      _inspector_window_show_banner (self, FALSE,
+                                     _("Write an etcd prefix as etcd://HOST:PORT/PREFIX (or "
+                                       "etcds:// for TLS); open folders with the Open button."));
+      return;
+    }
+  inspector_window_add_directory (self, text, FALSE, TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (self->etcd_entry), "");
+}
+
+/* Enter in the entry does what the Watch button beside it does. */
+void
+_inspector_window_etcd_entry_activate_cb (GtkEntry        *entry,
+                                          InspectorWindow *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.add-etcd-prefix", NULL);
+}
+
+static void
+remove_directory_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  _inspector_window_remove_directory (INSPECTOR_WINDOW (widget),
+                                      g_variant_get_string (parameter, NULL));
+}
+
+void
+_inspector_window_install_folder_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.add-etcd-prefix", NULL,
+                                   add_etcd_prefix_action);
+  gtk_widget_class_install_action (widget_class, "win.remove-directory", "s",
+                                   remove_directory_action);
+}

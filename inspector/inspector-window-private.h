@@ -85,6 +85,7 @@ void        _inspector_window_tick             (InspectorWindow *self);
 
 /* inspector-window-folders.c */
 void        _inspector_window_update_page      (InspectorWindow *self);
+void        _inspector_window_install_folder_actions (GtkWidgetClass *widget_class);
 void        _inspector_window_remove_directory (InspectorWindow *self,
                                                 const char      *directory);
 void        _inspector_window_rebuild_directories (InspectorWindow *self);

@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "inspector-cell.h"
 #include "inspector-window-private.h"
 
@@ -232,6 +234,63 @@ row_menu_action (GtkWidget  *widget,
     popup_row_menu (self, 24, 24);
 }
 
+/* Into the details pane, onto the button that acts on the entry. */
+static void
+show_details_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  if (_inspector_window_get_selected (self) == NULL)
+    return;
+  inspector_details_focus_action (self->details);
+}
+
+static void
+folder_shown_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(InspectorWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const char *folder = g_object_get_data (G_OBJECT (self), "inspector-folder");
+  g_autofree char *text = NULL;
+
+  if (g_app_info_launch_default_for_uri_finish (result, &error) || self->banner == NULL)
+    return;
+  text = g_strdup_printf (_("The folder “%s” could not be opened: %s. Open it in a file "
+                            "manager yourself, or copy the file's path with Ctrl+Shift+C."),
+                          folder, error->message);
+  _inspector_window_show_banner (self, FALSE, text);
+}
+
+/* The folder that holds the selected file, in the desktop's file manager. */
+static void
+open_folder_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlEntry *selected = _inspector_window_get_selected (self);
+  FlSnapshot *snap = selected != NULL ? fl_entry_get_snapshot (selected) : NULL;
+  g_autofree char *folder = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(GAppLaunchContext) context = NULL;
+
+  if (snap == NULL || !g_path_is_absolute (fl_snapshot_get_path (snap)))
+    return;
+  folder = g_path_get_dirname (fl_snapshot_get_path (snap));
+  file = g_file_new_for_path (folder);
+  uri = g_file_get_uri (file);
+  context = G_APP_LAUNCH_CONTEXT (gdk_display_get_app_launch_context (
+                                    gtk_widget_get_display (widget)));
+  g_object_set_data_full (G_OBJECT (self), "inspector-folder", g_strdup (folder), g_free);
+  g_app_info_launch_default_for_uri_async (uri, context, NULL, folder_shown_cb,
+                                           g_object_ref (self));
+}
+
 /* Enter or a double click on a row: its details, where the person can act on it. */
 static void
 row_activated_cb (GtkColumnView   *view,
@@ -275,4 +334,6 @@ void
 _inspector_window_install_row_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.row-menu", NULL, row_menu_action);
+  gtk_widget_class_install_action (widget_class, "win.show-details", NULL, show_details_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
 }
