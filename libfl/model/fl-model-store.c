@@ -8,6 +8,8 @@
 
 #include "fl-entry-private.h"
 #include "fl-model-store-private.h"
+#include "fl-names-private.h"
+#include "fl-platform.h"
 #include "fl-snapshot-private.h"
 
 /* A GPtrArray sorted by path (strcmp): O(log n) lookup, O(1) get_item. An entry whose file
@@ -71,12 +73,25 @@ account (FlModelStore *store,
   store->hooks->account (entry, snap, sign, store->user_data);
 }
 
+/* A graveyard that this process made: a reclaim of the model's own (fl_snapshot_reclaim()
+ * moves the lock aside under a name with the taker's PID, then deletes it). A worker's
+ * reclaims leave it on disk for a moment, long enough for a file event to show it. */
+static gboolean
+is_own_graveyard (FlEntry *entry)
+{
+  const char *name = fl_snapshot_get_name (fl_entry_get_snapshot (entry));
+  FlNameInfo info;
+
+  return _fl_classify_name (name, strlen (name), &info)
+         && info.kind == FL_ENTRY_GRAVEYARD && info.creator_pid == _fl_platform_self_pid ();
+}
+
 static void
 emit (FlModelStore *store,
       FlEntry      *entry,
       FlChange      change)
 {
-  if (store->quiet == 0)
+  if (store->quiet == 0 && !is_own_graveyard (entry))
     store->hooks->emit (entry, change, store->user_data);
 }
 

@@ -331,8 +331,8 @@ test_auth_password (void)
   /* One and a half TTLs: without a keepalive it would be lost after 3 s. The keepalives (their
    * own session, the same TLS and token) keep it. */
   hold.lock = lock;
-  hold.until = g_get_monotonic_time () + 6 * G_USEC_PER_SEC;
-  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 20000));
+  hold.until = g_get_monotonic_time () + 12 * G_USEC_PER_SEC;
+  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 30000));
   g_assert_true (fl_lock_is_held (lock));
   g_assert_cmpuint (queue_length ("fl-test/auth-password"), ==, 1);
 
@@ -453,8 +453,10 @@ test_auth_token_invalidated_client (void)
 /* And a lock held across the reset stays held and releases cleanly. etcd 3.4.23 renews a
  * lease whatever the token (measured: neither a malformed nor a forgotten token is refused on
  * /v3/lease/keepalive), so the keeper's own re-authentication is not exercised here; this
- * checks that a forgotten token costs the holder nothing (6 s lease: renewals every 2 s,
- * valid 4.8 s after each; held 6 s past the reset). */
+ * checks that a forgotten token costs the holder nothing (10 s lease: renewals every 3.3 s,
+ * trusted until 1 s before the TTL after each; held 12 s past the reset, so without renewals
+ * it would be lost at 9 s). A 6 s lease left 2.8 s of slack, which an ASan build on a machine
+ * at load 20 exceeded once. */
 static void
 test_auth_token_invalidated_keepalive (void)
 {
@@ -466,15 +468,15 @@ test_auth_token_invalidated_keepalive (void)
 
   NEED (auth_server);
   options = auth_options (password_file);
-  fl_lock_options_set_lease_ttl_s (options, 6);
+  fl_lock_options_set_lease_ttl_s (options, 10);
   uri = etcd_tls_server_uri (auth_server, "auth-token-keepalive");
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
 
   etcd_tls_server_reset_tokens (auth_server, PASSWORD);
   hold.lock = lock;
-  hold.until = g_get_monotonic_time () + 6 * G_USEC_PER_SEC;
-  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 20000));
+  hold.until = g_get_monotonic_time () + 12 * G_USEC_PER_SEC;
+  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 30000));
   g_assert_true (fl_lock_is_held (lock));
 
   g_assert_true (fl_lock_release (lock, &error));

@@ -343,6 +343,39 @@ test_bulk_reclaim_cancelled (ModelFixture  *fx,
   model_assert_changes (fx, expected);
 }
 
+/* A graveyard named with this process's PID is the model's own reclaim moving a lock aside
+ * (a bulk reclaim's worker leaves it on disk for a moment): it comes and goes quietly. One
+ * named with another PID is another process's takeover: news. */
+static void
+test_own_graveyard_quiet (ModelFixture  *fx,
+                          gconstpointer  data)
+{
+  g_autofree char *own_name = g_strdup_printf ("x.lock.gy.%d.0000abcd", (int) getpid ());
+  g_autofree char *other_name = g_strdup_printf ("y.lock.gy.%d.0000abcd",
+                                                 (int) fl_test_dead_pid ());
+  g_autofree char *own = model_path (fx, own_name);
+  g_autofree char *other = model_path (fx, other_name);
+  g_autofree char *expected = NULL;
+
+  add_dir (fx);
+  write_pid_file (own, fl_test_dead_pid ());
+  model_event (fx, G_FILE_MONITOR_EVENT_CREATED, own_name, NULL);
+  fx->n_expected = 1;
+  g_assert_true (fl_test_wait_until (model_has_n, fx, 10000));
+  g_assert_cmpint (g_unlink (own), ==, 0);
+  model_event (fx, G_FILE_MONITOR_EVENT_DELETED, own_name, NULL);
+  fx->n_expected = 0;
+  g_assert_true (fl_test_wait_until (model_has_n, fx, 10000));
+  model_assert_changes (fx, "");
+
+  write_pid_file (other, fl_test_dead_pid ());
+  model_event (fx, G_FILE_MONITOR_EVENT_CREATED, other_name, NULL);
+  fx->n_expected = 1;
+  g_assert_true (fl_test_wait_until (model_has_n, fx, 10000));
+  expected = g_strdup_printf ("created:%s", other_name);
+  model_assert_changes (fx, expected);
+}
+
 /* A few real inotify events, end to end. */
 static void
 test_inotify (ModelFixture  *fx,
@@ -527,6 +560,7 @@ main (int   argc,
   ADD ("/model/bulk-reclaim", HAND, test_bulk_reclaim);
   ADD ("/model/bulk-reclaim-inotify", REAL, test_bulk_reclaim);
   ADD ("/model/bulk-reclaim-cancelled", HAND, test_bulk_reclaim_cancelled);
+  ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
 
