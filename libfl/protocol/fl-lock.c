@@ -88,7 +88,8 @@ static FlFileLock *
 file_lock_new_held (FlLockPath       *lp,
                     FlDir            *dir,
                     FlHandle          fd,
-                    const FlFileInfo *info)
+                    const FlFileInfo *info,
+                    int               owner)
 {
   FlFileLock *self = g_new0 (FlFileLock, 1);
 
@@ -96,7 +97,7 @@ file_lock_new_held (FlLockPath       *lp,
   memset (lp, 0, sizeof *lp);
   self->dir = dir;
   self->fd = fd;
-  self->owner = _fl_platform_self_pid ();
+  self->owner = owner;  /* the PID in the file: read by this very call (step A2) */
   self->id = info->id;
   return self;
 }
@@ -217,7 +218,7 @@ file_acquire (const char          *target,
   g_auto(FlLockPath) lp = { 0 };
   g_autoptr(FlWaiter) waiter = NULL;
   LastHolder last = { 0 };
-  FlTemp temp = { FL_HANDLE_NONE, NULL };
+  FlTemp temp = { FL_HANDLE_NONE, NULL, 0 };
   gboolean named = _fl_temp_use_named ();
   gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
   gint64 start = g_get_monotonic_time ();
@@ -274,7 +275,7 @@ file_acquire (const char          *target,
             }
           if (claimed)
             _fl_takeover_clear_claims (dir, lp.lock_name);  /* safe only while we hold it */
-          ret = file_lock_new_held (&lp, dir, temp.fd, &info);
+          ret = file_lock_new_held (&lp, dir, temp.fd, &info, temp.pid);
           dir = NULL;
           temp.fd = FL_HANDLE_NONE;
           goto out;
