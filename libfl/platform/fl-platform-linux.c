@@ -399,17 +399,21 @@ _fl_platform_unlink (FlDir      *dir,
 }
 
 int
-_fl_platform_unlink_held (FlDir      *dir,
-                          const char *name,
-                          FlHandle    held)
+_fl_platform_unlink_held (FlDir          *dir,
+                          const char     *name,
+                          FlHandle        held,
+                          const FlFileId *held_id)
 {
-  struct stat ours, named;
+  FlFileInfo ours, named;
+  int err;
 
-  if (fstat (fd_of (held), &ours) < 0)
-    return errno;
-  if (fstatat (dir->fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0)
-    return errno;
-  if (named.st_dev != ours.st_dev || named.st_ino != ours.st_ino)
+  if (held_id != NULL)
+    ours.id = *held_id;
+  else if ((err = _fl_platform_file_info (held, &ours)) != 0)
+    return err;
+  if ((err = _fl_platform_stat_at (dir, name, &named)) != 0)
+    return err;
+  if (!fl_file_id_equal (&named.id, &ours.id))
     return ESTALE;
   return unlinkat (dir->fd, name, 0) < 0 ? errno : 0;
 }

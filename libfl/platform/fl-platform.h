@@ -166,10 +166,13 @@ int         _fl_platform_unlink         (FlDir           *dir,
                                          const char      *name);
 /* Removes @name only while it is still the file @held is open on (release, step R2): ESTALE
  * when the name is another file now, ENOENT when it is gone. The caller holds the file's
- * kernel lock, so no libfl process can swap the name in between. */
+ * kernel lock, so no libfl process can swap the name in between. @held_id, when not NULL, is
+ * @held's own identity as _fl_platform_file_info() gave it (an open file's never changes), so
+ * that it is not asked again. */
 int         _fl_platform_unlink_held    (FlDir           *dir,
                                          const char      *name,
-                                         FlHandle         held);
+                                         FlHandle         held,
+                                         const FlFileId  *held_id);
 
 
 /* Open files */

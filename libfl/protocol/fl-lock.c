@@ -23,6 +23,7 @@ typedef struct
   FlDir     *dir;
   FlHandle   fd;     /* holds the exclusive kernel lock on our lock file; none once released */
   FlFileId   id;
+  gboolean   id_known;  /* id is our file's (fstat() succeeded at A3) */
   int        owner;  /* a forked child inherits the object, not the lock */
 } FlFileLock;
 
@@ -99,6 +100,7 @@ file_lock_new_held (FlLockPath       *lp,
   self->fd = fd;
   self->owner = owner;  /* the PID in the file: read by this very call (step A2) */
   self->id = info->id;
+  self->id_known = info->type == FL_FILE_REGULAR;
   return self;
 }
 
@@ -172,7 +174,7 @@ unlink_own (FlDir            *dir,
             const FlLockPath *lp,
             FlHandle          fd)
 {
-  _fl_platform_unlink_held (dir, lp->lock_name, fd);
+  _fl_platform_unlink_held (dir, lp->lock_name, fd, NULL);
   _fl_platform_close (fd);
 }
 
@@ -261,7 +263,7 @@ file_acquire (const char          *target,
         {
         case FL_LINK_HELD:
           if (_fl_platform_file_info (temp.fd, &info) != 0)
-            memset (&info, 0, sizeof info);
+            memset (&info, 0, sizeof info);  /* type 0 is no regular file: id_known FALSE */
           else if (!lock_at_path (&lp, &info))
             {
               /* Section 3a: granted in a directory moved away from the path. */
@@ -423,7 +425,8 @@ file_release (gpointer  state,
     }
 
   /* Steps R1 and R2: only a holder of our kernel lock could replace our file; we hold it. */
-  err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd);
+  err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd,
+                                  self->id_known ? &self->id : NULL);
 
   if (err == ESTALE || err == ENOENT)
     {
