@@ -199,6 +199,12 @@ _fl_platform_dir_open_at (FlDir      *dir,
   return dir_wrap (fd, out);
 }
 
+bool
+_fl_platform_dir_keep_open (void)
+{
+  return true;
+}
+
 void
 _fl_platform_dir_close (FlDir *dir)
 {

@@ -651,6 +651,12 @@ _fl_platform_dir_open_at (FlDir      *dir,
   return dir_from_handle (h, path, out);
 }
 
+bool
+_fl_platform_dir_keep_open (void)
+{
+  return false;  /* a directory handle kept open gets in the way of deleting the directory */
+}
+
 void
 _fl_platform_dir_close (FlDir *dir)
 {

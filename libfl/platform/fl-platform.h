@@ -107,6 +107,10 @@ int         _fl_platform_dir_open_at    (FlDir           *dir,
                                          const char      *name,
                                          FlDir          **out);
 void        _fl_platform_dir_close      (FlDir           *dir);
+/* Whether a lock directory may stay open between a release and the next acquire. Linux: yes
+ * (an open directory stops nobody from renaming or removing it; it keeps its filesystem busy
+ * for umount). Windows: no, an open directory handle gets in the way of its deletion. */
+bool        _fl_platform_dir_keep_open  (void);
 /* The directory's own information (sticky bit and owner, for permission messages). */
 int         _fl_platform_dir_info       (FlDir           *dir,
                                          FlFileInfo      *info);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fl-dir-cache-private.h"
 #include "fl-error-private.h"
 #include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
@@ -180,6 +181,27 @@ unlink_own (FlDir            *dir,
 
 /* Leaves the directory @dir for the one now at the path: a new temp there, a new watch. */
 static gboolean
+reopen_directory (FlDir              **dir,
+                  FlTemp              *temp,
+                  FlWaiter           **waiter,
+                  const FlLockPath    *lp,
+                  const FlLockOptions *options,
+                  gboolean             named,
+                  gint64               deadline,
+                  GCancellable        *cancellable,
+                  GError             **error)
+{
+  _fl_temp_discard (temp, *dir);
+  g_clear_pointer (waiter, _fl_waiter_free);
+  g_clear_pointer (dir, _fl_platform_dir_close);
+
+  *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
+  return *dir != NULL &&
+         _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
+}
+
+/* reopen_directory(), counted: section 3a's bound on replacements during one acquire. */
+static gboolean
 move_to_directory_at_path (FlDir              **dir,
                            FlTemp              *temp,
                            FlWaiter           **waiter,
@@ -191,12 +213,9 @@ move_to_directory_at_path (FlDir              **dir,
                            GCancellable        *cancellable,
                            GError             **error)
 {
-  _fl_temp_discard (temp, *dir);
-  g_clear_pointer (waiter, _fl_waiter_free);
-  g_clear_pointer (dir, _fl_platform_dir_close);
-
   if (++*moves > FL_DIRECTORY_MOVES_MAX)
     {
+      _fl_temp_discard (temp, *dir);
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                    "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
                    "process was acquiring it. A lock is on the directory that is at the path "
@@ -204,10 +223,22 @@ move_to_directory_at_path (FlDir              **dir,
                    lp->lock_path, lp->directory, *moves);
       return FALSE;
     }
+  return reopen_directory (dir, temp, waiter, lp, options, named, deadline, cancellable, error);
+}
 
-  *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
-  return *dir != NULL &&
-         _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
+/* Whether @dir, kept open since an earlier acquire, is the directory at the path now: the
+ * path's last component followed (as A1's open does) by looking at "DIR/.". Exact: our open
+ * descriptor keeps the inode number from being reused. */
+static gboolean
+directory_at_path (FlDir            *dir,
+                   const FlLockPath *lp)
+{
+  g_autofree char *dot = g_build_filename (lp->directory, ".", NULL);
+  FlFileInfo ours, at_path;
+
+  return _fl_platform_dir_info (dir, &ours) == 0 &&
+         _fl_platform_stat_path (dot, &at_path) == 0 &&
+         fl_file_id_equal (&ours.id, &at_path.id);
 }
 
 static gpointer
@@ -223,6 +254,10 @@ file_acquire (const char          *target,
   FlTemp temp = { FL_HANDLE_NONE, NULL, 0 };
   gboolean named = _fl_temp_use_named ();
   gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
+  /* dir was kept open since an earlier acquire (fl-dir-cache.c) and is not yet known to be the
+   * directory at the path: every result in it is checked, or it is reopened, before anything
+   * is decided (a lock granted, a holder judged, a wait) */
+  gboolean dir_unchecked;
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   guint moves = 0;
@@ -242,37 +277,55 @@ file_acquire (const char          *target,
   if (!_fl_lock_path_init (&lp, target, error))
     return NULL;
 
-  dir = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
+  dir = _fl_dir_cache_take (lp.directory);
+  dir_unchecked = dir != NULL;
+  if (dir == NULL)
+    dir = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
   if (dir == NULL)
     return NULL;
 
-  if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
-    goto out;
+  if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable,
+                        dir_unchecked ? NULL : error))
+    {
+      /* A kept directory may have been removed: the one at the path decides. */
+      if (!dir_unchecked ||
+          !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline, cancellable,
+                             error))
+        goto out;
+      dir_unchecked = FALSE;
+    }
 
   for (;;)
     {
       g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
       g_autoptr(GError) local_error = NULL;
+      FlLinkResult result;
       gint64 until;
       FlWake wake;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         goto out;
 
-      switch (_fl_temp_link (&temp, dir, &lp, error))
+      result = _fl_temp_link (&temp, dir, &lp, dir_unchecked ? NULL : error);
+      switch (result)
         {
         case FL_LINK_HELD:
           if (_fl_platform_file_info (temp.fd, &info) != 0)
             memset (&info, 0, sizeof info);  /* type 0 is no regular file: id_known FALSE */
           else if (!lock_at_path (&lp, &info))
             {
-              /* Section 3a: granted in a directory moved away from the path. */
+              /* Section 3a: granted in a directory moved away from the path (or a kept
+               * directory that was moved since: that is no replacement during this acquire). */
               unlink_own (dir, &lp, temp.fd);
               temp.fd = FL_HANDLE_NONE;
               claimed = FALSE;  /* any claims we left are in the old directory */
-              if (!move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
-                                              &moves, deadline, cancellable, error))
+              if (dir_unchecked
+                  ? !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                       cancellable, error)
+                  : !move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
+                                                &moves, deadline, cancellable, error))
                 goto out;
+              dir_unchecked = FALSE;
               continue;
             }
           if (claimed)
@@ -283,9 +336,18 @@ file_acquire (const char          *target,
           goto out;
 
         case FL_LINK_FAILED:
-          goto out;
-
         case FL_LINK_RETRY:
+          if (dir_unchecked)
+            {
+              /* Perhaps a kept directory that was removed: ask the one at the path. */
+              if (!reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                     cancellable, error))
+                goto out;
+              dir_unchecked = FALSE;
+              continue;
+            }
+          if (result == FL_LINK_FAILED)
+            goto out;
           _fl_temp_discard (&temp, dir);
           named = TRUE;
           if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
@@ -295,6 +357,18 @@ file_acquire (const char          *target,
         case FL_LINK_EXISTS:
         default:
           break;
+        }
+
+      /* Held by someone: in the directory at the path, or in one moved away since it was
+       * kept? Nothing is judged or waited for in the latter. */
+      if (dir_unchecked)
+        {
+          if (!directory_at_path (dir, &lp) &&
+              !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                 cancellable, error))
+            goto out;
+          dir_unchecked = FALSE;
+          continue;
         }
 
       /* Arm the watch before the link that may fail again, so no release is missed. */
@@ -397,7 +471,9 @@ file_acquire (const char          *target,
 out:
   if (dir != NULL)
     _fl_temp_discard (&temp, dir);  /* empty when the lock is held: it became the lock */
-  _fl_platform_dir_close (dir);
+  g_clear_pointer (&waiter, _fl_waiter_free);  /* before the directory is anyone else's */
+  if (dir != NULL)
+    _fl_dir_cache_put (lp.directory, dir);
   last_holder_clear (&last);
   return ret;
 }
@@ -459,6 +535,8 @@ file_release (gpointer  state,
 
   /* Step R3: only now may the kernel lock go. */
   _fl_platform_close (fd);
+  /* For the next acquire in this directory, which checks it is still at the path. */
+  _fl_dir_cache_put (self->lp.directory, g_steal_pointer (&self->dir));
   return TRUE;
 }
 
