@@ -410,16 +410,18 @@ _fl_platform_unlink_held (FlDir          *dir,
                           FlHandle        held,
                           const FlFileId *held_id)
 {
-  FlFileInfo ours, named;
-  int err;
+  struct stat st, named;
+  FlFileId ours;
 
   if (held_id != NULL)
-    ours.id = *held_id;
-  else if ((err = _fl_platform_file_info (held, &ours)) != 0)
-    return err;
-  if ((err = _fl_platform_stat_at (dir, name, &named)) != 0)
-    return err;
-  if (!fl_file_id_equal (&named.id, &ours.id))
+    ours = *held_id;
+  else if (fstat (fd_of (held), &st) < 0)
+    return errno;
+  else
+    ours = (FlFileId) { (uint64_t) st.st_dev, (uint64_t) st.st_ino };
+  if (fstatat (dir->fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno;
+  if ((uint64_t) named.st_dev != ours.dev || (uint64_t) named.st_ino != ours.ino)
     return ESTALE;
   return unlinkat (dir->fd, name, 0) < 0 ? errno : 0;
 }
