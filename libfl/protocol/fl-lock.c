@@ -480,13 +480,15 @@ out:
 
 /* Step R1-R3 */
 static gboolean
-file_release (gpointer  state,
-              GError  **error)
+file_release_held (gpointer   state,
+                   gboolean  *was_held,
+                   GError   **error)
 {
   FlFileLock *self = state;
   FlHandle fd = self->fd;
   int err;
 
+  *was_held = FALSE;
   if (fd == FL_HANDLE_NONE)
     return TRUE;
 
@@ -499,6 +501,7 @@ file_release (gpointer  state,
       _fl_platform_close (fd);
       return TRUE;
     }
+  *was_held = TRUE;  /* what file_is_held() says until now */
 
   /* Steps R1 and R2: only a holder of our kernel lock could replace our file; we hold it. */
   err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd,
@@ -538,6 +541,15 @@ file_release (gpointer  state,
   /* For the next acquire in this directory, which checks it is still at the path. */
   _fl_dir_cache_put (self->lp.directory, g_steal_pointer (&self->dir));
   return TRUE;
+}
+
+static gboolean
+file_release (gpointer  state,
+              GError  **error)
+{
+  gboolean was_held;
+
+  return file_release_held (state, &was_held, error);
 }
 
 /* A forked child has the object and a copy of the descriptor, but is not the holder. */
@@ -609,6 +621,7 @@ static const FlLockBackend file_backend = {
   .acquire = file_acquire,
   .release = file_release,
   .is_held = file_is_held,
+  .release_held = file_release_held,
   .get_fencing_token = file_get_fencing_token,
   .get_target = file_get_target,
   .get_path = file_get_path,
@@ -791,8 +804,13 @@ fl_lock_release (FlLock  *self,
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  was_held = self->backend->is_held (self->state);
-  ok = self->backend->release (self->state, error);
+  if (self->backend->release_held != NULL)
+    ok = self->backend->release_held (self->state, &was_held, error);
+  else
+    {
+      was_held = self->backend->is_held (self->state);
+      ok = self->backend->release (self->state, error);
+    }
   if (was_held || !ok)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
   return ok;
