@@ -354,7 +354,8 @@ const BenchMethod *
 bench_method_get (BenchMethodId id)
 {
   static const BenchMethod *const methods[BENCH_N_METHODS] = {
-    &bench_method_flock, &bench_method_excl, &bench_method_orig, &bench_method_libfl,
+    &bench_method_flock, &bench_method_excl, &bench_method_orig, &bench_method_node,
+    &bench_method_libfl,
   };
 
   g_assert ((guint) id < BENCH_N_METHODS);

@@ -124,8 +124,9 @@ bench_run_handoff (const BenchConfig *config,
       bench_progress ("handoff: round %u of %u, %u handoffs per method", r + 1, rounds, n);
       bench_rotate_order (order, r);
       for (guint i = 0; i < BENCH_N_METHODS; i++)
-        run_round (bench_method_get (order[i]), config->tmpfs_dir, n, config->seed + r * 7,
-                   &samples[(order[i] * rounds + r) * n]);
+        if (!bench_method_get (order[i])->external)
+          run_round (bench_method_get (order[i]), config->tmpfs_dir, n, config->seed + r * 7,
+                     &samples[(order[i] * rounds + r) * n]);
     }
 
   legend = g_strdup_printf ("tmpfs; release -> blocked waiter's acquire returns, hold times "
@@ -139,6 +140,8 @@ bench_run_handoff (const BenchConfig *config,
     {
       const double *all = &samples[m * rounds * n];
 
+      if (bench_method_get ((BenchMethodId) m)->external)
+        continue;
       for (guint p = 0; p < 3; p++)
         {
           rows[p][m].valid = TRUE;

@@ -47,7 +47,10 @@ run_strace (const BenchConfig *config,
 {
   g_autofree char *out = g_build_filename (config->tmpfs_dir, "strace.out", NULL);
   g_autofree char *cycles_str = g_strdup_printf ("%u", cycles);
-  const char *argv[] = {
+  g_autofree char *node = method->external ? bench_node_program () : NULL;
+  g_autofree char *target = g_build_filename (config->tmpfs_dir, "probe", NULL);
+  g_auto(GStrv) node_argv = node != NULL ? bench_node_cycle_argv (node, target, cycles) : NULL;
+  const char *argv[16] = {
     strace, "-f", "-c", "-U", "name,calls", "-o", out,
     config->self_exe, "--probe", method->name, config->tmpfs_dir, cycles_str, NULL,
   };
@@ -56,6 +59,12 @@ run_strace (const BenchConfig *config,
   g_auto(GStrv) lines = NULL;
   GHashTable *counts;
   int status;
+
+  if (method->external && node == NULL)
+    return NULL;
+  if (node_argv != NULL)
+    for (guint i = 0; i <= g_strv_length (node_argv); i++)
+      argv[7 + i] = node_argv[i];  /* the command after strace's options, NULL included */
 
   if (!g_spawn_sync (NULL, (char **) argv, NULL,
                      G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,

@@ -29,6 +29,7 @@ typedef enum
   BENCH_FLOCK,
   BENCH_EXCL,
   BENCH_ORIG,
+  BENCH_NODE,
   BENCH_LIBFL,
   BENCH_N_METHODS,
 } BenchMethodId;
@@ -47,6 +48,8 @@ typedef struct
   gboolean     (*acquire) (BenchLocker *self, GError **error);
   gboolean     (*release) (BenchLocker *self, GError **error);
   void         (*close)   (BenchLocker *self);
+  gboolean      external;   /* runs in another program (node): section 1 only, by its own
+                             * clock; the other sections leave its column empty */
 } BenchMethod;
 
 struct _BenchLocker
@@ -64,6 +67,7 @@ struct _BenchLocker
 extern const BenchMethod bench_method_flock;
 extern const BenchMethod bench_method_excl;
 extern const BenchMethod bench_method_orig;
+extern const BenchMethod bench_method_node;
 extern const BenchMethod bench_method_libfl;
 
 const BenchMethod *bench_method_get    (BenchMethodId id);
@@ -177,6 +181,11 @@ void bench_run_stale       (const BenchConfig *config, BenchReport *report);
 void bench_run_waiter_cpu  (const BenchConfig *config, BenchReport *report);
 void bench_run_model       (const BenchConfig *config, BenchReport *report);
 int  bench_model_probe_main (const char *parent, guint n_files);
+
+/* bench-node.c: the original module itself, under node (tests/helpers/original-module.js) */
+char    *bench_node_program    (void);   /* NULL when node or the module cannot be found */
+char   **bench_node_cycle_argv (const char *node, const char *target, guint cycles);
+double   bench_node_cycle_ns   (const char *dir, guint cycles);  /* NAN when not run */
 
 /* bench-syscalls.c: syscalls per cycle, counted by strace around a child that only cycles */
 int  bench_syscall_probe_main (const char *method, const char *dir, guint cycles);

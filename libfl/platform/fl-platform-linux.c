@@ -199,6 +199,12 @@ _fl_platform_dir_open_at (FlDir      *dir,
   return dir_wrap (fd, out);
 }
 
+bool
+_fl_platform_dir_keep_open (void)
+{
+  return true;
+}
+
 void
 _fl_platform_dir_close (FlDir *dir)
 {
@@ -370,12 +376,28 @@ _fl_platform_link_unnamed (FlDir      *dir,
                            FlHandle    file,
                            const char *to)
 {
+  /* 1: AT_EMPTY_PATH names our own O_TMPFILE (Linux 6.10 allows it for the credentials that
+   * opened the file; before, only with CAP_DAC_READ_SEARCH); 0: it did not, use /proc. */
+  static int empty_path_works = 1;
   char proc_path[64];
+  int err;
 
-  /* Through /proc, which any user may do (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH). Without
-   * /proc this says ENOENT, and the caller makes a named temp instead. */
+  /* Straight from the descriptor: no path, and no walk through /proc (1.5-2 us of a cycle). */
+  if (__atomic_load_n (&empty_path_works, __ATOMIC_RELAXED))
+    {
+      if (linkat (fd_of (file), "", dir->fd, to, AT_EMPTY_PATH) == 0)
+        return 0;
+      if (errno != ENOENT && errno != EPERM)
+        return errno;
+    }
+
+  /* Through /proc, which any user may do. Without /proc this says ENOENT, and the caller makes
+   * a named temp instead. */
   snprintf (proc_path, sizeof proc_path, "/proc/self/fd/%d", fd_of (file));
-  return linkat (AT_FDCWD, proc_path, dir->fd, to, AT_SYMLINK_FOLLOW) < 0 ? errno : 0;
+  err = linkat (AT_FDCWD, proc_path, dir->fd, to, AT_SYMLINK_FOLLOW) < 0 ? errno : 0;
+  if (err == 0)
+    __atomic_store_n (&empty_path_works, 0, __ATOMIC_RELAXED);  /* refused where /proc is not */
+  return err;
 }
 
 int
@@ -399,17 +421,23 @@ _fl_platform_unlink (FlDir      *dir,
 }
 
 int
-_fl_platform_unlink_held (FlDir      *dir,
-                          const char *name,
-                          FlHandle    held)
+_fl_platform_unlink_held (FlDir          *dir,
+                          const char     *name,
+                          FlHandle        held,
+                          const FlFileId *held_id)
 {
-  struct stat ours, named;
+  struct stat st, named;
+  FlFileId ours;
 
-  if (fstat (fd_of (held), &ours) < 0)
+  if (held_id != NULL)
+    ours = *held_id;
+  else if (fstat (fd_of (held), &st) < 0)
     return errno;
+  else
+    ours = (FlFileId) { (uint64_t) st.st_dev, (uint64_t) st.st_ino };
   if (fstatat (dir->fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0)
     return errno;
-  if (named.st_dev != ours.st_dev || named.st_ino != ours.st_ino)
+  if ((uint64_t) named.st_dev != ours.dev || (uint64_t) named.st_ino != ours.ino)
     return ESTALE;
   return unlinkat (dir->fd, name, 0) < 0 ? errno : 0;
 }

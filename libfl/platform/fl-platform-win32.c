@@ -651,6 +651,12 @@ _fl_platform_dir_open_at (FlDir      *dir,
   return dir_from_handle (h, path, out);
 }
 
+bool
+_fl_platform_dir_keep_open (void)
+{
+  return false;  /* a directory handle kept open gets in the way of deleting the directory */
+}
+
 void
 _fl_platform_dir_close (FlDir *dir)
 {
@@ -991,14 +997,19 @@ _fl_platform_unlink (FlDir      *dir,
 }
 
 int
-_fl_platform_unlink_held (FlDir      *dir,
-                          const char *name,
-                          FlHandle    held)
+_fl_platform_unlink_held (FlDir          *dir,
+                          const char     *name,
+                          FlHandle        held,
+                          const FlFileId *held_id)
 {
   FlFileInfo mine, there;
   HANDLE h;
-  int err = handle_info ((HANDLE) held, &mine);
+  int err = 0;
 
+  if (held_id != NULL)
+    mine.id = *held_id;
+  else
+    err = handle_info ((HANDLE) held, &mine);
   if (err != 0)
     return err;
   if ((err = open_for_delete (dir, name, &h)) != 0)

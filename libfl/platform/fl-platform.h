@@ -107,6 +107,10 @@ int         _fl_platform_dir_open_at    (FlDir           *dir,
                                          const char      *name,
                                          FlDir          **out);
 void        _fl_platform_dir_close      (FlDir           *dir);
+/* Whether a lock directory may stay open between a release and the next acquire. Linux: yes
+ * (an open directory stops nobody from renaming or removing it; it keeps its filesystem busy
+ * for umount). Windows: no, an open directory handle gets in the way of its deletion. */
+bool        _fl_platform_dir_keep_open  (void);
 /* The directory's own information (sticky bit and owner, for permission messages). */
 int         _fl_platform_dir_info       (FlDir           *dir,
                                          FlFileInfo      *info);
@@ -166,10 +170,13 @@ int         _fl_platform_unlink         (FlDir           *dir,
                                          const char      *name);
 /* Removes @name only while it is still the file @held is open on (release, step R2): ESTALE
  * when the name is another file now, ENOENT when it is gone. The caller holds the file's
- * kernel lock, so no libfl process can swap the name in between. */
+ * kernel lock, so no libfl process can swap the name in between. @held_id, when not NULL, is
+ * @held's own identity as _fl_platform_file_info() gave it (an open file's never changes), so
+ * that it is not asked again. */
 int         _fl_platform_unlink_held    (FlDir           *dir,
                                          const char      *name,
-                                         FlHandle         held);
+                                         FlHandle         held,
+                                         const FlFileId  *held_id);
 
 
 /* Open files */

@@ -33,6 +33,11 @@ struct _FlLockBackend
   gboolean    (*release)           (gpointer              state,
                                     GError              **error);
   gboolean    (*is_held)           (gpointer              state);
+  /* Nullable: release() that also says what is_held() said just before, with one look at
+   * this process's PID instead of two (a system call each). */
+  gboolean    (*release_held)      (gpointer              state,
+                                    gboolean             *was_held,
+                                    GError              **error);
   /* 0 means no token (docs/etcd.md, "Fencing"). */
   guint64     (*get_fencing_token) (gpointer              state);
   const char *(*get_target)        (gpointer              state);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fl-dir-cache-private.h"
 #include "fl-error-private.h"
 #include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
@@ -24,6 +25,7 @@ typedef struct
   FlDir     *dir;
   FlHandle   fd;     /* holds the exclusive kernel lock on our lock file; none once released */
   FlFileId   id;
+  gboolean   id_known;  /* id is our file's (fstat() succeeded at A3) */
   int        owner;  /* a forked child inherits the object, not the lock */
 } FlFileLock;
 
@@ -89,7 +91,8 @@ static FlFileLock *
 file_lock_new_held (FlLockPath       *lp,
                     FlDir            *dir,
                     FlHandle          fd,
-                    const FlFileInfo *info)
+                    const FlFileInfo *info,
+                    int               owner)
 {
   FlFileLock *self = g_new0 (FlFileLock, 1);
 
@@ -97,8 +100,9 @@ file_lock_new_held (FlLockPath       *lp,
   memset (lp, 0, sizeof *lp);
   self->dir = dir;
   self->fd = fd;
-  self->owner = _fl_platform_self_pid ();
+  self->owner = owner;  /* the PID in the file: read by this very call (step A2) */
   self->id = info->id;
+  self->id_known = info->type == FL_FILE_REGULAR;
   return self;
 }
 
@@ -172,11 +176,32 @@ unlink_own (FlDir            *dir,
             const FlLockPath *lp,
             FlHandle          fd)
 {
-  _fl_platform_unlink_held (dir, lp->lock_name, fd);
+  _fl_platform_unlink_held (dir, lp->lock_name, fd, NULL);
   _fl_platform_close (fd);
 }
 
 /* Leaves the directory @dir for the one now at the path: a new temp there, a new watch. */
+static gboolean
+reopen_directory (FlDir              **dir,
+                  FlTemp              *temp,
+                  FlWaiter           **waiter,
+                  const FlLockPath    *lp,
+                  const FlLockOptions *options,
+                  gboolean             named,
+                  gint64               deadline,
+                  GCancellable        *cancellable,
+                  GError             **error)
+{
+  _fl_temp_discard (temp, *dir);
+  g_clear_pointer (waiter, _fl_waiter_free);
+  g_clear_pointer (dir, _fl_platform_dir_close);
+
+  *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
+  return *dir != NULL &&
+         _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
+}
+
+/* reopen_directory(), counted: section 3a's bound on replacements during one acquire. */
 static gboolean
 move_to_directory_at_path (FlDir              **dir,
                            FlTemp              *temp,
@@ -189,12 +214,9 @@ move_to_directory_at_path (FlDir              **dir,
                            GCancellable        *cancellable,
                            GError             **error)
 {
-  _fl_temp_discard (temp, *dir);
-  g_clear_pointer (waiter, _fl_waiter_free);
-  g_clear_pointer (dir, _fl_platform_dir_close);
-
   if (++*moves > FL_DIRECTORY_MOVES_MAX)
     {
+      _fl_temp_discard (temp, *dir);
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                    "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
                    "process was acquiring it. A lock is on the directory that is at the path "
@@ -202,10 +224,22 @@ move_to_directory_at_path (FlDir              **dir,
                    lp->lock_path, lp->directory, *moves);
       return FALSE;
     }
+  return reopen_directory (dir, temp, waiter, lp, options, named, deadline, cancellable, error);
+}
 
-  *dir = _fl_open_lock_directory (lp->directory, options->create_dirs, error);
-  return *dir != NULL &&
-         _fl_temp_create (temp, *dir, lp, named, deadline, cancellable, error);
+/* Whether @dir, kept open since an earlier acquire, is the directory at the path now: the
+ * path's last component followed (as A1's open does) by looking at "DIR/.". Exact: our open
+ * descriptor keeps the inode number from being reused. */
+static gboolean
+directory_at_path (FlDir            *dir,
+                   const FlLockPath *lp)
+{
+  g_autofree char *dot = g_build_filename (lp->directory, ".", NULL);
+  FlFileInfo ours, at_path;
+
+  return _fl_platform_dir_info (dir, &ours) == 0 &&
+         _fl_platform_stat_path (dot, &at_path) == 0 &&
+         fl_file_id_equal (&ours.id, &at_path.id);
 }
 
 static gpointer
@@ -218,9 +252,13 @@ file_acquire (const char          *target,
   g_auto(FlLockPath) lp = { 0 };
   g_autoptr(FlWaiter) waiter = NULL;
   LastHolder last = { 0 };
-  FlTemp temp = { FL_HANDLE_NONE, NULL };
+  FlTemp temp = { FL_HANDLE_NONE, NULL, 0 };
   gboolean named = _fl_temp_use_named ();
   gboolean claimed = FALSE;  /* went the claim way (docs/protocol.md, section 4) */
+  /* dir was kept open since an earlier acquire (fl-dir-cache.c) and is not yet known to be the
+   * directory at the path: every result in it is checked, or it is reopened, before anything
+   * is decided (a lock granted, a holder judged, a wait) */
+  gboolean dir_unchecked;
   gint64 start = g_get_monotonic_time ();
   gint64 deadline;
   guint moves = 0;
@@ -240,50 +278,77 @@ file_acquire (const char          *target,
   if (!_fl_lock_path_init (&lp, target, error))
     return NULL;
 
-  dir = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
+  dir = _fl_dir_cache_take (lp.directory);
+  dir_unchecked = dir != NULL;
+  if (dir == NULL)
+    dir = _fl_open_lock_directory (lp.directory, options->create_dirs, error);
   if (dir == NULL)
     return NULL;
 
-  if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
-    goto out;
+  if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable,
+                        dir_unchecked ? NULL : error))
+    {
+      /* A kept directory may have been removed: the one at the path decides. */
+      if (!dir_unchecked ||
+          !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline, cancellable,
+                             error))
+        goto out;
+      dir_unchecked = FALSE;
+    }
 
   for (;;)
     {
       g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
       g_autoptr(GError) local_error = NULL;
+      FlLinkResult result;
       gint64 until;
       FlWake wake;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         goto out;
 
-      switch (_fl_temp_link (&temp, dir, &lp, error))
+      result = _fl_temp_link (&temp, dir, &lp, dir_unchecked ? NULL : error);
+      switch (result)
         {
         case FL_LINK_HELD:
           if (_fl_platform_file_info (temp.fd, &info) != 0)
-            memset (&info, 0, sizeof info);
+            memset (&info, 0, sizeof info);  /* type 0 is no regular file: id_known FALSE */
           else if (!lock_at_path (&lp, &info))
             {
-              /* Section 3a: granted in a directory moved away from the path. */
+              /* Section 3a: granted in a directory moved away from the path (or a kept
+               * directory that was moved since: that is no replacement during this acquire). */
               unlink_own (dir, &lp, temp.fd);
               temp.fd = FL_HANDLE_NONE;
               claimed = FALSE;  /* any claims we left are in the old directory */
-              if (!move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
-                                              &moves, deadline, cancellable, error))
+              if (dir_unchecked
+                  ? !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                       cancellable, error)
+                  : !move_to_directory_at_path (&dir, &temp, &waiter, &lp, options, named,
+                                                &moves, deadline, cancellable, error))
                 goto out;
+              dir_unchecked = FALSE;
               continue;
             }
           if (claimed)
             _fl_takeover_clear_claims (dir, lp.lock_name);  /* safe only while we hold it */
-          ret = file_lock_new_held (&lp, dir, temp.fd, &info);
+          ret = file_lock_new_held (&lp, dir, temp.fd, &info, temp.pid);
           dir = NULL;
           temp.fd = FL_HANDLE_NONE;
           goto out;
 
         case FL_LINK_FAILED:
-          goto out;
-
         case FL_LINK_RETRY:
+          if (dir_unchecked)
+            {
+              /* Perhaps a kept directory that was removed: ask the one at the path. */
+              if (!reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                     cancellable, error))
+                goto out;
+              dir_unchecked = FALSE;
+              continue;
+            }
+          if (result == FL_LINK_FAILED)
+            goto out;
           _fl_temp_discard (&temp, dir);
           named = TRUE;
           if (!_fl_temp_create (&temp, dir, &lp, named, deadline, cancellable, error))
@@ -293,6 +358,18 @@ file_acquire (const char          *target,
         case FL_LINK_EXISTS:
         default:
           break;
+        }
+
+      /* Held by someone: in the directory at the path, or in one moved away since it was
+       * kept? Nothing is judged or waited for in the latter. */
+      if (dir_unchecked)
+        {
+          if (!directory_at_path (dir, &lp) &&
+              !reopen_directory (&dir, &temp, &waiter, &lp, options, named, deadline,
+                                 cancellable, error))
+            goto out;
+          dir_unchecked = FALSE;
+          continue;
         }
 
       /* Arm the watch before the link that may fail again, so no release is missed. */
@@ -405,20 +482,24 @@ file_acquire (const char          *target,
 out:
   if (dir != NULL)
     _fl_temp_discard (&temp, dir);  /* empty when the lock is held: it became the lock */
-  _fl_platform_dir_close (dir);
+  g_clear_pointer (&waiter, _fl_waiter_free);  /* before the directory is anyone else's */
+  if (dir != NULL)
+    _fl_dir_cache_put (lp.directory, dir);
   last_holder_clear (&last);
   return ret;
 }
 
 /* Step R1-R3 */
 static gboolean
-file_release (gpointer  state,
-              GError  **error)
+file_release_held (gpointer   state,
+                   gboolean  *was_held,
+                   GError   **error)
 {
   FlFileLock *self = state;
   FlHandle fd = self->fd;
   int err;
 
+  *was_held = FALSE;
   if (fd == FL_HANDLE_NONE)
     return TRUE;
 
@@ -431,9 +512,11 @@ file_release (gpointer  state,
       _fl_platform_close (fd);
       return TRUE;
     }
+  *was_held = TRUE;  /* what file_is_held() says until now */
 
   /* Steps R1 and R2: only a holder of our kernel lock could replace our file; we hold it. */
-  err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd);
+  err = _fl_platform_unlink_held (self->dir, self->lp.lock_name, fd,
+                                  self->id_known ? &self->id : NULL);
 
   if (err == ESTALE || err == ENOENT)
     {
@@ -466,7 +549,18 @@ file_release (gpointer  state,
 
   /* Step R3: only now may the kernel lock go. */
   _fl_platform_close (fd);
+  /* For the next acquire in this directory, which checks it is still at the path. */
+  _fl_dir_cache_put (self->lp.directory, g_steal_pointer (&self->dir));
   return TRUE;
+}
+
+static gboolean
+file_release (gpointer  state,
+              GError  **error)
+{
+  gboolean was_held;
+
+  return file_release_held (state, &was_held, error);
 }
 
 /* A forked child has the object and a copy of the descriptor, but is not the holder. */
@@ -538,6 +632,7 @@ static const FlLockBackend file_backend = {
   .acquire = file_acquire,
   .release = file_release,
   .is_held = file_is_held,
+  .release_held = file_release_held,
   .get_fencing_token = file_get_fencing_token,
   .get_target = file_get_target,
   .get_path = file_get_path,
@@ -720,8 +815,13 @@ fl_lock_release (FlLock  *self,
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  was_held = self->backend->is_held (self->state);
-  ok = self->backend->release (self->state, error);
+  if (self->backend->release_held != NULL)
+    ok = self->backend->release_held (self->state, &was_held, error);
+  else
+    {
+      was_held = self->backend->is_held (self->state);
+      ok = self->backend->release (self->state, error);
+    }
   if (was_held || !ok)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
   return ok;

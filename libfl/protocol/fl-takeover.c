@@ -111,7 +111,7 @@ claim_clear (Claim *claim,
   if (claim->fd != FL_HANDLE_NONE)
     {
       if (claim->own_name != NULL)
-        _fl_platform_unlink_held (dir, claim->own_name, claim->fd);
+        _fl_platform_unlink_held (dir, claim->own_name, claim->fd, NULL);
       _fl_platform_close (claim->fd);
       claim->fd = FL_HANDLE_NONE;
     }
@@ -150,7 +150,7 @@ claim_create (Claim       *claim,
           _fl_test_crash_point ("C1");
           return TRUE;
         }
-      _fl_platform_unlink_held (dir, name, fd);
+      _fl_platform_unlink_held (dir, name, fd, NULL);
       _fl_platform_close (fd);
     }
 

@@ -15,6 +15,7 @@ typedef struct
 {
   FlHandle  fd;    /* the kernel lock (exclusive) is held on it from creation on */
   char     *name;  /* NULL for an unnamed file (O_TMPFILE), which has none until it is the lock */
+  int       pid;   /* the PID it holds: this process's, read once while it was made */
 } FlTemp;
 
 typedef enum

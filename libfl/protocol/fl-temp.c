@@ -134,7 +134,7 @@ _fl_temp_create (FlTemp           *temp,
   gboolean kernel_lock;
   char pid_text[16];
   char record[FL_IDENTITY_MAX];
-  gsize len;
+  gsize len, record_len;
   int err;
 
   for (guint tries = 1;; tries++)
@@ -191,8 +191,16 @@ _fl_temp_create (FlTemp           *temp,
       }
     }
 
-  _fl_process_self_identity (&identity);
-  identity.kernel_lock = kernel_lock;
+  /* One getpid() for the content, the identity and the owner (temp->pid): a fork in another
+   * thread does not change this process's PID, and the child does not run this thread. */
+  if (kernel_lock)
+    record_len = _fl_process_self_identity_record (&identity, record, sizeof record);
+  else
+    {
+      _fl_process_self_identity (&identity);
+      record_len = _fl_identity_format (&identity, record, sizeof record);
+    }
+  temp->pid = identity.pid;
 
   len = (gsize) g_snprintf (pid_text, sizeof pid_text, "%d", identity.pid);
   err = _fl_platform_write_all (temp->fd, pid_text, len);
@@ -205,10 +213,8 @@ _fl_temp_create (FlTemp           *temp,
 
   /* Without an identity record (some filesystems keep no user xattrs) the lock still works:
    * the kernel lock decides. */
-  len = identity.kernel_lock ? _fl_process_self_identity_record (record, sizeof record)
-                             : _fl_identity_format (&identity, record, sizeof record);
-  if (len > 0)
-    _fl_platform_identity_set (temp->fd, record, len);
+  if (record_len > 0)
+    _fl_platform_identity_set (temp->fd, record, record_len);
 
   return TRUE;
 }

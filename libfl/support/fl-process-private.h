@@ -32,10 +32,12 @@ void               _fl_process_cache_invalidate (void);
 /* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
 void               _fl_process_self_identity (FlIdentity   *identity);
 
-/* This process's identity formatted for the identity record, with the kernel lock taken:
- * cached, since every acquire writes it. Returns its length, 0 if @size is too small. */
-gsize              _fl_process_self_identity_record (char  *buf,
-                                                     gsize  size);
+/* This process's identity (as _fl_process_self_identity()) and its identity record, with the
+ * kernel lock taken: cached, since every acquire writes it; one getpid() for both. Returns the
+ * record's length, 0 if @size is too small. */
+gsize              _fl_process_self_identity_record (FlIdentity *identity,
+                                                     char       *buf,
+                                                     gsize       size);
 
 /* For messages, never for a decision: the PIDs (at most FL_KERNEL_LOCK_HOLDERS_MAX) that hold
  * the kernel lock on @id, shared or exclusive ones, in a new array; NULL when nobody can

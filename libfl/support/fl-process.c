@@ -170,16 +170,18 @@ _fl_process_self_identity (FlIdentity *identity)
 }
 
 gsize
-_fl_process_self_identity_record (char  *buf,
-                                  gsize  size)
+_fl_process_self_identity_record (FlIdentity *identity,
+                                  char       *buf,
+                                  gsize       size)
 {
-  FlIdentity identity;
   gsize len;
 
-  _fl_process_self_identity (&identity);  /* fills the cache for this PID */
+  _fl_process_self_identity (identity);  /* fills the cache for this PID */
 
+  /* The record of the identity just read: a fork in another thread meanwhile changes
+   * nothing here, the child does not run this thread, and its own call fills its own cache. */
   pthread_mutex_lock (&self_lock);
-  len = self_record_len < size ? self_record_len : 0;
+  len = self_identity.pid == identity->pid && self_record_len < size ? self_record_len : 0;
   memcpy (buf, self_record, len);
   pthread_mutex_unlock (&self_lock);
 

@@ -11,6 +11,8 @@
 //                                                    protocol of tests/helpers/fl-test-counter.c
 //   node original-module.js judge CONTENT-FILE...    "alive" or "dead" for each, by the module's
 //                                                    isAlive
+//   node original-module.js cycle TARGET N           N uncontended acquire+release cycles after
+//                                                    a warm-up; prints ns per cycle (fl-bench)
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 'use strict';
@@ -177,13 +179,30 @@ function main(argv) {
     }
     return 0;
   }
+  if (argv.length === 3 && argv[0] === 'cycle') {
+    // For fl-bench: a fixed warm-up (the same in every run, so that strace's counts of two
+    // runs differ by the cycles alone), then N cycles; prints nanoseconds per cycle.
+    const n = Number(argv[2]);
+    for (let i = 0; i < 200; i++) {
+      acquire(argv[1], -1);
+      release(argv[1]);
+    }
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) {
+      acquire(argv[1], -1);
+      release(argv[1]);
+    }
+    const ns = Number(process.hrtime.bigint() - start);
+    process.stdout.write(`${n > 0 ? ns / n : 0}\n`);
+    return 0;
+  }
   if (argv.length >= 2 && argv[0] === 'judge') {
     for (const file of argv.slice(1))
       process.stdout.write(isAlive(readPid(file)) ? 'alive\n' : 'dead\n');
     return 0;
   }
   process.stderr.write('usage: original-module.js hold TARGET | acquire TARGET MS | ' +
-                       'count TARGET COUNTER N | judge CONTENT-FILE...\n');
+                       'count TARGET COUNTER N | judge CONTENT-FILE... | cycle TARGET N\n');
   return 64;
 }
 

@@ -74,11 +74,20 @@ check_held (FlTestDir *fx,
 }
 
 static void
+count_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 gpointer    data)
+{
+  (*(guint *) data)++;
+}
+
+static void
 test_acquire_release (FlTestDir     *fx,
                       gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
+  guint held_notified = 0;
 
   _fl_lock_set_force_named_temp (GPOINTER_TO_INT (data));
 
@@ -86,16 +95,19 @@ test_acquire_release (FlTestDir     *fx,
   g_assert_no_error (error);
   g_assert_nonnull (lock);
   check_held (fx, lock);
+  g_signal_connect (lock, "notify::held", G_CALLBACK (count_notify_cb), &held_notified);
 
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
   g_assert_false (fl_lock_is_held (lock));
   g_assert_false (fl_test_exists (fx->lock));
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
+  g_assert_cmpuint (held_notified, ==, 1);
 
-  /* Releasing twice does nothing the second time. */
+  /* Releasing twice does nothing the second time, and says nothing changed. */
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
+  g_assert_cmpuint (held_notified, ==, 1);
 
   _fl_lock_set_force_named_temp (FALSE);
 }

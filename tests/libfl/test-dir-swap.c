@@ -269,6 +269,81 @@ test_swap_forever (FlTestDir     *fx,
   g_assert_false (fl_test_exists (lock_path));
 }
 
+/* Takes @target at once and releases it; the kernel lock was held on @lock_path. */
+static void
+acquire_release (const char          *target,
+                 const FlLockOptions *options,
+                 const char          *lock_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = fl_lock_try_acquire (target, options, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (fl_test_kernel_lock_held (lock_path));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+/* A release keeps its directory open for the next acquire there (fl-dir-cache.c). That
+ * directory may be moved away before the next acquire: then nothing in it decides. Here d.old
+ * has a lock named by a live PID, and d is free: the acquire takes d/target, never reports d.old's
+ * holder. */
+static void
+test_kept_directory_replaced (FlTestDir     *fx,
+                              gconstpointer  data)
+{
+  g_autofree char *d = g_build_filename (fx->dir, "d", NULL);
+  g_autofree char *d_old = g_build_filename (fx->dir, "d.old", NULL);
+  g_autofree char *target = g_build_filename (d, "target", NULL);
+  g_autofree char *lock_path = g_build_filename (d, "target.lock", NULL);
+  g_autofree char *old_lock = g_build_filename (d_old, "target.lock", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  acquire_release (target, NULL, lock_path);
+
+  g_assert_cmpint (rename (d, d_old), ==, 0);
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (old_lock, pid, -1, NULL));  /* alive: our PID */
+
+  acquire_release (target, NULL, lock_path);
+  g_assert_true (fl_test_exists (old_lock));  /* untouched */
+  g_assert_cmpint (unlink (old_lock), ==, 0);
+
+  /* Moved away and free: the lock is taken in the directory at the path, and the file
+   * linked in the kept one is gone again. */
+  g_assert_cmpint (rename (d, d_old), ==, 0);  /* over the empty d.old */
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  acquire_release (target, NULL, lock_path);
+  g_assert_false (fl_test_exists (old_lock));
+}
+
+/* The kept directory was removed: the acquire goes by the path, creating it when asked to and
+ * saying it does not exist otherwise. */
+static void
+test_kept_directory_removed (FlTestDir     *fx,
+                             gconstpointer  data)
+{
+  g_autofree char *d = g_build_filename (fx->dir, "d", NULL);
+  g_autofree char *target = g_build_filename (d, "target", NULL);
+  g_autofree char *lock_path = g_build_filename (d, "target.lock", NULL);
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+
+  g_assert_cmpint (mkdir (d, 0755), ==, 0);
+  acquire_release (target, NULL, lock_path);
+  g_assert_cmpint (rmdir (d), ==, 0);
+
+  lock = fl_lock_try_acquire (target, NULL, &error);
+  g_assert_null (lock);
+  g_assert_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY);
+  g_clear_error (&error);
+
+  fl_lock_options_set_create_dirs (options, TRUE);
+  acquire_release (target, options, lock_path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -278,6 +353,8 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/dir-swap/while-waiting", NULL, test_swap_while_waiting);
   FL_TEST_ADD ("/libfl/dir-swap/after-link", NULL, test_swap_after_link);
   FL_TEST_ADD ("/libfl/dir-swap/forever", NULL, test_swap_forever);
+  FL_TEST_ADD ("/libfl/dir-swap/kept-directory-replaced", NULL, test_kept_directory_replaced);
+  FL_TEST_ADD ("/libfl/dir-swap/kept-directory-removed", NULL, test_kept_directory_removed);
 
   return g_test_run ();
 }

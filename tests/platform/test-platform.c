@@ -220,22 +220,29 @@ test_unlink_held (Fixture       *f,
                   gconstpointer  data)
 {
   FlHandle old, now;
-  FlFileInfo info, now_info;
+  FlFileInfo info, now_info, old_info;
 
   make_file (f, "a", "old", &old);
   g_assert_cmpint (_fl_platform_rename_noreplace (f->dir, "a", "a.moved"), ==, 0);
   make_file (f, "a", "new", &now);
 
-  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", old), ==, ESTALE);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", old, NULL), ==, ESTALE);
   g_assert_cmpint (_fl_platform_stat_at (f->dir, "a", &info), ==, 0);
   g_assert_cmpint (_fl_platform_file_info (now, &now_info), ==, 0);
   g_assert_true (fl_file_id_equal (&info.id, &now_info.id));
+  /* The identity given is the one compared (release passes the one it read at acquire). */
+  g_assert_cmpint (_fl_platform_file_info (old, &old_info), ==, 0);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", now, &old_info.id), ==, ESTALE);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", old, &now_info.id), ==, 0);
+  _fl_platform_close (now);
+  assert_gone (f, "a");
+  make_file (f, "a", "new", &now);
 
-  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", now), ==, 0);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", now, NULL), ==, 0);
   /* Classic (non-POSIX) delete keeps the name until the last handle closes. */
   _fl_platform_close (now);
   assert_gone (f, "a");
-  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", old), ==, ENOENT);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "a", old, NULL), ==, ENOENT);
   _fl_platform_close (old);
   g_assert_cmpint (_fl_platform_stat_at (f->dir, "a.moved", &info), ==, 0);
 }
@@ -315,7 +322,7 @@ test_identity_after_rename (Fixture       *f,
   g_assert_cmpint (_fl_platform_file_info (h, &held), ==, 0);
   g_assert_cmpint (_fl_platform_stat_at (f->dir, "T.lock.gy.1", &named), ==, 0);
   g_assert_true (fl_file_id_equal (&held.id, &named.id));
-  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock.gy.1", h), ==, 0);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock.gy.1", h, NULL), ==, 0);
   _fl_platform_close (h);
   assert_gone (f, "T.lock.gy.1");
 }
@@ -630,7 +637,7 @@ test_kernel_lock_protocol (Fixture       *f,
   g_assert_cmpstr (content, ==, "1234\n");
 
   /* The identity of a handle whose name is gone must still be the file's (wine gap 9). */
-  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock", temp), ==, 0);
+  g_assert_cmpint (_fl_platform_unlink_held (f->dir, "T.lock", temp, NULL), ==, 0);
   _fl_platform_close (temp);
   _fl_platform_close (reader);
   assert_gone (f, "T.lock");
