@@ -88,11 +88,14 @@ static void
 post_send (Post *post)
 {
   GSource *source = g_idle_source_new ();
+  GMainContext *context = post->job->context;
 
-  _fl_tsan_release (post);
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, post_cb, post, post_free);
-  g_source_attach (source, post->job->context);
+  /* The last touch of the post and its job in this thread: once attached, the last post may
+   * be dispatched and the job freed at once (GLib's locks are invisible to TSan). */
+  _fl_tsan_release (post);
+  g_source_attach (source, context);
   g_source_unref (source);
 }
 
