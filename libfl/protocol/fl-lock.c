@@ -912,8 +912,8 @@ fl_lock_init (FlLock *self)
  * @self: a held #FlLock
  * @error: return location for a #GError
  *
- * Returns a new descriptor of the lock file, close-on-exec, that shares the kernel lock of
- * @self: the lock is held for as long as any copy of it is open. A process that gives it to a
+ * Returns a new descriptor of the lock file, close-on-exec, that shares the kernel lock
+ * of @self: the lock is held for as long as any copy of it is open. A process that gives it to a
  * command (clearing close-on-exec in the child only, as flock(1) does) makes the lock live
  * exactly as long as the command, even if the process itself is killed: libfl then judges the
  * lock held by a child of the PID in the file (docs/protocol.md, "Handing the lock to a

@@ -757,7 +757,7 @@ fl_snapshot_get_state (FlSnapshot *self)
 
 /**
  * fl_snapshot_dup_state_summary:
- * @snapshot: a snapshot
+ * @self: a snapshot
  *
  * The state with its short reason, translated, as the inspector's State column and flctl's
  * text output show it: "Stale: holder exited", "Unknown: no PID yet". Each reason is true of
@@ -767,24 +767,24 @@ fl_snapshot_get_state (FlSnapshot *self)
  * Returns: (transfer full): the text; free it with g_free()
  */
 char *
-fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
+fl_snapshot_dup_state_summary (FlSnapshot *self)
 {
   FlLiveness liveness;
   const char *content;
 
-  g_return_val_if_fail (FL_IS_SNAPSHOT (snapshot), NULL);
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), NULL);
 
-  liveness = fl_snapshot_get_liveness (snapshot);
-  content = fl_snapshot_get_content (snapshot);
+  liveness = fl_snapshot_get_liveness (self);
+  content = fl_snapshot_get_content (self);
 
-  if (snapshot->lease != 0)
+  if (self->lease != 0)
     {
-      if (fl_snapshot_get_state (snapshot) == FL_ENTRY_STATE_UNKNOWN)
+      if (fl_snapshot_get_state (self) == FL_ENTRY_STATE_UNKNOWN)
         return g_strdup (_("Unknown: lease expired"));
-      return g_strdup (snapshot->waiting ? _("Waiting") : _("Held"));
+      return g_strdup (self->waiting ? _("Waiting") : _("Held"));
     }
 
-  switch (fl_snapshot_get_state (snapshot))
+  switch (fl_snapshot_get_state (self))
     {
     case FL_ENTRY_STATE_HELD:
       return g_strdup (_("Held"));
@@ -805,7 +805,7 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
       return g_strdup (_("Stale: not a PID"));
     case FL_ENTRY_STATE_UNKNOWN:
     default:
-      if (fl_snapshot_get_pid (snapshot) > 0)
+      if (fl_snapshot_get_pid (self) > 0)
         return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
                                                         : _("Unknown: PID not visible here"));
       if (content == NULL || content[0] == '\0')
