@@ -17,6 +17,7 @@
 #include <sys/prctl.h>   /* PR_SET_PDEATHSIG: Linux only, as flctl demo is */
 #endif
 
+#include "inspector-application.h"
 #include "inspector-demo.h"
 
 #define STOP_TIMEOUT_MS 5000
@@ -33,25 +34,25 @@ struct _InspectorDemo
 
 G_DEFINE_FINAL_TYPE (InspectorDemo, inspector_demo, G_TYPE_OBJECT)
 
-/* Next to fl-inspector in the build tree (found by a path fixed at build time), else the
- * installed one. FL_INSPECTOR_FLCTL overrides both, for the tests and build-aux/screenshot. */
+/* The build tree's flctl when fl-inspector runs from the build tree, else the installed one
+ * in bindir. FL_INSPECTOR_FLCTL overrides both, for the tests and build-aux/screenshot. */
 char *
 inspector_demo_find_flctl (void)
 {
   const char *env = g_getenv ("FL_INSPECTOR_FLCTL");
-  g_autofree char *exe = NULL;
-  g_autofree char *exe_dir = NULL;
+  g_autofree char *root = NULL;
 
   if (env != NULL && env[0] != '\0')
     return g_strdup (env);
 
-  exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (exe != NULL)
-    exe_dir = g_path_get_dirname (exe);
-  if (exe_dir != NULL && g_str_equal (exe_dir, INSPECTOR_BUILD_DIR)
-      && g_file_test (FLCTL_BUILD_PATH, G_FILE_TEST_IS_EXECUTABLE))
-    return g_strdup (FLCTL_BUILD_PATH);
+  root = inspector_dup_build_root ();
+  if (root != NULL)
+    {
+      g_autofree char *flctl = g_build_filename (root, "flctl", "flctl", NULL);
 
+      if (g_file_test (flctl, G_FILE_TEST_IS_EXECUTABLE))
+        return g_steal_pointer (&flctl);
+    }
   return g_build_filename (FL_BINDIR, "flctl", NULL);
 }
 

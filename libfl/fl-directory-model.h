@@ -40,6 +40,9 @@ typedef enum
  * FlClockFunc:
  * @user_data: the data given with the clock
  *
+ * A clock for #FlDirectoryModel (fl_directory_model_set_clock()), called on the model's
+ * thread.
+ *
  * Returns: the current real time in microseconds, as g_get_real_time() does
  */
 typedef gint64 (*FlClockFunc) (gpointer user_data);

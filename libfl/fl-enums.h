@@ -24,6 +24,8 @@ G_BEGIN_DECLS
  * @FL_ENTRY_OTHER_PROGRAM: another program's lock file (git, LibreOffice, Emacs, Firefox, dpkg,
  *   flock(1)), whose format fl_snapshot_get_lock_format() names: explained, never touched by
  *   libfl (docs/other-lock-files.md).
+ *
+ * What a file is, from its name and type (fl_snapshot_get_kind()).
  */
 typedef enum
 {
@@ -68,6 +70,8 @@ typedef enum
  * @FL_LIVENESS_DEAD: no such process, or it has exited (a zombie counts as dead).
  * @FL_LIVENESS_REUSED: a process with that PID runs, but it started after the file was written:
  *   the PID was reused.
+ *
+ * Whether the process a file names runs (fl_snapshot_get_liveness()).
  */
 typedef enum
 {
@@ -82,6 +86,8 @@ typedef enum
  * @FL_KERNEL_LOCK_UNKNOWN: not probed (not a regular lock file, or the filesystem refused).
  * @FL_KERNEL_LOCK_HELD: a process holds the kernel lock on the file: the holder is alive.
  * @FL_KERNEL_LOCK_FREE: nobody holds the kernel lock on the file.
+ *
+ * What the probe of a lock file's kernel lock saw (fl_snapshot_get_kernel_lock()).
  */
 typedef enum
 {

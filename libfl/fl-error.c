@@ -12,6 +12,13 @@
 /* Not G_DEFINE_QUARK: its cache is a plain static that two threads failing at once both
  * write, a data race (ThreadSanitizer, test-wait's async waits). Racing writers store the
  * same value; the atomics make that legal. */
+/**
+ * fl_error_quark:
+ *
+ * The #GQuark of the %FL_ERROR domain, whose codes are #FlError.
+ *
+ * Returns: the quark
+ */
 GQuark
 fl_error_quark (void)
 {

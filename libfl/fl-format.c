@@ -66,6 +66,8 @@ enum_nick (GType       type,
  * fl_entry_kind_to_string:
  * @kind: a kind of entry
  *
+ * The name of a kind of entry, as scripts see it.
+ *
  * Returns: the stable name of @kind: "lock", "temp", "graveyard" or "foreign" ("unknown" for a
  *   value outside the enumeration); what flctl's JSON says
  */
@@ -79,6 +81,8 @@ fl_entry_kind_to_string (FlEntryKind kind)
  * fl_liveness_to_string:
  * @liveness: a liveness
  *
+ * The name of a liveness, as scripts see it.
+ *
  * Returns: the stable name of @liveness: "unknown", "alive", "dead" or "reused"
  */
 const char *
@@ -91,6 +95,8 @@ fl_liveness_to_string (FlLiveness liveness)
  * fl_kernel_lock_to_string:
  * @kernel_lock: what the kernel lock probe saw
  *
+ * The name of a kernel lock probe's result, as scripts see it.
+ *
  * Returns: the stable name of @kernel_lock: "unknown", "held" or "free"
  */
 const char *
@@ -102,6 +108,8 @@ fl_kernel_lock_to_string (FlKernelLock kernel_lock)
 /**
  * fl_entry_state_to_string:
  * @state: a state
+ *
+ * The name of a state, as scripts see it: never translated, never changed.
  *
  * Returns: the stable name of @state: "held", "active", "stale", "orphan", "unknown", "free" or
  *   "foreign"; what flctl prints and scripts compare against
@@ -116,6 +124,8 @@ fl_entry_state_to_string (FlEntryState state)
  * fl_kernel_lock_type_to_string:
  * @type: the kind of a kernel lock
  *
+ * The name of a kind of kernel lock, as lslocks and scripts see it.
+ *
  * Returns: "flock", "posix", "ofd", "lease", "deleg" or "unknown"
  */
 const char *
@@ -128,6 +138,8 @@ fl_kernel_lock_type_to_string (FlKernelLockType type)
  * fl_kernel_lock_mode_to_string:
  * @mode: the mode of a kernel lock
  *
+ * The name of a kernel lock's mode, as lslocks and scripts see it.
+ *
  * Returns: "read", "write" or "none"
  */
 const char *
@@ -139,6 +151,8 @@ fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
 /**
  * fl_lock_format_to_string:
  * @format: a lock file's format
+ *
+ * The name of a lock file's format, as scripts and flctl's JSON see it.
  *
  * Returns: the stable name of @format: "libfl", "git", "libreoffice", "emacs", "mozilla",
  *   "dpkg" or "flock"
@@ -166,6 +180,8 @@ label_of (const char *const *labels,
  * fl_entry_state_get_label:
  * @state: a state
  *
+ * The state's label, as the inspector's State column and flctl show it.
+ *
  * Returns: the state in one translated word for a person ("Held", "Stale"...), in libfl's
  *   translation domain
  */
@@ -189,6 +205,8 @@ fl_entry_state_get_label (FlEntryState state)
  * fl_entry_kind_get_label:
  * @kind: a kind of entry
  *
+ * The kind's label, as the inspector and flctl show it.
+ *
  * Returns: what the entry is, translated, for a person ("Lock file", "Temp file"...)
  */
 const char *
@@ -208,6 +226,8 @@ fl_entry_kind_get_label (FlEntryKind kind)
 /**
  * fl_lock_format_get_label:
  * @format: a lock file's format
+ *
+ * The program a lock file's format belongs to, for a person.
  *
  * Returns: the program whose lock file it is, for a person ("libfl", "git", "LibreOffice",
  *   "Emacs", "Firefox/Thunderbird", "dpkg/apt", "flock"): names, not translated
@@ -234,6 +254,8 @@ fl_lock_format_get_label (FlLockFormat format)
  * fl_kernel_lock_get_label:
  * @kernel_lock: what the kernel lock probe saw
  *
+ * The kernel lock probe's result, as the inspector and flctl show it.
+ *
  * Returns: the probe's result, translated, for a person ("Held", "Free", "Not probed")
  */
 const char *
@@ -252,6 +274,8 @@ fl_kernel_lock_get_label (FlKernelLock kernel_lock)
  * fl_kernel_lock_mode_get_label:
  * @mode: the mode of a kernel lock (fl_list_kernel_locks())
  *
+ * The mode's label, as the inspector's Kernel Locks view shows it.
+ *
  * Returns: a translated label: "Shared (read)", "Exclusive (write)" or "None"
  */
 const char *
@@ -269,6 +293,8 @@ fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
 /**
  * fl_entry_state_is_problem:
  * @state: a state
+ *
+ * Whether a state needs an operator's attention, which the views mark.
  *
  * Returns: %TRUE for what an operator may have to look at (stale, orphan, unknown, foreign);
  *   %FALSE for a held lock, a temp being written, and another program's lock file that is free

@@ -216,6 +216,9 @@ fl_lock_acquire_async (const char          *target,
  * @result: the #GAsyncResult given to the callback
  * @error: return location for a #GError
  *
+ * Finishes fl_lock_acquire_async(): the lock, or why it could not be taken, as
+ * fl_lock_acquire() reports it.
+ *
  * Returns: (transfer full): the held lock, or %NULL with @error set
  */
 FlLock *

@@ -26,6 +26,8 @@ _fl_lock_options_or_default (const FlLockOptions *options)
 /**
  * fl_lock_options_new:
  *
+ * New options with the defaults, the Node module's; free them with fl_lock_options_free().
+ *
  * Returns: (transfer full): options with the defaults: wait 30 s, a lock whose content is not a
  *   PID is stale after 30 s, missing directories are an error, back off between 1 ms and 1 s
  */
@@ -35,6 +37,14 @@ fl_lock_options_new (void)
   return g_memdup2 (&default_options, sizeof default_options);
 }
 
+/**
+ * fl_lock_options_copy:
+ * @self: options
+ *
+ * A copy of @self, its etcd file names included.
+ *
+ * Returns: (transfer full): the copy; free it with fl_lock_options_free()
+ */
 FlLockOptions *
 fl_lock_options_copy (const FlLockOptions *self)
 {
@@ -51,6 +61,12 @@ fl_lock_options_copy (const FlLockOptions *self)
   return copy;
 }
 
+/**
+ * fl_lock_options_free:
+ * @self: (nullable): options, or %NULL
+ *
+ * Frees options made by fl_lock_options_new() or fl_lock_options_copy(). %NULL is allowed.
+ */
 void
 fl_lock_options_free (FlLockOptions *self)
 {
@@ -70,6 +86,9 @@ fl_lock_options_free (FlLockOptions *self)
  *   fl_lock_try_acquire(); %FL_TIMEOUT_INFINITE (or any negative value) means forever; so
  *   does a timeout too long for the clock to count to (%G_MAXINT64 included): every value of
  *   the type is valid and none overflows
+ *
+ * Sets how long fl_lock_acquire() and fl_with_lock() wait for a held lock before failing
+ * with %FL_ERROR_TIMEOUT. The default is %FL_DEFAULT_TIMEOUT_MS.
  */
 void
 fl_lock_options_set_timeout_ms (FlLockOptions *self,
@@ -80,6 +99,15 @@ fl_lock_options_set_timeout_ms (FlLockOptions *self,
   self->timeout_ms = timeout_ms;
 }
 
+/**
+ * fl_lock_options_get_timeout_ms:
+ * @self: (nullable): options, or %NULL for the defaults
+ *
+ * How long an acquire waits (fl_lock_options_set_timeout_ms()).
+ *
+ * Returns: the timeout in milliseconds; a negative value (%FL_TIMEOUT_INFINITE) waits
+ *   forever
+ */
 gint64
 fl_lock_options_get_timeout_ms (const FlLockOptions *self)
 {
@@ -104,6 +132,9 @@ _fl_lock_options_deadline_us (const FlLockOptions *options,
  *   %FL_STALE_AFTER_NEVER_FROM_MS (100 years) on, means never. A negative value is a
  *   programmer's error and is ignored. Locks with a PID are judged by their holder, never by
  *   age.
+ *
+ * Sets when a lock whose content is not a PID may be taken over. The default is
+ * %FL_DEFAULT_STALE_AFTER_MS.
  */
 void
 fl_lock_options_set_stale_after_ms (FlLockOptions *self,
@@ -118,6 +149,10 @@ fl_lock_options_set_stale_after_ms (FlLockOptions *self,
 
 /**
  * fl_lock_options_get_stale_after_ms:
+ * @self: (nullable): options, or %NULL for the defaults
+ *
+ * How old a lock whose content is not a PID must be to be stale
+ * (fl_lock_options_set_stale_after_ms()).
  *
  * Returns: stale_after in milliseconds, or %FL_STALE_NEVER
  */
@@ -152,6 +187,9 @@ _fl_lock_options_stale_at_us (const FlLockOptions *options,
  * fl_lock_options_set_create_dirs:
  * @create_dirs: whether acquiring creates the lock's missing parent directories (mode 0777
  *   less the umask), as the Node module does
+ *
+ * Sets whether an acquire creates the lock's missing directories. The default is %FALSE: a
+ * missing directory is %FL_ERROR_NOT_DIRECTORY.
  */
 void
 fl_lock_options_set_create_dirs (FlLockOptions *self,
@@ -162,6 +200,15 @@ fl_lock_options_set_create_dirs (FlLockOptions *self,
   self->create_dirs = !!create_dirs;
 }
 
+/**
+ * fl_lock_options_get_create_dirs:
+ * @self: (nullable): options, or %NULL for the defaults
+ *
+ * Whether an acquire creates the lock's missing directories
+ * (fl_lock_options_set_create_dirs()).
+ *
+ * Returns: %TRUE if missing directories are created
+ */
 gboolean
 fl_lock_options_get_create_dirs (const FlLockOptions *self)
 {
@@ -192,6 +239,15 @@ fl_lock_options_set_backoff_ms (FlLockOptions *self,
   self->backoff_max_ms = max_ms;
 }
 
+/**
+ * fl_lock_options_get_backoff_ms:
+ * @self: (nullable): options, or %NULL for the defaults
+ * @min_ms: (out) (optional): where to store the first retry interval, in milliseconds
+ * @max_ms: (out) (optional): where to store the longest retry interval, in milliseconds
+ *
+ * The bounds of the retry interval where no event can be watched
+ * (fl_lock_options_set_backoff_ms()).
+ */
 void
 fl_lock_options_get_backoff_ms (const FlLockOptions *self,
                                 gint64              *min_ms,
@@ -235,6 +291,14 @@ fl_lock_options_set_lease_ttl_s (FlLockOptions *self,
   self->lease_ttl_s = MAX (ttl_s, 2);
 }
 
+/**
+ * fl_lock_options_get_lease_ttl_s:
+ * @self: (nullable): options, or %NULL for the defaults
+ *
+ * The TTL of an etcd lock's lease (fl_lock_options_set_lease_ttl_s()).
+ *
+ * Returns: the TTL in seconds, at least 2
+ */
 guint
 fl_lock_options_get_lease_ttl_s (const FlLockOptions *self)
 {

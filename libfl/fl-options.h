@@ -15,10 +15,41 @@
 G_BEGIN_DECLS
 
 /* Defaults, the same as the Node module's. */
+
+/**
+ * FL_DEFAULT_TIMEOUT_MS:
+ *
+ * How long an acquire waits by default, in milliseconds: 30 s.
+ */
 #define FL_DEFAULT_TIMEOUT_MS     30000
+
+/**
+ * FL_DEFAULT_STALE_AFTER_MS:
+ *
+ * How old a lock whose content is not a PID must be to be stale by default, in
+ * milliseconds: 30 s.
+ */
 #define FL_DEFAULT_STALE_AFTER_MS 30000
+
+/**
+ * FL_DEFAULT_BACKOFF_MIN_MS:
+ *
+ * The first retry interval by default, in milliseconds, where no event can be watched.
+ */
 #define FL_DEFAULT_BACKOFF_MIN_MS 1
+
+/**
+ * FL_DEFAULT_BACKOFF_MAX_MS:
+ *
+ * The longest retry interval by default, in milliseconds.
+ */
 #define FL_DEFAULT_BACKOFF_MAX_MS 1000
+
+/**
+ * FL_DEFAULT_LEASE_TTL_S:
+ *
+ * The TTL of an etcd lock's lease by default, in seconds.
+ */
 #define FL_DEFAULT_LEASE_TTL_S    10
 
 /**

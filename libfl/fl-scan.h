@@ -20,6 +20,8 @@ G_BEGIN_DECLS
  * @FL_SCAN_NONE: only the directory itself.
  * @FL_SCAN_RECURSIVE: also every directory below it (symbolic links to directories are not
  *   followed).
+ *
+ * Which directories fl_scan_directory() reads.
  */
 typedef enum
 {

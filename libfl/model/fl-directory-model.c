@@ -52,6 +52,15 @@
  *
  * Each part's header is its whole interface; only this file includes them all. */
 
+/**
+ * FlDirectoryModel:
+ *
+ * A live #GListModel of #FlEntry: every lock, temp and graveyard file in the watched
+ * directories (fl_directory_model_add_directory()), sorted by path, kept current by file
+ * monitors, the holders' exits and periodic rescans. An entry whose file changes is updated
+ * in place. It belongs to the thread-default main context it was created in; its signals and
+ * notifications are emitted there.
+ */
 struct _FlDirectoryModel
 {
   GObject         parent_instance;
@@ -659,6 +668,8 @@ fl_directory_model_add_directory_async (FlDirectoryModel    *self,
  * @result: the result given to the callback
  * @error: where to report a directory that cannot be read
  *
+ * Finishes fl_directory_model_add_directory_async().
+ *
  * Returns: %TRUE when the directory's entries are in the model
  */
 gboolean
@@ -707,6 +718,8 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
 /**
  * fl_directory_model_dup_directories:
  * @self: a model
+ *
+ * The directories the model watches, in the order they were added.
  *
  * Returns: (transfer full) (array zero-terminated=1): the watched directories, canonical
  */
@@ -798,6 +811,8 @@ fl_directory_model_rescan (FlDirectoryModel *self)
  * fl_directory_model_lookup:
  * @self: a model
  * @path: the path of a file
+ *
+ * The entry of one file, found without a walk over the list.
  *
  * Returns: (transfer none) (nullable): the entry for @path, or %NULL
  */
@@ -1043,6 +1058,9 @@ fl_directory_model_reclaim_async (FlDirectoryModel    *self,
  * @n_refused: (out) (optional): how many were left alone because they changed or their holder
  *   lives, also when cancelled
  * @error: %G_IO_ERROR_CANCELLED when the work stopped before the last file
+ *
+ * Finishes fl_directory_model_reclaim_async(): how many files were removed and how many
+ * refused.
  *
  * Returns: %TRUE if every snapshot was handled (removed or refused)
  */

@@ -9,6 +9,15 @@
 #include "fl-entry-private.h"
 #include "fl-enum-types.h"
 
+/**
+ * FlEntry:
+ *
+ * One row of #FlDirectoryModel: the current #FlSnapshot of one lock, temp or graveyard file.
+ * When the file changes the entry stays and its snapshot is replaced, notifying only the
+ * properties whose values changed, so a list row bound to them refreshes in place. Its
+ * properties are those of its snapshot.
+ */
+
 /* An entry is mutable on purpose: when its file changes, the model swaps the snapshot and
  * notifies only the properties that changed, so a list row bound to the entry refreshes itself
  * and keeps its place, its selection and its focus. Every property is read from the snapshot:
@@ -119,19 +128,69 @@ fl_entry_class_init (FlEntryClass *klass)
    * entry.
    */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  /**
+   * FlEntry:name:
+   *
+   * The file's name (#FlSnapshot:name).
+   */
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  /**
+   * FlEntry:target:
+   *
+   * The file the lock protects (#FlSnapshot:target).
+   */
   properties[PROP_TARGET] = g_param_spec_string ("target", NULL, NULL, NULL, flags);
+  /**
+   * FlEntry:kind:
+   *
+   * What the file is (#FlSnapshot:kind).
+   */
   properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, FL_TYPE_ENTRY_KIND,
                                              FL_ENTRY_LOCK, flags);
+  /**
+   * FlEntry:pid:
+   *
+   * The PID the file names, or 0 (#FlSnapshot:pid).
+   */
   properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, G_MININT, G_MAXINT, 0, flags);
+  /**
+   * FlEntry:process-name:
+   *
+   * The name of the process with that PID, or %NULL (#FlSnapshot:process-name).
+   */
   properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
+  /**
+   * FlEntry:liveness:
+   *
+   * Whether the process the file names runs (#FlSnapshot:liveness).
+   */
   properties[PROP_LIVENESS] = g_param_spec_enum ("liveness", NULL, NULL, FL_TYPE_LIVENESS,
                                                  FL_LIVENESS_UNKNOWN, flags);
+  /**
+   * FlEntry:kernel-lock:
+   *
+   * Whether a process holds the file's kernel lock (#FlSnapshot:kernel-lock).
+   */
   properties[PROP_KERNEL_LOCK] = g_param_spec_enum ("kernel-lock", NULL, NULL,
                                                     FL_TYPE_KERNEL_LOCK,
                                                     FL_KERNEL_LOCK_UNKNOWN, flags);
+  /**
+   * FlEntry:stale:
+   *
+   * Whether the file is stale (#FlSnapshot:stale).
+   */
   properties[PROP_STALE] = g_param_spec_boolean ("stale", NULL, NULL, FALSE, flags);
+  /**
+   * FlEntry:reason:
+   *
+   * Why the verdict is what it is (#FlSnapshot:reason).
+   */
   properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+  /**
+   * FlEntry:mtime:
+   *
+   * The file's modification time in microseconds since the epoch (#FlSnapshot:mtime).
+   */
   properties[PROP_MTIME] = g_param_spec_int64 ("mtime", NULL, NULL, G_MININT64, G_MAXINT64, 0,
                                                flags);
   /**
@@ -217,6 +276,8 @@ _fl_entry_set_snapshot (FlEntry    *self,
  * fl_entry_get_path:
  * @self: an entry
  *
+ * The path of the file the entry shows; it never changes for one entry.
+ *
  * Returns: (transfer none): the path of the entry's file
  */
 const char *
@@ -247,6 +308,8 @@ fl_entry_get_snapshot (FlEntry *self)
 /**
  * fl_entry_dup_snapshot:
  * @self: an entry
+ *
+ * The entry's current snapshot, kept: a later change of the file does not drop it.
  *
  * Returns: (transfer full): a new reference to the entry's current snapshot
  */

@@ -25,6 +25,13 @@
 /* A directory of more names is not searched for lock files: the lock stays unmatched. */
 #define DIRECTORY_NAMES_MAX 65536
 
+/**
+ * FlKernelLockInfo:
+ *
+ * One kernel lock of the system, as lslocks shows it: its type and mode, the process that
+ * holds it (or waits for it), the file and byte range, and the libfl lock file it belongs to
+ * when it is one. Immutable; fl_list_kernel_locks() makes them.
+ */
 struct _FlKernelLockInfo
 {
   GObject           parent_instance;
@@ -118,17 +125,57 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
   object_class->finalize = fl_kernel_lock_info_finalize;
   object_class->get_property = fl_kernel_lock_info_get_property;
 
+  /**
+   * FlKernelLockInfo:lock-type:
+   *
+   * Which system call took the lock (fl_kernel_lock_info_get_lock_type()).
+   */
   properties[PROP_LOCK_TYPE] =
     g_param_spec_enum ("lock-type", NULL, NULL, FL_TYPE_KERNEL_LOCK_TYPE,
                        FL_KERNEL_LOCK_TYPE_UNKNOWN, flags);
+  /**
+   * FlKernelLockInfo:mode:
+   *
+   * Shared or exclusive (fl_kernel_lock_info_get_mode()).
+   */
   properties[PROP_MODE] =
     g_param_spec_enum ("mode", NULL, NULL, FL_TYPE_KERNEL_LOCK_MODE, FL_KERNEL_LOCK_MODE_NONE,
                        flags);
+  /**
+   * FlKernelLockInfo:pid:
+   *
+   * The holder's (or waiter's) PID, or 0 (fl_kernel_lock_info_get_pid()).
+   */
   properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
+  /**
+   * FlKernelLockInfo:process-name:
+   *
+   * The holder's process name, or %NULL (fl_kernel_lock_info_get_process_name()).
+   */
   properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
+  /**
+   * FlKernelLockInfo:path:
+   *
+   * The locked file's path, or %NULL (fl_kernel_lock_info_get_path()).
+   */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  /**
+   * FlKernelLockInfo:lock-file:
+   *
+   * The libfl lock file, or %NULL (fl_kernel_lock_info_get_lock_file()).
+   */
   properties[PROP_LOCK_FILE] = g_param_spec_string ("lock-file", NULL, NULL, NULL, flags);
+  /**
+   * FlKernelLockInfo:display-path:
+   *
+   * The path a view shows (fl_kernel_lock_info_get_display_path()).
+   */
   properties[PROP_DISPLAY_PATH] = g_param_spec_string ("display-path", NULL, NULL, NULL, flags);
+  /**
+   * FlKernelLockInfo:blocked:
+   *
+   * Whether this is a waiter (fl_kernel_lock_info_get_blocked()).
+   */
   properties[PROP_BLOCKED] = g_param_spec_boolean ("blocked", NULL, NULL, FALSE, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -314,6 +361,8 @@ fl_list_kernel_locks (GError **error)
  * fl_kernel_lock_info_get_lock_type:
  * @self: a kernel lock
  *
+ * Which system call took the lock.
+ *
  * Returns: the kind of lock: flock, POSIX, OFD, lease...
  */
 FlKernelLockType
@@ -327,6 +376,8 @@ fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_mode:
  * @self: a kernel lock
  *
+ * Whether the lock is shared or exclusive.
+ *
  * Returns: shared (read) or exclusive (write)
  */
 FlKernelLockMode
@@ -339,6 +390,8 @@ fl_kernel_lock_info_get_mode (FlKernelLockInfo *self)
 /**
  * fl_kernel_lock_info_get_pid:
  * @self: a kernel lock
+ *
+ * The process that holds the lock, or waits for it.
  *
  * Returns: the holder's PID (or the waiter's, when blocked), 0 when no process shows it (an
  *   OFD lock whose holder this user may not look into)
@@ -354,6 +407,8 @@ fl_kernel_lock_info_get_pid (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_process_name:
  * @self: a kernel lock
  *
+ * The name of the process that holds the lock.
+ *
  * Returns: (nullable): the holder's process name, safe to print, or %NULL when unknown
  */
 const char *
@@ -366,6 +421,8 @@ fl_kernel_lock_info_get_process_name (FlKernelLockInfo *self)
 /**
  * fl_kernel_lock_info_get_path:
  * @self: a kernel lock
+ *
+ * The locked file, by the name its holder opened it.
  *
  * Returns: (nullable): the path the holder has the file open by, as the system shows it
  *   (Linux appends " (deleted)" to a name removed since), or %NULL when unknown
@@ -381,6 +438,9 @@ fl_kernel_lock_info_get_path (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_lock_file:
  * @self: a kernel lock
  *
+ * The libfl lock file this kernel lock keeps alive, when it is one: how a libfl holder is
+ * shown once, as its lock file.
+ *
  * Returns: (nullable): the libfl lock file (`T.lock`) this is the kernel lock of, or %NULL
  *   when the file is none
  */
@@ -395,6 +455,8 @@ fl_kernel_lock_info_get_lock_file (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_display_path:
  * @self: a kernel lock
  *
+ * The path a view shows for the lock.
+ *
  * Returns: (nullable): what a view shows as the lock's file: its libfl lock file, else its path
  */
 const char *
@@ -407,6 +469,8 @@ fl_kernel_lock_info_get_display_path (FlKernelLockInfo *self)
 /**
  * fl_kernel_lock_info_get_device:
  * @self: a kernel lock
+ *
+ * The device of the locked file: with the inode, what identifies it.
  *
  * Returns: the locked file's device, as stat() gives it
  */
@@ -421,6 +485,8 @@ fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_inode:
  * @self: a kernel lock
  *
+ * The inode of the locked file.
+ *
  * Returns: the locked file's inode
  */
 guint64
@@ -433,6 +499,8 @@ fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
 /**
  * fl_kernel_lock_info_get_start:
  * @self: a kernel lock
+ *
+ * Where the locked byte range begins.
  *
  * Returns: the first locked byte
  */
@@ -447,6 +515,8 @@ fl_kernel_lock_info_get_start (FlKernelLockInfo *self)
  * fl_kernel_lock_info_get_end:
  * @self: a kernel lock
  *
+ * Where the locked byte range ends.
+ *
  * Returns: the last byte of the locked range, -1 for the end of the file (whole-file locks)
  */
 gint64
@@ -459,6 +529,8 @@ fl_kernel_lock_info_get_end (FlKernelLockInfo *self)
 /**
  * fl_kernel_lock_info_get_blocked:
  * @self: a kernel lock
+ *
+ * Whether the process waits for the lock (a blocked request) rather than holding it.
  *
  * Returns: whether this is a process waiting for the lock rather than holding it
  */
@@ -473,6 +545,8 @@ fl_kernel_lock_info_get_blocked (FlKernelLockInfo *self)
  * fl_kernel_lock_info_equal:
  * @a: a kernel lock
  * @b: another
+ *
+ * Whether two listings show one lock unchanged.
  *
  * Returns: whether @a and @b, from two listings, show the same lock the same way: a view
  *   keeps its row then

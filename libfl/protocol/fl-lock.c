@@ -29,6 +29,16 @@ typedef struct
   int        owner;  /* a forked child inherits the object, not the lock */
 } FlFileLock;
 
+/**
+ * FlLock:
+ *
+ * A lock held by this process on a target file (or an etcd lock): made by fl_lock_acquire(),
+ * fl_lock_try_acquire() or fl_lock_acquire_async(), given up by fl_lock_release(). The lock
+ * file `target.lock` holds this process's PID, as the Node module writes it, and a kernel
+ * lock on it makes the holder's liveness exact (docs/protocol.md). Dropping the last
+ * reference without a release keeps the lock file, as a crash would; the next acquirer then
+ * finds it stale and takes it over.
+ */
 struct _FlLock
 {
   GObject              parent_instance;
@@ -827,6 +837,14 @@ fl_lock_release (FlLock  *self,
   return ok;
 }
 
+/**
+ * fl_lock_get_target:
+ * @self: a #FlLock
+ *
+ * The file this lock protects, as given to the acquire.
+ *
+ * Returns: (type filename): the target
+ */
 const char *
 fl_lock_get_target (FlLock *self)
 {
@@ -835,6 +853,15 @@ fl_lock_get_target (FlLock *self)
 }
 
 /* For an etcd lock: the key prefix of its queue in etcd, PREFIX/ESCAPED-NAME. */
+/**
+ * fl_lock_get_path:
+ * @self: a #FlLock
+ *
+ * The lock file, `target.lock`; for an etcd lock the key prefix of its queue in etcd,
+ * `PREFIX/ESCAPED-NAME`.
+ *
+ * Returns: (type filename): the lock's path
+ */
 const char *
 fl_lock_get_path (FlLock *self)
 {
@@ -984,12 +1011,28 @@ fl_lock_class_init (FlLockClass *klass)
   object_class->finalize = fl_lock_finalize;
   object_class->get_property = fl_lock_get_property;
 
+  /**
+   * FlLock:target:
+   *
+   * The file this lock protects (fl_lock_get_target()).
+   */
   properties[PROP_TARGET] =
     g_param_spec_string ("target", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * FlLock:path:
+   *
+   * The lock file, or an etcd lock's key prefix (fl_lock_get_path()).
+   */
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * FlLock:held:
+   *
+   * Whether this process holds the lock (fl_lock_is_held()); notified when it is released
+   * or lost.
+   */
   properties[PROP_HELD] =
     g_param_spec_boolean ("held", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1023,8 +1066,8 @@ fl_lock_init (FlLock *self)
  * @self: a held #FlLock
  * @error: return location for a #GError
  *
- * Returns a new descriptor of the lock file, close-on-exec, that shares the kernel lock of
- * @self: the lock is held for as long as any copy of it is open. A process that gives it to a
+ * Returns a new descriptor of the lock file, close-on-exec, that shares the kernel lock
+ * of @self: the lock is held for as long as any copy of it is open. A process that gives it to a
  * command (clearing close-on-exec in the child only, as flock(1) does) makes the lock live
  * exactly as long as the command, even if the process itself is killed: libfl then judges the
  * lock held by a child of the PID in the file (docs/protocol.md, "Handing the lock to a

@@ -91,6 +91,9 @@ _fl_lock_path_clear (FlLockPath *self)
  * fl_lock_path_for:
  * @target: the file to lock
  *
+ * The name of the lock file for a target, as the Node module forms it; nothing is read or
+ * written.
+ *
  * Returns: (transfer full) (nullable): the path of @target's lock file, `@target.lock`, or
  *   %NULL if @target cannot name a lock (empty, or ending with a slash)
  */

@@ -21,6 +21,16 @@
 #include "fl-snapshot-private.h"
 #include "fl-takeover-private.h"
 
+/**
+ * FlSnapshot:
+ *
+ * An immutable picture of one lock, temp or graveyard file (or of an etcd lock), taken at one
+ * instant: its holder or creator, whether that process is alive, whether a process holds the
+ * file's kernel lock, and the verdict with its reason (docs/protocol.md, section 2). Made by
+ * fl_snapshot_new(), fl_snapshot_new_for_target(), fl_scan_directory() and the entries of
+ * #FlDirectoryModel; fl_snapshot_reclaim() removes the file only if it is still the very one
+ * the snapshot saw. Every property is read-only and never changes.
+ */
 struct _FlSnapshot
 {
   GObject       parent_instance;
@@ -643,6 +653,17 @@ fl_snapshot_reclaim_unproven (FlSnapshot    *self,
 }
 
 
+/**
+ * fl_snapshot_same_file:
+ * @self: a snapshot
+ * @other: another snapshot
+ *
+ * Whether two snapshots saw the very same file: the same inode with the same modification
+ * time, kind and content, at the same path (for an etcd lock, the same lease and fencing
+ * token). A reclaim makes the same comparison before it removes anything.
+ *
+ * Returns: %TRUE if @self and @other saw the same file
+ */
 gboolean
 fl_snapshot_same_file (FlSnapshot *self,
                        FlSnapshot *other)
@@ -675,6 +696,17 @@ fl_snapshot_dup_content_bytes (FlSnapshot *self)
   return g_bytes_new (self->content_raw, self->content_len);
 }
 
+/**
+ * fl_snapshot_get_age_at:
+ * @self: a snapshot
+ * @now_us: a real time in microseconds, as g_get_real_time() gives it
+ *
+ * The file's age at @now_us, from its modification time (an etcd waiter's: since it queued).
+ * A view that shows many snapshots passes one "now" to all of them.
+ *
+ * Returns: the age in microseconds; 0 if the modification time is later than @now_us (a
+ *   clock step)
+ */
 gint64
 fl_snapshot_get_age_at (FlSnapshot *self,
                         gint64      now_us)
@@ -683,6 +715,15 @@ fl_snapshot_get_age_at (FlSnapshot *self,
   return MAX (now_us - self->mtime, 0);
 }
 
+/**
+ * fl_snapshot_get_age:
+ * @self: a snapshot
+ *
+ * The file's age when the snapshot was taken: fl_snapshot_get_age_at() at
+ * fl_snapshot_get_captured_at().
+ *
+ * Returns: the age in microseconds, 0 or more
+ */
 gint64
 fl_snapshot_get_age (FlSnapshot *self)
 {
@@ -702,6 +743,151 @@ _fl_snapshot_get_stale_at (FlSnapshot *self)
   return self->stale_at;
 }
 
+/* The plain getters, generated below. */
+/**
+ * fl_snapshot_get_path:
+ * @self: a snapshot
+ *
+ * The file's path, as given or found by a scan; for an etcd lock its `etcd://` target.
+ *
+ * Returns: (type filename): the path
+ */
+/**
+ * fl_snapshot_get_name:
+ * @self: a snapshot
+ *
+ * The file's name, the last component of its path.
+ *
+ * Returns: (type filename): the name
+ */
+/**
+ * fl_snapshot_get_target:
+ * @self: a snapshot
+ *
+ * The file the lock protects: `T` for `T.lock` and for its temp and graveyard files.
+ *
+ * Returns: (type filename): the target
+ */
+/**
+ * fl_snapshot_get_kind:
+ * @self: a snapshot
+ *
+ * What the file is, from its name and type.
+ *
+ * Returns: the kind: lock, temp, graveyard or foreign
+ */
+/**
+ * fl_snapshot_get_pid:
+ * @self: a snapshot
+ *
+ * The PID the file names: a lock's holder, or the creator named in a temp or graveyard
+ * file's name.
+ *
+ * Returns: the PID, or 0 if the file names none (empty, or content that is not a PID)
+ */
+/**
+ * fl_snapshot_get_process_name:
+ * @self: a snapshot
+ *
+ * The name of the process with that PID (its `comm`), if it was running and could be read.
+ *
+ * Returns: (nullable): the process name, or %NULL
+ */
+/**
+ * fl_snapshot_get_process_cmdline:
+ * @self: a snapshot
+ *
+ * The command line of the process with that PID, its arguments separated by spaces, if it
+ * could be read.
+ *
+ * Returns: (nullable): the command line, or %NULL
+ */
+/**
+ * fl_snapshot_get_process_uid:
+ * @self: a snapshot
+ *
+ * The user the process with that PID runs as.
+ *
+ * Returns: the user ID, or -1 if not known
+ */
+/**
+ * fl_snapshot_get_process_start_time:
+ * @self: a snapshot
+ *
+ * When the process with that PID started: how a reused PID is told from the holder (a
+ * process that started after the file was written is not its writer).
+ *
+ * Returns: the start time in microseconds since the epoch, or 0 if not known
+ */
+/**
+ * fl_snapshot_get_file_uid:
+ * @self: a snapshot
+ *
+ * The owner of the file; in a sticky directory only its owner (or root) may remove it.
+ *
+ * Returns: the user ID, or -1 if not known (an etcd lock)
+ */
+/**
+ * fl_snapshot_get_liveness:
+ * @self: a snapshot
+ *
+ * Whether the process the file names runs, as judged when the snapshot was taken.
+ *
+ * Returns: the liveness
+ */
+/**
+ * fl_snapshot_get_kernel_lock:
+ * @self: a snapshot
+ *
+ * Whether a process held the file's kernel lock when the snapshot was taken (a live libfl
+ * holder always does).
+ *
+ * Returns: the probe's result
+ */
+/**
+ * fl_snapshot_get_stale:
+ * @self: a snapshot
+ *
+ * Whether the verdict is stale: no live process holds the lock, so a takeover or
+ * fl_snapshot_reclaim() may remove it.
+ *
+ * Returns: %TRUE if the file is stale
+ */
+/**
+ * fl_snapshot_get_reason:
+ * @self: a snapshot
+ *
+ * Why the verdict is what it is: the evidence in one sentence (English, for logs and details
+ * views), such as "holder PID 4242 is gone (no such process)".
+ *
+ * Returns: the reason
+ */
+/**
+ * fl_snapshot_get_content:
+ * @self: a snapshot
+ *
+ * The file's content, printable: bytes that are not printable ASCII appear as `\xNN`.
+ * fl_snapshot_dup_content_bytes() has them as they are.
+ *
+ * Returns: the content, at most 64 bytes of the file
+ */
+/**
+ * fl_snapshot_get_mtime:
+ * @self: a snapshot
+ *
+ * The file's modification time (an etcd waiter's: when it queued); the age is counted from
+ * it.
+ *
+ * Returns: the time in microseconds since the epoch
+ */
+/**
+ * fl_snapshot_get_captured_at:
+ * @self: a snapshot
+ *
+ * When the snapshot was taken.
+ *
+ * Returns: the real time in microseconds since the epoch
+ */
 #define GETTER(type, field, fname) \
   type fl_snapshot_get_##fname (FlSnapshot *self) \
   { \
@@ -731,6 +917,8 @@ GETTER (gint64, captured_at, captured_at)
  * fl_snapshot_get_lock_format:
  * @self: a snapshot
  *
+ * Which program's lock file the snapshot saw.
+ *
  * Returns: whose lock file it is: %FL_LOCK_FORMAT_LIBFL for libfl's own (and etcd's), another
  *   program's for an entry of kind %FL_ENTRY_OTHER_PROGRAM (docs/other-lock-files.md)
  */
@@ -739,6 +927,8 @@ GETTER (FlLockFormat, format, lock_format)
 /**
  * fl_snapshot_get_owner_user:
  * @self: a snapshot
+ *
+ * The user another program's lock file names as its owner.
  *
  * Returns: (nullable): the login name another program's lock file records (LibreOffice,
  *   Emacs); %NULL when it records none. Its host is fl_snapshot_get_host(), its PID
@@ -750,6 +940,8 @@ GETTER (const char *, owner_user, owner_user)
  * fl_snapshot_get_owner_name:
  * @self: a snapshot
  *
+ * The full name another program's lock file gives its owner.
+ *
  * Returns: (nullable): the person's full name a LibreOffice lock file records; %NULL otherwise
  */
 GETTER (const char *, owner_name, owner_name)
@@ -757,6 +949,8 @@ GETTER (const char *, owner_name, owner_name)
 /**
  * fl_snapshot_get_owner_since:
  * @self: a snapshot
+ *
+ * When another program's lock file says it was taken.
  *
  * Returns: since when another program's lock file says it has been held, in microseconds since
  *   the epoch (LibreOffice records it, to the minute, in local time); 0 when not recorded
@@ -766,6 +960,8 @@ GETTER (gint64, owner_since, owner_since)
 /**
  * fl_snapshot_get_host:
  * @self: a snapshot
+ *
+ * The host an etcd lock's holder (or waiter) runs on, as it wrote in its metadata key.
  *
  * Returns: (nullable): the host an etcd lock's holder (or waiter) runs on, from its metadata
  *   key, or the host another program's lock file records (Firefox records an IP address);
@@ -777,6 +973,8 @@ GETTER (const char *, host, host)
  * fl_snapshot_get_lease_id:
  * @self: a snapshot
  *
+ * The etcd lease behind an etcd lock's key.
+ *
  * Returns: the etcd lease of the key the snapshot saw (never reused by etcd: what
  *   fl_snapshot_reclaim_unproven() revokes); 0 for a file
  */
@@ -785,6 +983,8 @@ GETTER (gint64, lease, lease_id)
 /**
  * fl_snapshot_get_lease_ttl:
  * @self: a snapshot
+ *
+ * How long an etcd holder's lease had left when the snapshot was read.
  *
  * Returns: the seconds left on an etcd holder's lease, as etcd said when the snapshot was
  *   taken; 0 when it had just expired; -1 for a file, and for a waiter (not asked)
@@ -795,6 +995,8 @@ GETTER (gint64, lease_ttl, lease_ttl)
  * fl_snapshot_get_fencing_token:
  * @self: a snapshot
  *
+ * The fencing token of the acquisition the snapshot saw (docs/etcd.md).
+ *
  * Returns: an etcd key's create_revision: the token fl_lock_get_fencing_token() gives its
  *   holder; 0 for a file (no token, docs/etcd.md "Fencing")
  */
@@ -804,6 +1006,8 @@ GETTER (guint64, token, fencing_token)
  * fl_snapshot_get_revision:
  * @self: a snapshot
  *
+ * Which state of etcd the snapshot saw.
+ *
  * Returns: etcd's revision when the snapshot was read; 0 for a file
  */
 GETTER (gint64, revision, revision)
@@ -811,6 +1015,8 @@ GETTER (gint64, revision, revision)
 /**
  * fl_snapshot_get_waiting:
  * @self: a snapshot
+ *
+ * Whether the snapshot is of a waiter rather than of the holder.
  *
  * Returns: %TRUE for a waiter of an etcd lock (an element of fl_snapshot_get_waiters()):
  *   queued, not holding; %FALSE for a holder and for a file
@@ -833,6 +1039,9 @@ GETTER (GPtrArray *, waiters, waiters)
 /**
  * fl_snapshot_get_reclaimable:
  * @self: a snapshot
+ *
+ * What an operator may do with the file: reclaim it as stale, reclaim it forced, or
+ * nothing.
  *
  * Returns: whether fl_snapshot_reclaim() (%FL_RECLAIMABLE_STALE), only
  *   fl_snapshot_reclaim_unproven() (%FL_RECLAIMABLE_UNPROVEN), or nothing
@@ -876,7 +1085,7 @@ fl_snapshot_get_state (FlSnapshot *self)
 
 /**
  * fl_snapshot_dup_state_summary:
- * @snapshot: a snapshot
+ * @self: a snapshot
  *
  * The state with its short reason, translated, as the inspector's State column and flctl's
  * text output show it: "Stale: holder exited", "Unknown: no PID yet". Each reason is true of
@@ -886,27 +1095,27 @@ fl_snapshot_get_state (FlSnapshot *self)
  * Returns: (transfer full): the text; free it with g_free()
  */
 char *
-fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
+fl_snapshot_dup_state_summary (FlSnapshot *self)
 {
   FlLiveness liveness;
   const char *content;
 
-  g_return_val_if_fail (FL_IS_SNAPSHOT (snapshot), NULL);
+  g_return_val_if_fail (FL_IS_SNAPSHOT (self), NULL);
 
-  liveness = fl_snapshot_get_liveness (snapshot);
-  content = fl_snapshot_get_content (snapshot);
+  liveness = fl_snapshot_get_liveness (self);
+  content = fl_snapshot_get_content (self);
 
-  if (snapshot->lease != 0)
+  if (self->lease != 0)
     {
-      if (fl_snapshot_get_state (snapshot) == FL_ENTRY_STATE_UNKNOWN)
+      if (fl_snapshot_get_state (self) == FL_ENTRY_STATE_UNKNOWN)
         return g_strdup (_("Unknown: lease expired"));
-      return g_strdup (snapshot->waiting ? _("Waiting") : _("Held"));
+      return g_strdup (self->waiting ? _("Waiting") : _("Held"));
     }
 
-  if (snapshot->kind == FL_ENTRY_OTHER_PROGRAM)
-    return _fl_snapshot_dup_other_summary (snapshot);
+  if (self->kind == FL_ENTRY_OTHER_PROGRAM)
+    return _fl_snapshot_dup_other_summary (self);
 
-  switch (fl_snapshot_get_state (snapshot))
+  switch (fl_snapshot_get_state (self))
     {
     case FL_ENTRY_STATE_HELD:
       return g_strdup (_("Held"));
@@ -928,7 +1137,7 @@ fl_snapshot_dup_state_summary (FlSnapshot *snapshot)
     case FL_ENTRY_STATE_UNKNOWN:
     case FL_ENTRY_STATE_FREE:
     default:
-      if (fl_snapshot_get_pid (snapshot) > 0)
+      if (fl_snapshot_get_pid (self) > 0)
         return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
                                                         : _("Unknown: PID not visible here"));
       if (content == NULL || content[0] == '\0')
@@ -1048,60 +1257,220 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
   object_class->finalize = fl_snapshot_finalize;
   object_class->get_property = fl_snapshot_get_property;
 
+  /**
+   * FlSnapshot:path:
+   *
+   * The file's path (fl_snapshot_get_path()).
+   */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:name:
+   *
+   * The file's name (fl_snapshot_get_name()).
+   */
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:target:
+   *
+   * The file the lock protects (fl_snapshot_get_target()).
+   */
   properties[PROP_TARGET] = g_param_spec_string ("target", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:kind:
+   *
+   * What the file is (fl_snapshot_get_kind()).
+   */
   properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, FL_TYPE_ENTRY_KIND,
                                              FL_ENTRY_LOCK, flags);
+  /**
+   * FlSnapshot:pid:
+   *
+   * The PID the file names, or 0 (fl_snapshot_get_pid()).
+   */
   properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
+  /**
+   * FlSnapshot:process-name:
+   *
+   * The name of the process with that PID, or %NULL (fl_snapshot_get_process_name()).
+   */
   properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:process-cmdline:
+   *
+   * The command line of that process, or %NULL (fl_snapshot_get_process_cmdline()).
+   */
   properties[PROP_PROCESS_CMDLINE] = g_param_spec_string ("process-cmdline", NULL, NULL, NULL,
                                                           flags);
+  /**
+   * FlSnapshot:process-uid:
+   *
+   * The user that process runs as, or -1 (fl_snapshot_get_process_uid()).
+   */
   properties[PROP_PROCESS_UID] = g_param_spec_int64 ("process-uid", NULL, NULL,
                                                      -1, G_MAXINT64, -1, flags);
+  /**
+   * FlSnapshot:process-start-time:
+   *
+   * When that process started, in microseconds since the epoch, or 0
+   * (fl_snapshot_get_process_start_time()).
+   */
   properties[PROP_PROCESS_START_TIME] = g_param_spec_int64 ("process-start-time", NULL, NULL,
                                                             0, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:file-uid:
+   *
+   * The owner of the file, or -1 (fl_snapshot_get_file_uid()).
+   */
   properties[PROP_FILE_UID] = g_param_spec_int64 ("file-uid", NULL, NULL,
                                                   -1, G_MAXINT64, -1, flags);
+  /**
+   * FlSnapshot:liveness:
+   *
+   * Whether the process the file names runs (fl_snapshot_get_liveness()).
+   */
   properties[PROP_LIVENESS] = g_param_spec_enum ("liveness", NULL, NULL, FL_TYPE_LIVENESS,
                                                  FL_LIVENESS_UNKNOWN, flags);
+  /**
+   * FlSnapshot:kernel-lock:
+   *
+   * Whether a process held the file's kernel lock (fl_snapshot_get_kernel_lock()).
+   */
   properties[PROP_KERNEL_LOCK] = g_param_spec_enum ("kernel-lock", NULL, NULL,
                                                     FL_TYPE_KERNEL_LOCK,
                                                     FL_KERNEL_LOCK_UNKNOWN, flags);
+  /**
+   * FlSnapshot:stale:
+   *
+   * Whether the file is stale (fl_snapshot_get_stale()).
+   */
   properties[PROP_STALE] = g_param_spec_boolean ("stale", NULL, NULL, FALSE, flags);
+  /**
+   * FlSnapshot:reason:
+   *
+   * Why the verdict is what it is (fl_snapshot_get_reason()).
+   */
   properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:content:
+   *
+   * The file's content, printable (fl_snapshot_get_content()).
+   */
   properties[PROP_CONTENT] = g_param_spec_string ("content", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:mtime:
+   *
+   * The file's modification time in microseconds since the epoch (fl_snapshot_get_mtime()).
+   */
   properties[PROP_MTIME] = g_param_spec_int64 ("mtime", NULL, NULL,
                                                G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:captured-at:
+   *
+   * When the snapshot was taken, in microseconds since the epoch
+   * (fl_snapshot_get_captured_at()).
+   */
   properties[PROP_CAPTURED_AT] = g_param_spec_int64 ("captured-at", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:age:
+   *
+   * The file's age in microseconds when the snapshot was taken (fl_snapshot_get_age()).
+   */
   properties[PROP_AGE] = g_param_spec_int64 ("age", NULL, NULL, 0, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:reclaimable:
+   *
+   * What an operator may do with the file (fl_snapshot_get_reclaimable()).
+   */
   properties[PROP_RECLAIMABLE] = g_param_spec_enum ("reclaimable", NULL, NULL,
                                                     FL_TYPE_RECLAIMABLE, FL_RECLAIMABLE_NONE,
                                                     flags);
+  /**
+   * FlSnapshot:state:
+   *
+   * The one verdict every view shows (fl_snapshot_get_state()).
+   */
   properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL,
                                               FL_TYPE_ENTRY_STATE, FL_ENTRY_STATE_UNKNOWN, flags);
 
   /* An etcd lock's (docs/etcd.md, "Inspection"); see their getters. */
+  /**
+   * FlSnapshot:host:
+   *
+   * The host an etcd lock's holder runs on, or %NULL (fl_snapshot_get_host()).
+   */
   properties[PROP_HOST] = g_param_spec_string ("host", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:lease-id:
+   *
+   * An etcd lock's lease, or 0 for a file (fl_snapshot_get_lease_id()).
+   */
   properties[PROP_LEASE_ID] = g_param_spec_int64 ("lease-id", NULL, NULL,
                                                   G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:lease-ttl:
+   *
+   * The seconds left on an etcd holder's lease, or -1 (fl_snapshot_get_lease_ttl()).
+   */
   properties[PROP_LEASE_TTL] = g_param_spec_int64 ("lease-ttl", NULL, NULL,
                                                    -1, G_MAXINT64, -1, flags);
+  /**
+   * FlSnapshot:fencing-token:
+   *
+   * An etcd lock's fencing token, or 0 for a file (fl_snapshot_get_fencing_token()).
+   */
   properties[PROP_FENCING_TOKEN] = g_param_spec_uint64 ("fencing-token", NULL, NULL,
                                                         0, G_MAXUINT64, 0, flags);
+  /**
+   * FlSnapshot:revision:
+   *
+   * etcd's revision when the snapshot was read, or 0 for a file
+   * (fl_snapshot_get_revision()).
+   */
   properties[PROP_REVISION] = g_param_spec_int64 ("revision", NULL, NULL,
                                                   0, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:waiting:
+   *
+   * Whether this is a waiter of an etcd lock (fl_snapshot_get_waiting()).
+   */
   properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE, flags);
+  /**
+   * FlSnapshot:waiters:
+   *
+   * The waiters of an etcd lock, oldest first, or %NULL (fl_snapshot_get_waiters()).
+   */
   properties[PROP_WAITERS] = g_param_spec_boxed ("waiters", NULL, NULL, G_TYPE_PTR_ARRAY,
                                                  flags);
 
-  /* Another program's lock file (docs/other-lock-files.md). */
+  /**
+   * FlSnapshot:lock-format:
+   *
+   * Whose lock file it is (fl_snapshot_get_lock_format()): libfl's own, or another program's
+   * (docs/other-lock-files.md).
+   */
   properties[PROP_LOCK_FORMAT] = g_param_spec_enum ("lock-format", NULL, NULL,
                                                     FL_TYPE_LOCK_FORMAT, FL_LOCK_FORMAT_LIBFL,
                                                     flags);
+  /**
+   * FlSnapshot:owner-user:
+   *
+   * The login name another program's lock file records, or %NULL
+   * (fl_snapshot_get_owner_user()).
+   */
   properties[PROP_OWNER_USER] = g_param_spec_string ("owner-user", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:owner-name:
+   *
+   * The full name a LibreOffice lock file records, or %NULL (fl_snapshot_get_owner_name()).
+   */
   properties[PROP_OWNER_NAME] = g_param_spec_string ("owner-name", NULL, NULL, NULL, flags);
+  /**
+   * FlSnapshot:owner-since:
+   *
+   * Since when another program's lock file says it is held, in microseconds since the epoch;
+   * 0 when not recorded (fl_snapshot_get_owner_since()).
+   */
   properties[PROP_OWNER_SINCE] = g_param_spec_int64 ("owner-since", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
 
