@@ -126,10 +126,9 @@ kernel_rank_cb (gpointer    unused,
 
 /* Search by lock name, target, PID or process name; "problems only" hides held locks. */
 gboolean
-_inspector_window_filter_cb (gpointer item,
-                             gpointer user_data)
+_inspector_window_matches (InspectorWindow *self,
+                           FlEntry         *item)
 {
-  InspectorWindow *self = user_data;
   FlSnapshot *snap = fl_entry_get_snapshot (item);
   const char *text = self->search_text;
   g_autofree char *pid = NULL;
@@ -156,6 +155,20 @@ _inspector_window_filter_cb (gpointer item,
         return TRUE;
     }
   return FALSE;
+}
+
+G_DEFINE_QUARK (inspector-filter-verdict, _inspector_window_verdict)
+
+/* The filter model's own call: the verdict it used is kept on the entry, so that a change
+ * needs a pass over every row only when it turns that verdict (inspector-window.c). */
+gboolean
+_inspector_window_filter_cb (gpointer item,
+                             gpointer user_data)
+{
+  gboolean matches = _inspector_window_matches (user_data, item);
+
+  g_object_set_qdata (item, _inspector_window_verdict_quark (), GINT_TO_POINTER (matches + 1));
+  return matches;
 }
 
 void

@@ -73,17 +73,26 @@ refilter_cb (gpointer user_data)
   InspectorWindow *self = user_data;
 
   self->refilter_id = 0;
+  self->n_refilters++;
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
   return G_SOURCE_REMOVE;
 }
 
+/* A pass over every row (100,000: a frame and more) only when a change turns an entry's
+ * verdict: rows that come or go are filtered by the filter model as they arrive. */
 static void
 entry_changed_cb (FlDirectoryModel *model,
                   FlEntry          *entry,
                   FlChange          change,
                   InspectorWindow  *self)
 {
-  if ((self->problems_only || self->search_text != NULL) && self->refilter_id == 0)
+  int verdict;
+
+  if (!(self->problems_only || self->search_text != NULL) || self->refilter_id != 0)
+    return;
+  verdict = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (entry),
+                                                 _inspector_window_verdict_quark ()));
+  if (verdict == 0 || verdict - 1 != _inspector_window_matches (self, entry))
     self->refilter_id = g_idle_add (refilter_cb, self);
 }
 
