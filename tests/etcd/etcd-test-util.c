@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "fl-etcd-private.h"
 #include "fl-lock.h"
@@ -92,6 +93,24 @@ server_new (const char *name)
   return server;
 }
 
+/* In the child, before exec: a test that aborts (an assertion, a sanitizer) takes its etcd
+ * servers with it, instead of leaving them running and loading the machine. */
+static void
+die_with_parent (gpointer unused)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+GSubprocessLauncher *
+etcd_test_launcher_new (const char *log_path)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+
+  g_subprocess_launcher_set_stderr_file_path (launcher, log_path);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  return launcher;
+}
+
 /* On a restart etcd finds its data and ignores the --initial-* flags. */
 static void
 server_spawn (EtcdServer *server)
@@ -104,8 +123,7 @@ server_spawn (EtcdServer *server)
 
   g_assert_nonnull (binary);
   g_assert_null (server->process);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
-  g_subprocess_launcher_set_stderr_file_path (launcher, log);
+  launcher = etcd_test_launcher_new (log);
   server->process = g_subprocess_launcher_spawn (
     launcher, &error, binary, "--name", server->name,
     "--data-dir", data,

@@ -105,4 +105,7 @@ gboolean    etcd_wait_for     (gboolean  (*func) (gpointer data),
                                gpointer    data,
                                guint       timeout_ms);
 
+/* Spawns etcd with stderr to @log_path and killed when the test process dies. */
+GSubprocessLauncher *etcd_test_launcher_new (const char *log_path);
+
 G_END_DECLS
