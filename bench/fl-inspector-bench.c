@@ -1,7 +1,7 @@
 /* fl-inspector-bench.c: the Lock Inspector's window at scale: time to first rows, and the
  * longest the main loop stalls while a burst of changes arrives
  *
- * Usage: xvfb-run -a fl-inspector-bench [--locks N] [--burst N]
+ * Usage: xvfb-run -a fl-inspector-bench [--locks N] [--burst N] [--stalls]
  *
  * Makes a directory of N lock files (100,000 by default; their holder this process), opens the
  * real window on it, and measures:
@@ -43,12 +43,20 @@ typedef struct
   gint64 worst;
 } Ticks;
 
+/* With --stalls: every gap of at least this long is printed with its place on the monotonic
+ * clock, to be matched against a profile taken with `perf record -k CLOCK_MONOTONIC`. */
+#define REPORTED_STALL_US (30 * 1000)
+static gboolean report_stalls;
+
 static gboolean
 tick_cb (gpointer data)
 {
   Ticks *t = data;
   gint64 now = g_get_monotonic_time ();
 
+  if (report_stalls && now - t->last >= REPORTED_STALL_US)
+    g_print ("stall %.1f ms from %.6f to %.6f s (monotonic)\n", (now - t->last) / 1000.0,
+             t->last / 1e6, now / 1e6);
   t->worst = MAX (t->worst, now - t->last);
   t->last = now;
   return G_SOURCE_CONTINUE;
@@ -265,6 +273,8 @@ main (int    argc,
   GOptionEntry entries[] = {
     { "locks", 0, 0, G_OPTION_ARG_INT, &n_locks, "lock files in the folder", "N" },
     { "burst", 0, 0, G_OPTION_ARG_INT, &burst, "files created, then removed, at once", "N" },
+    { "stalls", 0, 0, G_OPTION_ARG_NONE, &report_stalls,
+      "print each stall of 30 ms or more with its time on the monotonic clock", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- the Lock Inspector at scale");
