@@ -29,42 +29,26 @@ _fl_identity_format (const FlIdentity *identity,
   return n > 0 && (gsize) n < size ? (gsize) n : 0;
 }
 
-static gboolean
-parse_hex_u64 (const char *s,
-               guint64    *out)
-{
-  guint64 value = 0;
-
-  if (*s == '\0' || strlen (s) > 16)
-    return FALSE;
-  for (; *s; s++)
-    {
-      if (!g_ascii_isxdigit (*s) || g_ascii_isupper (*s))
-        return FALSE;
-      value = (value << 4) | (guint64) g_ascii_xdigit_value (*s);
-    }
-  *out = value;
-  return TRUE;
-}
-
+/* A number as format_identity writes it (@base 16: lowercase hex, @base 10: decimal): digits
+ * only, no sign, space or "0x" that g_ascii_strtoull would let through, no overflow. */
 static gboolean
 parse_u64 (const char *s,
+           guint       base,
            guint64    *out)
 {
   guint64 value = 0;
 
-  if (*s == '\0' || strlen (s) > 20)
+  if (*s == '\0' || strlen (s) > (base == 16 ? 16 : 20))
     return FALSE;
   for (; *s; s++)
     {
-      if (!g_ascii_isdigit (*s))
-        return FALSE;
-      guint64 digit = (guint64) (*s - '0');
+      int digit = base == 16 && !g_ascii_isupper (*s) ? g_ascii_xdigit_value (*s)
+                                                      : g_ascii_digit_value (*s);
 
-      /* Exact: value * 10 + digit fits exactly when value <= (MAX - digit) / 10. */
-      if (value > (G_MAXUINT64 - digit) / 10)
+      /* Exact: value * base + digit fits exactly when value <= (MAX - digit) / base. */
+      if (digit < 0 || value > (G_MAXUINT64 - (guint64) digit) / base)
         return FALSE;
-      value = value * 10 + digit;
+      value = value * base + (guint64) digit;
     }
   *out = value;
   return TRUE;
@@ -108,15 +92,15 @@ _fl_identity_parse (const char *buf,
 
   if (!_fl_parse_pid (fields[1], strlen (fields[1]), &identity->pid))
     return FALSE;
-  if (!parse_hex_u64 (fields[2], &identity->start_ticks))
+  if (!parse_u64 (fields[2], 16, &identity->start_ticks))
     return FALSE;
   if (!is_printable_token (fields[3], sizeof identity->boot_id))
     return FALSE;
   if (strcmp (fields[3], "-") != 0)
     g_strlcpy (identity->boot_id, fields[3], sizeof identity->boot_id);
-  if (!parse_hex_u64 (fields[4], &identity->pidns))
+  if (!parse_u64 (fields[4], 16, &identity->pidns))
     return FALSE;
-  if (!parse_u64 (fields[5], &value) || value > 1)
+  if (!parse_u64 (fields[5], 10, &value) || value > 1)
     return FALSE;
   identity->kernel_lock = value == 1;
   if (!is_printable_token (fields[6], sizeof identity->host))
