@@ -174,6 +174,17 @@ _fl_etcd_unb64 (const char *b64)
   return text;
 }
 
+char *
+_fl_etcd_dir_range_json (const char *dir)
+{
+  g_autofree char *from = g_strconcat (dir, "/", NULL);
+  g_autofree char *to = g_strconcat (dir, "0", NULL);
+  g_autofree char *from64 = _fl_etcd_b64 (from);
+  g_autofree char *to64 = _fl_etcd_b64 (to);
+
+  return g_strdup_printf ("\"key\":\"%s\",\"range_end\":\"%s\"", from64, to64);
+}
+
 /* Client */
 
 struct _FlEtcdClient

@@ -136,6 +136,9 @@ JsonObject *_fl_etcd_json_object (JsonObject *object,
 JsonObject *_fl_etcd_json_first_kv (JsonObject *range);
 char       *_fl_etcd_b64          (const char *text);
 char       *_fl_etcd_unb64        (const char *b64);
+/* Every key below @dir ("DIR/..."), as the members "key" and "range_end" of a RangeRequest:
+ * etcd's prefix range, whose end is the prefix with its last byte plus one ('/' + 1 = '0'). */
+char       *_fl_etcd_dir_range_json (const char *dir);
 
 /* The keepalive of one lease, on the etcd thread with its own session. Valid until the send
  * time of the last successful keepalive + TTL - margin (pitfall 9); then lost, once. */
