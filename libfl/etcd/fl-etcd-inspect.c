@@ -491,32 +491,36 @@ queue_txn_json (const char *name,
 /* One read of etcd. Without a quorum a linearizable read fails after etcd's own wait (about
  * 7 s, "request timed out"); the member's own copy is then read (@serializable_body) and the
  * snapshots say so: nothing can be granted or released while no majority is there, so the
- * copy is the last state, and it is what an operator needs to see during the outage. */
-static JsonObject *
-read_call (Reading       *r,
-           const char    *path,
-           const char    *body,
-           const char    *serializable_body,
-           GCancellable  *cancellable,
-           GError       **error)
+ * copy is the last state, and it is what an operator needs to see during the outage.
+ * Fills @r's response and the store revision it reflects. */
+static gboolean
+reading_read (Reading       *r,
+              const char    *path,
+              const char    *body,
+              const char    *serializable_body,
+              GCancellable  *cancellable,
+              GError       **error)
 {
   g_autoptr(GError) local_error = NULL;
-  JsonObject *res = _fl_etcd_client_call (r->client, path, body,
-                                          g_get_monotonic_time () + FL_ETCD_INSPECT_US,
-                                          cancellable, &local_error);
 
-  if (res != NULL)
-    return res;
-  if (!_fl_etcd_error_is_leaderless (local_error))
+  g_assert (r->response == NULL);
+  r->response = _fl_etcd_client_call (r->client, path, body,
+                                      g_get_monotonic_time () + FL_ETCD_INSPECT_US,
+                                      cancellable, &local_error);
+  if (r->response == NULL && _fl_etcd_error_is_leaderless (local_error))
     {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
+      r->response = _fl_etcd_client_call (r->client, path, serializable_body,
+                                          g_get_monotonic_time () + FL_ETCD_INSPECT_US,
+                                          cancellable, error);
+      if (r->response != NULL)
+        r->no_quorum = g_strdup (_fl_etcd_client_endpoint (r->client));
     }
-  res = _fl_etcd_client_call (r->client, path, serializable_body,
-                              g_get_monotonic_time () + FL_ETCD_INSPECT_US, cancellable, error);
-  if (res != NULL)
-    r->no_quorum = g_strdup (_fl_etcd_client_endpoint (r->client));
-  return res;
+  else if (r->response == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  if (r->response == NULL)
+    return FALSE;
+  r->revision = _fl_etcd_json_int (_fl_etcd_json_object (r->response, "header"), "revision");
+  return TRUE;
 }
 
 FlSnapshot *
@@ -544,10 +548,8 @@ _fl_etcd_snapshot_new (const char          *uri,
   meta = meta_dir (t.name);
   body = queue_txn_json (t.name, meta, FALSE);
   serializable_body = queue_txn_json (t.name, meta, TRUE);
-  r.response = read_call (&r, "/v3/kv/txn", body, serializable_body, NULL, error);
-  if (r.response == NULL)
+  if (!reading_read (&r, "/v3/kv/txn", body, serializable_body, NULL, error))
     return NULL;
-  r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");
   responses = json_object_get_member (r.response, "responses");
   if (responses != NULL && JSON_NODE_HOLDS_ARRAY (responses))
     for (guint i = 0; i < json_array_get_length (json_node_get_array (responses)); i++)
@@ -619,10 +621,8 @@ _fl_etcd_scan (const char          *root,
 
   body = range_json (t.name, FALSE, FALSE);
   serializable_body = range_json (t.name, FALSE, TRUE);
-  r.response = read_call (&r, "/v3/kv/range", body, serializable_body, cancellable, error);
-  if (r.response == NULL)
+  if (!reading_read (&r, "/v3/kv/range", body, serializable_body, cancellable, error))
     return NULL;
-  r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");
   reading_add_range (&r, r.response);
 
   out = g_ptr_array_new_with_free_func (g_object_unref);
