@@ -474,13 +474,14 @@ range_json (const char *dir,
                           serializable ? ",\"serializable\":true" : "");
 }
 
-/* The queue and its metadata in one transaction, so both are of one revision. A transaction
+/* The queue of the lock @name (PREFIX/ESCAPED-NAME) and its metadata in one transaction, so
+ * both are of one revision. A transaction
  * of serializable ranges only is served by the member alone. */
 static char *
 queue_txn_json (const char *name,
-                const char *meta,
                 gboolean    serializable)
 {
+  g_autofree char *meta = meta_dir (name);
   g_autofree char *queue_range = range_json (name, TRUE, serializable);
   g_autofree char *meta_range = range_json (meta, FALSE, serializable);
 
@@ -530,7 +531,6 @@ _fl_etcd_snapshot_new (const char          *uri,
 {
   g_auto(FlEtcdTarget) t = { 0 };
   g_auto(Reading) r = { 0 };
-  g_autofree char *meta = NULL;
   g_autofree char *body = NULL;
   g_autofree char *serializable_body = NULL;
   g_autofree char *prefix = NULL;
@@ -544,10 +544,8 @@ _fl_etcd_snapshot_new (const char          *uri,
   prefix = g_strndup (t.name, name - 1 - t.name);
   reading_init (&r, t.endpoints, options, uri, prefix);
 
-  /* The queue and its metadata in one transaction: both of the same revision. */
-  meta = meta_dir (t.name);
-  body = queue_txn_json (t.name, meta, FALSE);
-  serializable_body = queue_txn_json (t.name, meta, TRUE);
+  body = queue_txn_json (t.name, FALSE);
+  serializable_body = queue_txn_json (t.name, TRUE);
   if (!reading_read (&r, "/v3/kv/txn", body, serializable_body, NULL, error))
     return NULL;
   responses = json_object_get_member (r.response, "responses");
