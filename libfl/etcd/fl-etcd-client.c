@@ -504,6 +504,24 @@ authenticate (FlEtcdClient  *client,
   return g_strdup (token);
 }
 
+/* The token to send: none without a configured user, else the current one, authenticated
+ * first when there is none yet. FALSE with @error set when that authentication failed. */
+static gboolean
+dup_token (FlEtcdClient  *client,
+           GCancellable  *op,
+           GCancellable  *cancellable,
+           char         **token,
+           GError       **error)
+{
+  *token = NULL;
+  if (_fl_etcd_auth_get_user (client->auth) == NULL)
+    return TRUE;
+  *token = _fl_etcd_auth_dup_token (client->auth);
+  if (*token == NULL)
+    *token = authenticate (client, op, cancellable, error);
+  return *token != NULL;
+}
+
 /* With the user's token when one is configured; an invalid one is renewed once, never in a
  * loop (a wrong password fails at once, as FL_ERROR_PERMISSION). */
 static JsonObject *
@@ -521,12 +539,8 @@ call_authorized (FlEtcdClient  *client,
       gboolean invalid = FALSE;
       JsonObject *ret;
 
-      if (_fl_etcd_auth_get_user (client->auth) != NULL)
-        {
-          token = _fl_etcd_auth_dup_token (client->auth);
-          if (token == NULL && (token = authenticate (client, op, cancellable, error)) == NULL)
-            return NULL;
-        }
+      if (!dup_token (client, op, cancellable, &token, error))
+        return NULL;
       ret = call_endpoints (client, path, body, token, op, cancellable, &invalid,
                             &local_error);
       if (ret != NULL || !invalid || attempt > 0)
@@ -589,13 +603,8 @@ _fl_etcd_client_open_stream (FlEtcdClient  *client,
     return NULL;
   /* The same token as the unary calls: a stream opened with an expired one ends at once,
    * and the caller's next unary call renews it. */
-  if (_fl_etcd_auth_get_user (client->auth) != NULL)
-    {
-      token = _fl_etcd_auth_dup_token (client->auth);
-      if (token == NULL &&
-          (token = authenticate (client, cancellable, cancellable, error)) == NULL)
-        return NULL;
-    }
+  if (!dup_token (client, cancellable, cancellable, &token, error))
+    return NULL;
   msg = new_message (client, endpoint, path, body, token, &requested, error);
   if (msg == NULL)
     return NULL;
