@@ -29,31 +29,6 @@ _fl_identity_format (const FlIdentity *identity,
   return n > 0 && (gsize) n < size ? (gsize) n : 0;
 }
 
-/* A number as format_identity writes it (@base 16: lowercase hex, @base 10: decimal): digits
- * only, no sign, space or "0x" that g_ascii_strtoull would let through, no overflow. */
-static gboolean
-parse_u64 (const char *s,
-           guint       base,
-           guint64    *out)
-{
-  guint64 value = 0;
-
-  if (*s == '\0' || strlen (s) > (base == 16 ? 16 : 20))
-    return FALSE;
-  for (; *s; s++)
-    {
-      int digit = base == 16 && !g_ascii_isupper (*s) ? g_ascii_xdigit_value (*s)
-                                                      : g_ascii_digit_value (*s);
-
-      /* Exact: value * base + digit fits exactly when value <= (MAX - digit) / base. */
-      if (digit < 0 || value > (G_MAXUINT64 - (guint64) digit) / base)
-        return FALSE;
-      value = value * base + (guint64) digit;
-    }
-  *out = value;
-  return TRUE;
-}
-
 static gboolean
 is_printable_token (const char *s,
                     gsize       max)
@@ -92,15 +67,15 @@ _fl_identity_parse (const char *buf,
 
   if (!_fl_parse_pid (fields[1], strlen (fields[1]), &identity->pid))
     return FALSE;
-  if (!parse_u64 (fields[2], 16, &identity->start_ticks))
+  if (!_fl_parse_digits (fields[2], strlen (fields[2]), 16, 16, &identity->start_ticks))
     return FALSE;
   if (!is_printable_token (fields[3], sizeof identity->boot_id))
     return FALSE;
   if (strcmp (fields[3], "-") != 0)
     g_strlcpy (identity->boot_id, fields[3], sizeof identity->boot_id);
-  if (!parse_u64 (fields[4], 16, &identity->pidns))
+  if (!_fl_parse_digits (fields[4], strlen (fields[4]), 16, 16, &identity->pidns))
     return FALSE;
-  if (!parse_u64 (fields[5], 10, &value) || value > 1)
+  if (!_fl_parse_digits (fields[5], strlen (fields[5]), 10, 20, &value) || value > 1)
     return FALSE;
   identity->kernel_lock = value == 1;
   if (!is_printable_token (fields[6], sizeof identity->host))
