@@ -15,12 +15,4 @@ G_DECLARE_FINAL_TYPE (InspectorApplication, inspector_application, INSPECTOR, AP
 
 InspectorApplication *inspector_application_new (void);
 
-/* The build tree's top when fl-inspector runs from it (BUILD/inspector/fl-inspector), else
- * NULL. */
-char                 *inspector_dup_build_root (void);
-
-/* Where the build tree keeps what an installed program finds by itself: used only when
- * fl-inspector runs from the build tree. */
-void                  inspector_setup_uninstalled (void);
-
 G_END_DECLS

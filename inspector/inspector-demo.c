@@ -17,7 +17,7 @@
 #include <sys/prctl.h>   /* PR_SET_PDEATHSIG: Linux only, as flctl demo is */
 #endif
 
-#include "inspector-application.h"
+#include "inspector-build-tree.h"
 #include "inspector-demo.h"
 
 #define STOP_TIMEOUT_MS 5000

@@ -175,7 +175,6 @@ popup_row_menu (InspectorWindow *self,
 {
   GdkRectangle at = { (int) x, (int) y, 1, 1 };
 
-  _inspector_window_update_actions (self);
   gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &at);
   gtk_popover_popup (GTK_POPOVER (self->row_menu));
 }

@@ -43,7 +43,7 @@ removed_cb (GObject      *object,
   if (self->work_bar == NULL)
     return;  /* the window was closed, which stopped the work: nobody to tell */
   gtk_revealer_set_reveal_child (self->work_bar, FALSE);
-  _inspector_window_update_actions (self);
+  g_object_notify (G_OBJECT (self), "working");
 
   g_string_printf (text, g_dngettext (GETTEXT_PACKAGE, "Removed %u orphaned file.",
                                       "Removed %u orphaned files.", removed), removed);
@@ -73,7 +73,7 @@ _inspector_window_remove_orphans (InspectorWindow *self,
   self->work = g_cancellable_new ();
   progress_cb (0, seen->len, self);
   gtk_revealer_set_reveal_child (self->work_bar, TRUE);
-  _inspector_window_update_actions (self);
+  g_object_notify (G_OBJECT (self), "working");
   /* The window is kept until the worker is done: its rows and banner are what it reports to. */
   fl_directory_model_reclaim_async (self->model, seen, self->work, progress_cb, self, NULL,
                                     removed_cb, g_object_ref (self));

@@ -26,6 +26,7 @@ enum
   PROP_PROBLEMS_ONLY,
   PROP_MODEL,
   PROP_NOW,
+  PROP_WORKING,
   N_PROPS
 };
 
@@ -268,6 +269,9 @@ inspector_window_get_property (GObject    *object,
     case PROP_NOW:
       g_value_set_int64 (value, self->now);
       break;
+    case PROP_WORKING:
+      g_value_set_boolean (value, self->work != NULL);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -321,6 +325,10 @@ inspector_window_class_init (InspectorWindowClass *klass)
   properties[PROP_NOW] =
     g_param_spec_int64 ("now", NULL, NULL, 0, G_MAXINT64, 0,
                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether Remove All Orphans runs (inspector-window-work.c), which the actions follow. */
+  properties[PROP_WORKING] =
+    g_param_spec_boolean ("working", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The templates name these types; GtkBuilder finds only registered ones. */
@@ -395,6 +403,12 @@ inspector_window_init (InspectorWindow *self)
                           G_CALLBACK (entry_changed_cb), self);
   g_signal_group_connect_swapped (self->model_signals, "items-changed",
                                   G_CALLBACK (_inspector_window_update_page), self);
+  /* The actions follow what they depend on: the selected entry (selection_changed_cb,
+   * selected_signals), the orphans to clean and whether a work runs. */
+  g_signal_group_connect_swapped (self->model_signals, "notify::n-orphans",
+                                  G_CALLBACK (_inspector_window_update_actions), self);
+  g_signal_connect (self, "notify::working", G_CALLBACK (_inspector_window_update_actions),
+                    NULL);
   g_signal_group_set_target (self->model_signals, self->model);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));

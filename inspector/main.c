@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "inspector-application.h"
+#include "inspector-build-tree.h"
 
 int
 main (int   argc,

@@ -250,6 +250,46 @@ fl_lock_format_get_label (FlLockFormat format)
   return labels[format];
 }
 
+/* What another program's lock file is, who removes it and what to do when it is stuck,
+ * translated; "" for libfl's own. */
+const char *
+_fl_lock_format_get_explanation (FlLockFormat format)
+{
+  switch (format)
+    {
+    case FL_LOCK_FORMAT_GIT:
+      return _("A git lock: a git command is changing the repository's index or a reference, "
+               "and removes the file when it ends. If no git process runs in this repository "
+               "(and no editor or tool that runs git), a git command was killed: remove the "
+               "file by hand.");
+    case FL_LOCK_FORMAT_LIBREOFFICE:
+      return _("A LibreOffice lock: the person named has the document open, and LibreOffice "
+               "removes the file when it closes the document. If that LibreOffice is no longer "
+               "running on the host named, open the document anyway (LibreOffice offers it) or "
+               "remove the file by hand.");
+    case FL_LOCK_FORMAT_EMACS:
+      return _("An Emacs edit lock: the user named is editing the file in Emacs on the host "
+               "named; Emacs removes it when the buffer is saved or killed. If that Emacs has "
+               "exited, Emacs itself offers to steal the lock the next time the file is edited.");
+    case FL_LOCK_FORMAT_MOZILLA:
+      return _("A Firefox or Thunderbird profile lock: the profile is open while a process "
+               "holds the kernel lock on its .parentlock. If none does, the program starts "
+               "normally and cleans up; if it still says the profile is in use, quit it on the "
+               "host named and remove the lock link by hand.");
+    case FL_LOCK_FORMAT_DPKG:
+      return _("A dpkg or apt lock: the file always exists and only its kernel lock counts, "
+               "held while a package manager runs. Never remove it: wait for the process "
+               "holding it to finish.");
+    case FL_LOCK_FORMAT_FLOCK:
+      return _("A lock file used with a kernel lock, as flock(1) does: only the kernel lock "
+               "counts, and the kernel drops it when its holder exits. The file itself locks "
+               "nothing; removing it can break the program's next lock, so leave it.");
+    case FL_LOCK_FORMAT_LIBFL:
+    default:
+      return "";
+    }
+}
+
 /**
  * fl_kernel_lock_get_label:
  * @kernel_lock: what the kernel lock probe saw

@@ -1,4 +1,4 @@
-/* fl-etcd-client.c: the v3 JSON gateway over libsoup 3 (blocking calls), targets, JSON
+/* fl-etcd-client.c: the v3 JSON gateway over libsoup 3 (blocking calls), targets
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -90,88 +90,6 @@ _fl_etcd_target_clear (FlEtcdTarget *target)
 {
   g_clear_pointer (&target->endpoints, g_strfreev);
   g_clear_pointer (&target->name, g_free);
-}
-
-/* JSON */
-
-gint64
-_fl_etcd_json_int (JsonObject *object,
-                   const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_ascii_strtoll (json_node_get_string (node), NULL, 10);
-  return json_node_get_int (node);
-}
-
-gboolean
-_fl_etcd_json_bool (JsonObject *object,
-                    const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
-}
-
-JsonObject *
-_fl_etcd_json_parse (GBytes *bytes)
-{
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-  gsize size = 0;
-  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &size) : NULL;
-  JsonNode *root;
-
-  if (data == NULL || size == 0 || size > G_MAXSSIZE ||
-      !json_parser_load_from_data (parser, data, (gssize) size, NULL))
-    return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return NULL;
-  return json_object_ref (json_node_get_object (root));
-}
-
-JsonObject *
-_fl_etcd_json_object (JsonObject *object,
-                      const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-JsonObject *
-_fl_etcd_json_first_kv (JsonObject *range)
-{
-  JsonNode *node = range != NULL ? json_object_get_member (range, "kvs") : NULL;
-  JsonArray *kvs;
-
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
-    return NULL;
-  kvs = json_node_get_array (node);
-  if (json_array_get_length (kvs) == 0)
-    return NULL;
-  return json_array_get_object_element (kvs, 0);
-}
-
-char *
-_fl_etcd_b64 (const char *text)
-{
-  return g_base64_encode ((const guchar *) text, strlen (text));
-}
-
-char *
-_fl_etcd_unb64 (const char *b64)
-{
-  gsize len;
-  guchar *data = g_base64_decode (b64 != NULL ? b64 : "", &len);
-  char *text = g_strndup ((const char *) data, len);
-
-  g_free (data);
-  return text;
 }
 
 /* Client */
@@ -586,6 +504,24 @@ authenticate (FlEtcdClient  *client,
   return g_strdup (token);
 }
 
+/* The token to send: none without a configured user, else the current one, authenticated
+ * first when there is none yet. FALSE with @error set when that authentication failed. */
+static gboolean
+dup_token (FlEtcdClient  *client,
+           GCancellable  *op,
+           GCancellable  *cancellable,
+           char         **token,
+           GError       **error)
+{
+  *token = NULL;
+  if (_fl_etcd_auth_get_user (client->auth) == NULL)
+    return TRUE;
+  *token = _fl_etcd_auth_dup_token (client->auth);
+  if (*token == NULL)
+    *token = authenticate (client, op, cancellable, error);
+  return *token != NULL;
+}
+
 /* With the user's token when one is configured; an invalid one is renewed once, never in a
  * loop (a wrong password fails at once, as FL_ERROR_PERMISSION). */
 static JsonObject *
@@ -603,12 +539,8 @@ call_authorized (FlEtcdClient  *client,
       gboolean invalid = FALSE;
       JsonObject *ret;
 
-      if (_fl_etcd_auth_get_user (client->auth) != NULL)
-        {
-          token = _fl_etcd_auth_dup_token (client->auth);
-          if (token == NULL && (token = authenticate (client, op, cancellable, error)) == NULL)
-            return NULL;
-        }
+      if (!dup_token (client, op, cancellable, &token, error))
+        return NULL;
       ret = call_endpoints (client, path, body, token, op, cancellable, &invalid,
                             &local_error);
       if (ret != NULL || !invalid || attempt > 0)
@@ -671,13 +603,8 @@ _fl_etcd_client_open_stream (FlEtcdClient  *client,
     return NULL;
   /* The same token as the unary calls: a stream opened with an expired one ends at once,
    * and the caller's next unary call renews it. */
-  if (_fl_etcd_auth_get_user (client->auth) != NULL)
-    {
-      token = _fl_etcd_auth_dup_token (client->auth);
-      if (token == NULL &&
-          (token = authenticate (client, cancellable, cancellable, error)) == NULL)
-        return NULL;
-    }
+  if (!dup_token (client, cancellable, cancellable, &token, error))
+    return NULL;
   msg = new_message (client, endpoint, path, body, token, &requested, error);
   if (msg == NULL)
     return NULL;

@@ -45,13 +45,13 @@ _fl_etcd_name_check (const FlEtcdTarget *target,
   return TRUE;
 }
 
-/* PREFIX/.fl-meta/ESCAPED-NAME/, from PREFIX/ESCAPED-NAME. */
+/* PREFIX/.fl-meta/ESCAPED-NAME, from PREFIX/ESCAPED-NAME. */
 static char *
 meta_dir (const char *name)
 {
   const char *slash = strchr (name, '/');
 
-  return g_strdup_printf ("%.*s/." FL_ETCD_META "/%s/", (int) (slash - name), name, slash + 1);
+  return g_strdup_printf ("%.*s/." FL_ETCD_META "/%s", (int) (slash - name), name, slash + 1);
 }
 
 static char *
@@ -76,7 +76,7 @@ _fl_etcd_meta_put (FlEtcdClient *client,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) res = NULL;
   g_autofree char *dir = meta_dir (name);
-  g_autofree char *key = g_strdup_printf ("%s%" G_GINT64_MODIFIER "x", dir, lease);
+  g_autofree char *key = g_strdup_printf ("%s/%" G_GINT64_MODIFIER "x", dir, lease);
   g_autofree char *value = NULL;
   g_autofree char *key64 = NULL;
   g_autofree char *value64 = NULL;
@@ -463,31 +463,27 @@ snapshot_of_queue (Reading    *r,
 }
 
 static char *
-range_json (const char *from,
-            const char *to,
+range_json (const char *dir,
             gboolean    keys_only,
             gboolean    serializable)
 {
-  g_autofree char *from64 = _fl_etcd_b64 (from);
-  g_autofree char *to64 = _fl_etcd_b64 (to);
+  g_autofree char *range = _fl_etcd_dir_range_json (dir);
 
-  return g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"sort_target\":\"CREATE\","
-                          "\"sort_order\":\"ASCEND\"%s%s}", from64, to64,
+  return g_strdup_printf ("{%s,\"sort_target\":\"CREATE\",\"sort_order\":\"ASCEND\"%s%s}", range,
                           keys_only ? ",\"keys_only\":true" : "",
                           serializable ? ",\"serializable\":true" : "");
 }
 
-/* The queue and its metadata in one transaction, so both are of one revision. A transaction
+/* The queue of the lock @name (PREFIX/ESCAPED-NAME) and its metadata in one transaction, so
+ * both are of one revision. A transaction
  * of serializable ranges only is served by the member alone. */
 static char *
-queue_txn_json (const char *queue,
-                const char *queue_end,
-                const char *meta,
-                const char *meta_end,
+queue_txn_json (const char *name,
                 gboolean    serializable)
 {
-  g_autofree char *queue_range = range_json (queue, queue_end, TRUE, serializable);
-  g_autofree char *meta_range = range_json (meta, meta_end, FALSE, serializable);
+  g_autofree char *meta = meta_dir (name);
+  g_autofree char *queue_range = range_json (name, TRUE, serializable);
+  g_autofree char *meta_range = range_json (meta, FALSE, serializable);
 
   return g_strdup_printf ("{\"success\":[{\"request_range\":%s},{\"request_range\":%s}]}",
                           queue_range, meta_range);
@@ -496,32 +492,36 @@ queue_txn_json (const char *queue,
 /* One read of etcd. Without a quorum a linearizable read fails after etcd's own wait (about
  * 7 s, "request timed out"); the member's own copy is then read (@serializable_body) and the
  * snapshots say so: nothing can be granted or released while no majority is there, so the
- * copy is the last state, and it is what an operator needs to see during the outage. */
-static JsonObject *
-read_call (Reading       *r,
-           const char    *path,
-           const char    *body,
-           const char    *serializable_body,
-           GCancellable  *cancellable,
-           GError       **error)
+ * copy is the last state, and it is what an operator needs to see during the outage.
+ * Fills @r's response and the store revision it reflects. */
+static gboolean
+reading_read (Reading       *r,
+              const char    *path,
+              const char    *body,
+              const char    *serializable_body,
+              GCancellable  *cancellable,
+              GError       **error)
 {
   g_autoptr(GError) local_error = NULL;
-  JsonObject *res = _fl_etcd_client_call (r->client, path, body,
-                                          g_get_monotonic_time () + FL_ETCD_INSPECT_US,
-                                          cancellable, &local_error);
 
-  if (res != NULL)
-    return res;
-  if (!_fl_etcd_error_is_leaderless (local_error))
+  g_assert (r->response == NULL);
+  r->response = _fl_etcd_client_call (r->client, path, body,
+                                      g_get_monotonic_time () + FL_ETCD_INSPECT_US,
+                                      cancellable, &local_error);
+  if (r->response == NULL && _fl_etcd_error_is_leaderless (local_error))
     {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
+      r->response = _fl_etcd_client_call (r->client, path, serializable_body,
+                                          g_get_monotonic_time () + FL_ETCD_INSPECT_US,
+                                          cancellable, error);
+      if (r->response != NULL)
+        r->no_quorum = g_strdup (_fl_etcd_client_endpoint (r->client));
     }
-  res = _fl_etcd_client_call (r->client, path, serializable_body,
-                              g_get_monotonic_time () + FL_ETCD_INSPECT_US, cancellable, error);
-  if (res != NULL)
-    r->no_quorum = g_strdup (_fl_etcd_client_endpoint (r->client));
-  return res;
+  else if (r->response == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  if (r->response == NULL)
+    return FALSE;
+  r->revision = _fl_etcd_json_int (_fl_etcd_json_object (r->response, "header"), "revision");
+  return TRUE;
 }
 
 FlSnapshot *
@@ -531,10 +531,6 @@ _fl_etcd_snapshot_new (const char          *uri,
 {
   g_auto(FlEtcdTarget) t = { 0 };
   g_auto(Reading) r = { 0 };
-  g_autofree char *queue = NULL;
-  g_autofree char *queue_end = NULL;
-  g_autofree char *meta = NULL;
-  g_autofree char *meta_end = NULL;
   g_autofree char *body = NULL;
   g_autofree char *serializable_body = NULL;
   g_autofree char *prefix = NULL;
@@ -548,17 +544,10 @@ _fl_etcd_snapshot_new (const char          *uri,
   prefix = g_strndup (t.name, name - 1 - t.name);
   reading_init (&r, t.endpoints, options, uri, prefix);
 
-  /* The queue and its metadata in one transaction: both of the same revision. */
-  queue = g_strconcat (t.name, "/", NULL);
-  queue_end = g_strconcat (t.name, "0", NULL);  /* '/' + 1 */
-  meta = meta_dir (t.name);
-  meta_end = g_strdup_printf ("%.*s0", (int) strlen (meta) - 1, meta);
-  body = queue_txn_json (queue, queue_end, meta, meta_end, FALSE);
-  serializable_body = queue_txn_json (queue, queue_end, meta, meta_end, TRUE);
-  r.response = read_call (&r, "/v3/kv/txn", body, serializable_body, NULL, error);
-  if (r.response == NULL)
+  body = queue_txn_json (t.name, FALSE);
+  serializable_body = queue_txn_json (t.name, TRUE);
+  if (!reading_read (&r, "/v3/kv/txn", body, serializable_body, NULL, error))
     return NULL;
-  r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");
   responses = json_object_get_member (r.response, "responses");
   if (responses != NULL && JSON_NODE_HOLDS_ARRAY (responses))
     for (guint i = 0; i < json_array_get_length (json_node_get_array (responses)); i++)
@@ -597,8 +586,6 @@ _fl_etcd_scan (const char          *root,
 {
   g_autofree char *trimmed = g_strdup (root);
   g_autofree char *probe = NULL;
-  g_autofree char *from = NULL;
-  g_autofree char *to = NULL;
   g_autofree char *body = NULL;
   g_autofree char *serializable_body = NULL;
   g_auto(FlEtcdTarget) t = { 0 };
@@ -630,14 +617,10 @@ _fl_etcd_scan (const char          *root,
   t.name[strlen (t.name) - 2] = '\0';  /* PREFIX */
   reading_init (&r, t.endpoints, options, trimmed, t.name);
 
-  from = g_strconcat (t.name, "/", NULL);
-  to = g_strconcat (t.name, "0", NULL);
-  body = range_json (from, to, FALSE, FALSE);
-  serializable_body = range_json (from, to, FALSE, TRUE);
-  r.response = read_call (&r, "/v3/kv/range", body, serializable_body, cancellable, error);
-  if (r.response == NULL)
+  body = range_json (t.name, FALSE, FALSE);
+  serializable_body = range_json (t.name, FALSE, TRUE);
+  if (!reading_read (&r, "/v3/kv/range", body, serializable_body, cancellable, error))
     return NULL;
-  r.revision = _fl_etcd_json_int (_fl_etcd_json_object (r.response, "header"), "revision");
   reading_add_range (&r, r.response);
 
   out = g_ptr_array_new_with_free_func (g_object_unref);

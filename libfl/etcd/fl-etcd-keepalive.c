@@ -1,9 +1,7 @@
-/* fl-etcd-keepalive.c: the etcd thread, and the keepalive of each lease on it
+/* fl-etcd-keepalive.c: the keepalive of each lease, on the etcd thread (fl-etcd-thread.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One thread per process runs a main context of its own with its own SoupSession, so a lock
- * call that blocks for minutes on the caller's session never starves a keepalive (pitfall 7).
  * The holder decides loss locally (pitfalls 2 and 9): a lease is trusted until the send time
  * of its last successful keepalive + TTL - margin, whatever etcd says later.
  */
@@ -14,39 +12,6 @@
 
 #include "fl-etcd-private.h"
 #include "fl-lock-backend-private.h"
-
-static GMainContext *etcd_context;
-static SoupSession  *keepalive_session;  /* the etcd thread's only */
-static GHashTable   *ca_sessions;        /* CA file -> its session; the etcd thread's only */
-
-/* Created before any source runs on the context: only this thread's callbacks use it. A
- * request that hangs is given up by the next tick, so the session needs no timeout; the
- * connection limits are raised so that many leases of one process never queue. */
-static gpointer
-etcd_thread (gpointer data)
-{
-  g_main_context_push_thread_default (etcd_context);
-  keepalive_session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
-                                                     "max-conns", 256, NULL);
-  ca_sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  for (;;)
-    g_main_context_iteration (etcd_context, TRUE);
-  return NULL;
-}
-
-GMainContext *
-_fl_etcd_context (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once))
-    {
-      etcd_context = g_main_context_new ();
-      g_thread_unref (g_thread_new ("fl-etcd", etcd_thread, NULL));
-      g_once_init_leave (&once, 1);
-    }
-  return etcd_context;
-}
 
 struct _FlEtcdKeeper
 {
@@ -162,28 +127,18 @@ schedule_tick (FlEtcdKeeper *k,
     g_source_set_ready_time (k->tick, g_get_monotonic_time () + in_us);
 }
 
-/* The session trusting the keeper's CA file: the TLS database is a session's, so leases with
- * the same CA share one (and its connections), and plain ones share the default. */
+/* The etcd thread's session trusting the keeper's CA file, if any. */
 static SoupSession *
 session_for (FlEtcdKeeper *k)
 {
   GTlsDatabase *database = NULL;
   const char *ca_file = _fl_etcd_auth_get_ca_file (k->auth);
-  SoupSession *session;
 
   /* Loaded already by the lock's client (the grant came first): no file is read here. */
   if (ca_file == NULL || !_fl_etcd_auth_load_tls (k->auth, &database, NULL, NULL) ||
       database == NULL)
-    return keepalive_session;
-  session = g_hash_table_lookup (ca_sessions, ca_file);
-  if (session == NULL)
-    {
-      session = soup_session_new_with_options ("timeout", 0, "max-conns-per-host", 64,
-                                               "max-conns", 256, "tls-database", database,
-                                               NULL);
-      g_hash_table_insert (ca_sessions, g_strdup (ca_file), session);
-    }
-  return session;
+    return _fl_etcd_thread_session (NULL, NULL);
+  return _fl_etcd_thread_session (ca_file, database);
 }
 
 static void
@@ -362,7 +317,7 @@ ready_time_source_new (FlEtcdKeeper *k,
 
   g_source_set_callback (source, func, keeper_ref (k), keeper_unref);
   g_source_set_ready_time (source, ready_time);
-  g_source_attach (source, etcd_context);
+  g_source_attach (source, _fl_etcd_context ());
   return source;
 }
 

@@ -80,15 +80,12 @@ try_lock (FlEtcdLock *self,
           GError    **error)
 {
   g_autofree char *key64 = _fl_etcd_b64 (self->key);
-  g_autofree char *queue = g_strconcat (self->t.name, "/", NULL);
-  g_autofree char *end = g_strconcat (self->t.name, "0", NULL);  /* '/' + 1 */
-  g_autofree char *queue64 = _fl_etcd_b64 (queue);
-  g_autofree char *end64 = _fl_etcd_b64 (end);
+  g_autofree char *queue = _fl_etcd_dir_range_json (self->t.name);
   g_autofree char *body = g_strdup_printf (
     "{\"success\":[{\"request_put\":{\"key\":\"%s\",\"lease\":\"%" G_GINT64_FORMAT "\"}},"
-    "{\"request_range\":{\"key\":\"%s\",\"range_end\":\"%s\",\"sort_target\":\"CREATE\","
+    "{\"request_range\":{%s,\"sort_target\":\"CREATE\","
     "\"sort_order\":\"ASCEND\",\"limit\":\"1\",\"keys_only\":true}}]}",
-    key64, self->lease, queue64, end64);
+    key64, self->lease, queue);
   g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
                                                     g_get_monotonic_time () + FL_ETCD_CALL_US,
                                                     NULL, error);
@@ -162,14 +159,11 @@ key_ahead (FlEtcdLock   *self,
            GCancellable *cancellable,
            GError      **error)
 {
-  g_autofree char *queue = g_strconcat (self->t.name, "/", NULL);
-  g_autofree char *end = g_strconcat (self->t.name, "0", NULL);  /* '/' + 1 */
-  g_autofree char *queue64 = _fl_etcd_b64 (queue);
-  g_autofree char *end64 = _fl_etcd_b64 (end);
+  g_autofree char *queue = _fl_etcd_dir_range_json (self->t.name);
   g_autofree char *body = g_strdup_printf (
-    "{\"key\":\"%s\",\"range_end\":\"%s\",\"max_create_revision\":\"%" G_GINT64_FORMAT "\","
+    "{%s,\"max_create_revision\":\"%" G_GINT64_FORMAT "\","
     "\"sort_target\":\"CREATE\",\"sort_order\":\"DESCEND\",\"limit\":\"1\",\"keys_only\":true}",
-    queue64, end64, my_rev - 1);
+    queue, my_rev - 1);
   g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/range", body, deadline,
                                                     cancellable, error);
   JsonObject *kv = _fl_etcd_json_first_kv (res);
@@ -624,21 +618,14 @@ etcd_is_locked (const char          *target,
 {
   g_auto(FlEtcdTarget) t = { 0 };
   g_autofree char *queue = NULL;
-  g_autofree char *end = NULL;
-  g_autofree char *queue64 = NULL;
-  g_autofree char *end64 = NULL;
   g_autofree char *body = NULL;
   g_autoptr(JsonObject) res = NULL;
   FlEtcdClient *client;
 
   if (!_fl_etcd_target_parse (&t, target, error))
     return FALSE;
-  queue = g_strconcat (t.name, "/", NULL);
-  end = g_strconcat (t.name, "0", NULL);
-  queue64 = _fl_etcd_b64 (queue);
-  end64 = _fl_etcd_b64 (end);
-  body = g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\",\"count_only\":true}",
-                          queue64, end64);
+  queue = _fl_etcd_dir_range_json (t.name);
+  body = g_strdup_printf ("{%s,\"count_only\":true}", queue);
   client = _fl_etcd_client_new_for_options (t.endpoints, options);
   res = _fl_etcd_client_call (client, "/v3/kv/range", body,
                               g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, error);

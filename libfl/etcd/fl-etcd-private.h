@@ -1,4 +1,4 @@
-/* fl-etcd-private.h: etcd's v3 JSON gateway over libsoup 3, and the keepalive thread
+/* fl-etcd-private.h: what the files of the etcd backend share
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
 
 #include "fl-lock.h"
 #include "fl-snapshot.h"
@@ -28,8 +29,12 @@ gboolean _fl_etcd_target_parse (FlEtcdTarget *target,
 void     _fl_etcd_target_clear (FlEtcdTarget *target);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlEtcdTarget, _fl_etcd_target_clear)
 
-/* The main context of the process's etcd thread: keepalives and the timers of deadlines. */
-GMainContext *_fl_etcd_context (void);
+/* fl-etcd-thread.c: the main context of the process's etcd thread (keepalives and the timers
+ * of deadlines), and, on that thread only, its session trusting @ca_file's @database (the
+ * default one for a NULL @ca_file). */
+GMainContext *_fl_etcd_context        (void);
+SoupSession  *_fl_etcd_thread_session (const char   *ca_file,
+                                       GTlsDatabase *database);
 
 /* TLS and user/password for one lock's calls (fl-etcd-auth.c): the options' settings, else the
  * FL_ETCD_* environment. Shared by a client and its keeper, so a token one of them renews
@@ -122,6 +127,8 @@ GInputStream *_fl_etcd_client_open_stream (FlEtcdClient  *client,
                                            guint         *status,
                                            GError       **error);
 
+/* fl-etcd-json.c: etcd's answers and keys. */
+
 /* The object that @bytes holds, or NULL. A response body is not NUL-terminated: it is
  * parsed by its length, never as a C string. */
 JsonObject *_fl_etcd_json_parse  (GBytes     *bytes);
@@ -136,6 +143,9 @@ JsonObject *_fl_etcd_json_object (JsonObject *object,
 JsonObject *_fl_etcd_json_first_kv (JsonObject *range);
 char       *_fl_etcd_b64          (const char *text);
 char       *_fl_etcd_unb64        (const char *b64);
+/* Every key below @dir ("DIR/..."), as the members "key" and "range_end" of a RangeRequest:
+ * etcd's prefix range, whose end is the prefix with its last byte plus one ('/' + 1 = '0'). */
+char       *_fl_etcd_dir_range_json (const char *dir);
 
 /* The keepalive of one lease, on the etcd thread with its own session. Valid until the send
  * time of the last successful keepalive + TTL - margin (pitfall 9); then lost, once. */

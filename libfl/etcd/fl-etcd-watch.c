@@ -150,14 +150,9 @@ watch_thread (gpointer data)
 {
   FlEtcdWatch *watch = data;
   FlEtcdClient *client = _fl_etcd_client_new_for_options (watch->endpoints, watch->options);
-  g_autofree char *from = g_strconcat (watch->prefix, "/", NULL);
-  g_autofree char *to = g_strconcat (watch->prefix, "0", NULL);  /* '/' + 1 */
-  g_autofree char *from64 = _fl_etcd_b64 (from);
-  g_autofree char *to64 = _fl_etcd_b64 (to);
-  g_autofree char *body = g_strdup_printf ("{\"create_request\":{\"key\":\"%s\","
-                                           "\"range_end\":\"%s\"}}", from64, to64);
-  g_autofree char *probe = g_strdup_printf ("{\"key\":\"%s\",\"range_end\":\"%s\","
-                                            "\"count_only\":true}", from64, to64);
+  g_autofree char *range = _fl_etcd_dir_range_json (watch->prefix);
+  g_autofree char *body = g_strdup_printf ("{\"create_request\":{%s}}", range);
+  g_autofree char *probe = g_strdup_printf ("{%s,\"count_only\":true}", range);
   gint64 retry_ms = RETRY_MIN_MS;
 
   while (!g_cancellable_is_cancelled (watch->cancellable))

@@ -30,47 +30,6 @@ _fl_identity_format (const FlIdentity *identity,
 }
 
 static gboolean
-parse_hex_u64 (const char *s,
-               guint64    *out)
-{
-  guint64 value = 0;
-
-  if (*s == '\0' || strlen (s) > 16)
-    return FALSE;
-  for (; *s; s++)
-    {
-      if (!g_ascii_isxdigit (*s) || g_ascii_isupper (*s))
-        return FALSE;
-      value = (value << 4) | (guint64) g_ascii_xdigit_value (*s);
-    }
-  *out = value;
-  return TRUE;
-}
-
-static gboolean
-parse_u64 (const char *s,
-           guint64    *out)
-{
-  guint64 value = 0;
-
-  if (*s == '\0' || strlen (s) > 20)
-    return FALSE;
-  for (; *s; s++)
-    {
-      if (!g_ascii_isdigit (*s))
-        return FALSE;
-      guint64 digit = (guint64) (*s - '0');
-
-      /* Exact: value * 10 + digit fits exactly when value <= (MAX - digit) / 10. */
-      if (value > (G_MAXUINT64 - digit) / 10)
-        return FALSE;
-      value = value * 10 + digit;
-    }
-  *out = value;
-  return TRUE;
-}
-
-static gboolean
 is_printable_token (const char *s,
                     gsize       max)
 {
@@ -108,15 +67,15 @@ _fl_identity_parse (const char *buf,
 
   if (!_fl_parse_pid (fields[1], strlen (fields[1]), &identity->pid))
     return FALSE;
-  if (!parse_hex_u64 (fields[2], &identity->start_ticks))
+  if (!_fl_parse_digits (fields[2], strlen (fields[2]), 16, 16, &identity->start_ticks))
     return FALSE;
   if (!is_printable_token (fields[3], sizeof identity->boot_id))
     return FALSE;
   if (strcmp (fields[3], "-") != 0)
     g_strlcpy (identity->boot_id, fields[3], sizeof identity->boot_id);
-  if (!parse_hex_u64 (fields[4], &identity->pidns))
+  if (!_fl_parse_digits (fields[4], strlen (fields[4]), 16, 16, &identity->pidns))
     return FALSE;
-  if (!parse_u64 (fields[5], &value) || value > 1)
+  if (!_fl_parse_digits (fields[5], strlen (fields[5]), 10, 20, &value) || value > 1)
     return FALSE;
   identity->kernel_lock = value == 1;
   if (!is_printable_token (fields[6], sizeof identity->host))

@@ -102,6 +102,9 @@ char    *_fl_describe_foreign      (const char          *path,
 
 /* fl_format_age() (fl-format.c), for libfl's own messages. */
 char    *_fl_format_age            (gint64               age_us);
+/* What another program's lock file is and what to do when it is stuck (fl-format.c), for
+ * fl_snapshot_dup_other_explanation() and the error of a refused reclaim. */
+const char *_fl_lock_format_get_explanation (FlLockFormat format);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlLockState, _fl_lock_state_clear)
 

@@ -59,6 +59,12 @@ gboolean _fl_classify_name   (const char  *name,
                               gsize        len,
                               FlNameInfo  *info);
 
+/* @len bytes of digits in @base (10, or 16 in lowercase), at most @max_digits, that fit. */
+gboolean _fl_parse_digits    (const char  *buf,
+                              gsize        len,
+                              guint        base,
+                              gsize        max_digits,
+                              guint64     *out);
 gboolean _fl_parse_pid       (const char  *buf,
                               gsize        len,
                               int         *pid);

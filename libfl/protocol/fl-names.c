@@ -128,6 +128,35 @@ _fl_graveyard_name (const char *lock_name,
   return g_strdup_printf ("%s.gy.%d.%08x", lock_name, pid, tag);
 }
 
+/* Stricter than g_ascii_string_to_unsigned(), which lets a sign, spaces and "0x" through:
+ * what libfl and the programs it reads write is digits and nothing else. */
+gboolean
+_fl_parse_digits (const char *buf,
+                  gsize       len,
+                  guint       base,
+                  gsize       max_digits,
+                  guint64    *out)
+{
+  guint64 value = 0;
+
+  g_assert (base == 10 || base == 16);
+
+  if (len == 0 || len > max_digits)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      int digit = base == 16 && !g_ascii_isupper (buf[i]) ? g_ascii_xdigit_value (buf[i])
+                                                          : g_ascii_digit_value (buf[i]);
+
+      /* Exact: value * base + digit fits exactly when value <= (MAX - digit) / base. */
+      if (digit < 0 || value > (G_MAXUINT64 - (guint64) digit) / base)
+        return FALSE;
+      value = value * base + (guint64) digit;
+    }
+  *out = value;
+  return TRUE;
+}
+
 /* Canonical decimal only, as the Node module writes String(process.pid): no sign, no
  * whitespace, no leading zero, nothing after the digits, and within the kernel's PID range. */
 gboolean
@@ -135,21 +164,12 @@ _fl_parse_pid (const char *buf,
                gsize       len,
                int        *pid)
 {
-  gint64 value = 0;
+  guint64 value;
 
-  if (len == 0 || len > 7 || buf[0] == '0')
+  if (len > 0 && buf[0] == '0')
     return FALSE;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      if (buf[i] < '0' || buf[i] > '9')
-        return FALSE;
-      value = value * 10 + (buf[i] - '0');
-    }
-
-  if (value < 1 || value > FL_PID_MAX)
+  if (!_fl_parse_digits (buf, len, 10, 7, &value) || value < 1 || value > FL_PID_MAX)
     return FALSE;
-
   *pid = (int) value;
   return TRUE;
 }

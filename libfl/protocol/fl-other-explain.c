@@ -1,7 +1,9 @@
-/* fl-other-explain.c: other programs' lock files in words, for the inspector and flctl
+/* fl-other-explain.c: a snapshot of another program's lock file in words, for the inspector
+ * and flctl
  *
- * What each format is, who removes it and what to do when it is stuck, once, translated
- * (docs/other-lock-files.md has the reasoning).
+ * Who holds it, and what its format is (the words for each format are fl-format.c's, which
+ * the refusal of a reclaim says too; docs/other-lock-files.md has the reasoning). It reads the
+ * snapshot through its public getters only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,30 +12,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-format.h"
-#include "fl-snapshot-private.h"
-
-char *
-_fl_snapshot_dup_other_summary (FlSnapshot *self)
-{
-  switch (fl_snapshot_get_state (self))
-    {
-    case FL_ENTRY_STATE_HELD:
-      return g_strdup (_("Held"));
-    case FL_ENTRY_STATE_STALE:
-      return g_strdup (_("Stale: owner exited"));
-    case FL_ENTRY_STATE_FREE:
-      return g_strdup (_("Free: nobody holds it"));
-    case FL_ENTRY_STATE_UNKNOWN:
-    default:
-      if (fl_snapshot_get_liveness (self) == FL_LIVENESS_REUSED)
-        return g_strdup (_("Unknown: PID now another process"));
-      if (fl_snapshot_get_pid (self) > 0)
-        return g_strdup (_("Unknown: PID not visible here"));
-      if (fl_snapshot_get_lock_format (self) == FL_LOCK_FORMAT_GIT)
-        return g_strdup (_("Unknown: no owner recorded"));
-      return g_strdup (_("Unknown: no PID recorded"));
-    }
-}
+#include "fl-judge-private.h"
+#include "fl-snapshot.h"
 
 static char *
 dup_since (gint64 since_us)
@@ -106,44 +86,6 @@ fl_snapshot_dup_owner_summary (FlSnapshot *self)
   return g_strdup_printf ("%s: %s", fl_lock_format_get_label (format), who);
 }
 
-static const char *
-what_it_is (FlSnapshot *self)
-{
-  switch (fl_snapshot_get_lock_format (self))
-    {
-    case FL_LOCK_FORMAT_GIT:
-      return _("A git lock: a git command is changing the repository's index or a reference, "
-               "and removes the file when it ends. If no git process runs in this repository "
-               "(and no editor or tool that runs git), a git command was killed: remove the "
-               "file by hand.");
-    case FL_LOCK_FORMAT_LIBREOFFICE:
-      return _("A LibreOffice lock: the person named has the document open, and LibreOffice "
-               "removes the file when it closes the document. If that LibreOffice is no longer "
-               "running on the host named, open the document anyway (LibreOffice offers it) or "
-               "remove the file by hand.");
-    case FL_LOCK_FORMAT_EMACS:
-      return _("An Emacs edit lock: the user named is editing the file in Emacs on the host "
-               "named; Emacs removes it when the buffer is saved or killed. If that Emacs has "
-               "exited, Emacs itself offers to steal the lock the next time the file is edited.");
-    case FL_LOCK_FORMAT_MOZILLA:
-      return _("A Firefox or Thunderbird profile lock: the profile is open while a process "
-               "holds the kernel lock on its .parentlock. If none does, the program starts "
-               "normally and cleans up; if it still says the profile is in use, quit it on the "
-               "host named and remove the lock link by hand.");
-    case FL_LOCK_FORMAT_DPKG:
-      return _("A dpkg or apt lock: the file always exists and only its kernel lock counts, "
-               "held while a package manager runs. Never remove it: wait for the process "
-               "holding it to finish.");
-    case FL_LOCK_FORMAT_FLOCK:
-      return _("A lock file used with a kernel lock, as flock(1) does: only the kernel lock "
-               "counts, and the kernel drops it when its holder exits. The file itself locks "
-               "nothing; removing it can break the program's next lock, so leave it.");
-    case FL_LOCK_FORMAT_LIBFL:
-    default:
-      return "";
-    }
-}
-
 /**
  * fl_snapshot_dup_other_explanation:
  * @self: a snapshot of another program's lock file
@@ -160,7 +102,8 @@ fl_snapshot_dup_other_explanation (FlSnapshot *self)
 
   if (fl_snapshot_get_lock_format (self) == FL_LOCK_FORMAT_LIBFL)
     return NULL;
-  return g_strdup_printf ("%s %s", what_it_is (self),
+  return g_strdup_printf ("%s %s",
+                          _fl_lock_format_get_explanation (fl_snapshot_get_lock_format (self)),
                           _("libfl only explains it: neither the Lock Inspector nor flctl "
                             "reclaims another program's lock."));
 }

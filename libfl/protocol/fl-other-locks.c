@@ -90,34 +90,16 @@ format_by_place (const char *dir_path,
   return FL_LOCK_FORMAT_LIBFL;
 }
 
-static gboolean
-parse_digits (const char *p,
-              gsize       len,
-              guint       max_digits,
-              gint64     *out)
-{
-  gint64 v = 0;
-
-  if (len == 0 || len > max_digits)
-    return FALSE;
-  for (gsize i = 0; i < len; i++)
-    {
-      if (!g_ascii_isdigit (p[i]))
-        return FALSE;
-      v = v * 10 + (p[i] - '0');
-    }
-  *out = v;
-  return TRUE;
-}
-
+/* Another program's PID: unlike _fl_parse_pid(), which holds libfl's own files to the
+ * canonical form, a leading zero is not refused. */
 static gboolean
 parse_pid (const char *p,
            gsize       len,
            int        *pid)
 {
-  gint64 v;
+  guint64 v;
 
-  if (!parse_digits (p, len, 7, &v) || v < 1 || v > FL_PID_MAX)
+  if (!_fl_parse_digits (p, len, 10, 7, &v) || v < 1 || v > FL_PID_MAX)
     return FALSE;
   *pid = (int) v;
   return TRUE;
@@ -133,14 +115,17 @@ _fl_other_parse_emacs (const char  *text,
 {
   const char *end = text + len;
   const char *at, *colon, *dot;
+  guint64 boot = 0;
   int pid;
 
   *boot_s = 0;
   if (memchr (text, '\0', len) != NULL)
     return FALSE;
   colon = memchr (text, ':', len);
-  if (colon != NULL && !parse_digits (colon + 1, end - colon - 1, 20, boot_s))
+  if (colon != NULL &&
+      (!_fl_parse_digits (colon + 1, end - colon - 1, 10, 20, &boot) || boot > G_MAXINT64))
     return FALSE;
+  *boot_s = (gint64) boot;
   if (colon == NULL)
     colon = end;
   at = g_strrstr_len (text, colon - text, "@");

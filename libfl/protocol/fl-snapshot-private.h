@@ -69,7 +69,4 @@ const char *_fl_snapshot_get_key    (FlSnapshot           *self);
 void        _fl_snapshot_add_waiter (FlSnapshot           *self,
                                      FlSnapshot           *waiter);
 
-/* fl_snapshot_dup_state_summary() of another program's lock file (fl-other-explain.c). */
-char       *_fl_snapshot_dup_other_summary (FlSnapshot        *self);
-
 G_END_DECLS

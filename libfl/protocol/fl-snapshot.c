@@ -570,7 +570,7 @@ reclaim (FlSnapshot          *self,
 
   if (self->kind == FL_ENTRY_OTHER_PROGRAM)
     {
-      g_autofree char *explained = fl_snapshot_dup_other_explanation (self);
+      const char *explained = _fl_lock_format_get_explanation (self->format);
 
       g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
                    "“%s” is %s's lock file, not libfl's: libfl never removes it. %s",
@@ -1099,6 +1099,7 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
 {
   FlLiveness liveness;
   const char *content;
+  gboolean other;
 
   g_return_val_if_fail (FL_IS_SNAPSHOT (self), NULL);
 
@@ -1112,8 +1113,9 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
       return g_strdup (self->waiting ? _("Waiting") : _("Held"));
     }
 
-  if (self->kind == FL_ENTRY_OTHER_PROGRAM)
-    return _fl_snapshot_dup_other_summary (self);
+  /* Another program's lock file has reasons of its own: its format's evidence (docs/
+   * other-lock-files.md); its states are only held, stale, free and unknown. */
+  other = self->kind == FL_ENTRY_OTHER_PROGRAM;
 
   switch (fl_snapshot_get_state (self))
     {
@@ -1127,6 +1129,8 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
       return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Orphan: PID reused")
                                                       : _("Orphan: creator exited"));
     case FL_ENTRY_STATE_STALE:
+      if (other)
+        return g_strdup (_("Stale: owner exited"));
       if (liveness == FL_LIVENESS_DEAD)
         return g_strdup (_("Stale: holder exited"));
       if (liveness == FL_LIVENESS_REUSED)
@@ -1134,12 +1138,19 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
       if (liveness == FL_LIVENESS_ALIVE)
         return g_strdup (_("Stale: kernel lock dropped"));
       return g_strdup (_("Stale: not a PID"));
-    case FL_ENTRY_STATE_UNKNOWN:
     case FL_ENTRY_STATE_FREE:
+      if (other)
+        return g_strdup (_("Free: nobody holds it"));
+      G_GNUC_FALLTHROUGH;
+    case FL_ENTRY_STATE_UNKNOWN:
     default:
       if (fl_snapshot_get_pid (self) > 0)
         return g_strdup (liveness == FL_LIVENESS_REUSED ? _("Unknown: PID now another process")
                                                         : _("Unknown: PID not visible here"));
+      if (other && fl_snapshot_get_lock_format (self) == FL_LOCK_FORMAT_GIT)
+        return g_strdup (_("Unknown: no owner recorded"));
+      if (other)
+        return g_strdup (_("Unknown: no PID recorded"));
       if (content == NULL || content[0] == '\0')
         return g_strdup (_("Unknown: no PID yet"));
       return g_strdup (_("Unknown: not a PID"));
