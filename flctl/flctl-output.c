@@ -86,10 +86,9 @@ flctl_terminal_width (int fd)
   return width > 0 ? width : 80;
 }
 
-char *
-flctl_styled (const char *text,
-              FlctlStyle  style,
-              gboolean    color)
+/* The SGR parameters of a style; NULL for none. */
+const char *
+flctl_style_get_sgr (FlctlStyle style)
 {
   static const char *const sgr[] = {
     [FLCTL_STYLE_NONE] = NULL,
@@ -99,9 +98,17 @@ flctl_styled (const char *text,
     [FLCTL_STYLE_DIM] = "2",
   };
 
-  if (!color || sgr[style] == NULL)
+  return sgr[style];
+}
+
+char *
+flctl_styled (const char *text,
+              FlctlStyle  style,
+              gboolean    color)
+{
+  if (!color || flctl_style_get_sgr (style) == NULL)
     return g_strdup (text);
-  return g_strdup_printf ("\033[%sm%s\033[0m", sgr[style], text);
+  return g_strdup_printf ("\033[%sm%s\033[0m", flctl_style_get_sgr (style), text);
 }
 
 #ifndef FLCTL_NO_JSON
@@ -234,6 +241,15 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   add_owner_members (builder, snapshot);
 }
 
+/* Last in every record printed at the top level (not in the waiters nested in one): added
+ * after the others, so their order holds (docs/flctl.1, JSON OUTPUT). */
+void
+flctl_json_add_schema (JsonBuilder *builder)
+{
+  json_builder_set_member_name (builder, "schema");
+  json_builder_add_int_value (builder, FLCTL_JSON_SCHEMA);
+}
+
 JsonNode *
 flctl_snapshot_to_json (FlSnapshot *snapshot,
                         gint64      now_us)
@@ -242,6 +258,7 @@ flctl_snapshot_to_json (FlSnapshot *snapshot,
 
   json_builder_begin_object (builder);
   flctl_add_snapshot_members (builder, snapshot, NULL, now_us);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -276,6 +293,7 @@ flctl_unlocked_to_json (const char *target)
   flctl_json_add_int_or_null (builder, "age_s", FALSE, 0);
   add_etcd_members (builder, NULL, 0);
   add_owner_members (builder, NULL);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }

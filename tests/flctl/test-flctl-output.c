@@ -21,7 +21,9 @@ static const char *const schema[] = {
   /* etcd locks (null, and waiting false, for files) */
   "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters",
   /* other programs' lock files ("libfl" and nulls for libfl's own) */
-  "format", "owner_user", "owner_name", "owner_since_s", NULL
+  "format", "owner_user", "owner_name", "owner_since_s",
+  /* the version of the records (FLCTL_JSON_SCHEMA) */
+  "schema", NULL
 };
 
 static void
