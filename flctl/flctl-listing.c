@@ -8,8 +8,6 @@
  */
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "flctl-private.h"
 
 static const char *const column_names[] = {

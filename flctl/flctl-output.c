@@ -364,10 +364,12 @@ print_etcd_fields (FlSnapshot *snapshot,
 {
   g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
   g_autofree char *lease = flctl_format_lease (fl_snapshot_get_lease_id (snapshot));
-  g_autofree char *token = g_strdup_printf (_("%" G_GUINT64_FORMAT " (etcd revision %"
-                                              G_GINT64_FORMAT ")"),
-                                            fl_snapshot_get_fencing_token (snapshot),
-                                            fl_snapshot_get_revision (snapshot));
+  /* The numbers as strings: xgettext cannot read G_GUINT64_FORMAT inside a message. */
+  g_autofree char *token_number = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                   fl_snapshot_get_fencing_token (snapshot));
+  g_autofree char *revision = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                               fl_snapshot_get_revision (snapshot));
+  g_autofree char *token = g_strdup_printf (_("%s (etcd revision %s)"), token_number, revision);
   gint64 ttl = fl_snapshot_get_lease_ttl (snapshot);
   GPtrArray *waiters = fl_snapshot_get_waiters (snapshot);
   g_autofree char *lease_line = NULL;
@@ -375,7 +377,11 @@ print_etcd_fields (FlSnapshot *snapshot,
   const char *content = fl_snapshot_get_content (snapshot);
 
   if (ttl > 0)
-    lease_line = g_strdup_printf (_("%s (TTL %" G_GINT64_FORMAT " s left)"), lease, ttl);
+    {
+      g_autofree char *seconds = g_strdup_printf ("%" G_GINT64_FORMAT, ttl);
+
+      lease_line = g_strdup_printf (_("%s (TTL %s s left)"), lease, seconds);
+    }
   else if (ttl == 0)
     lease_line = g_strdup_printf (_("%s (expired)"), lease);
   else
