@@ -435,6 +435,11 @@ parse_command (FlctlArgs         *args,
 
   if (!check_operands (args, own_argc, error))
     return FALSE;
+  /* JSON records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
+   * format given with them would be silently ignored. */
+  if (args->json && (args->output != NULL || args->raw || args->noheadings || args->notruncate))
+    return usage_error (error, "%s", _("--json prints whole records, not a table: -o, --raw, "
+                                       "--noheadings and --notruncate do not apply to it"));
   args->operands = g_new0 (char *, own_argc);
   for (int i = 1; i < own_argc; i++)
     args->operands[i - 1] = g_strdup (argv[i]);

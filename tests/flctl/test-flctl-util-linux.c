@@ -85,6 +85,7 @@ test_output_columns (Fixture       *f,
   g_autoptr(FlctlResult) plus = NULL;
   g_autoptr(FlctlResult) bad = NULL;
   g_autoptr(FlctlResult) kernel_bad = NULL;
+  g_autoptr(FlctlResult) with_json = NULL;
   g_auto(GStrv) lines = NULL;
 
   two = flctl_test_run (0, NULL, "list", "-o", "pid,Path", "--noheadings", "--raw", f->dir,
@@ -106,6 +107,12 @@ test_output_columns (Fixture       *f,
   g_assert_nonnull (strstr (bad->err, "unknown column 'BOGUS'"));
   g_assert_nonnull (strstr (bad->err, "STATE, KIND, PID, PROCESS, LIVENESS, HOST, LEASE, "
                                       "WAITERS, AGE, PATH, TARGET"));
+
+  /* JSON records are whole: a column list would be ignored, so it is refused. */
+  with_json = flctl_test_run (0, NULL, "list", "-J", "-o", "PID", f->dir, NULL);
+  g_assert_cmpint (with_json->status, ==, 2);
+  g_assert_cmpstr (with_json->out, ==, "");
+  g_assert_nonnull (strstr (with_json->err, "-o, --raw"));
 
   kernel_bad = flctl_test_run (0, NULL, "list", "--kernel", "-o", "SIZE", NULL);
   g_assert_cmpint (kernel_bad->status, ==, 2);
