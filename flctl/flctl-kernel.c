@@ -66,7 +66,10 @@ format_range (FlKernelLockInfo *info)
 static const char *const column_names[] = {
   "TYPE", "MODE", "PID", "PROCESS", "RANGE", "LIBFL", "PATH", NULL
 };
-static const guint default_columns[] = { 0, 1, 2, 3, 4, 5, 6 };
+enum { COL_TYPE, COL_MODE, COL_PID, COL_PROCESS, COL_RANGE, COL_LIBFL, COL_PATH };
+static const guint default_columns[] = {
+  COL_TYPE, COL_MODE, COL_PID, COL_PROCESS, COL_RANGE, COL_LIBFL, COL_PATH
+};
 
 static char *
 kernel_cell (FlKernelLockInfo *info,
@@ -78,19 +81,19 @@ kernel_cell (FlKernelLockInfo *info,
 
   switch (column)
     {
-    case 0:
+    case COL_TYPE:
       return g_strdup (fl_kernel_lock_type_to_string (fl_kernel_lock_info_get_lock_type (info)));
-    case 1:
+    case COL_MODE:
       return format_mode (info);
-    case 2:
+    case COL_PID:
       return pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
-    case 3:
+    case COL_PROCESS:
       return g_strdup (process != NULL ? process : "-");
-    case 4:
+    case COL_RANGE:
       return format_range (info);
-    case 5:
+    case COL_LIBFL:
       return g_strdup (fl_kernel_lock_info_get_lock_file (info) != NULL ? "lock" : "-");
-    case 6:
+    case COL_PATH:
       return g_strdup (path != NULL ? path : "?");
     default:
       g_assert_not_reached ();
@@ -109,8 +112,9 @@ print_table (const FlctlArgs *args,
       guint column = g_array_index (columns, guint, c);
 
       flctl_table_add_column (table, column_names[column],
-                              column == 2 ? FLCTL_COLUMN_RIGHT
-                              : column == 6 ? FLCTL_COLUMN_TRUNCATE : FLCTL_COLUMN_DEFAULT);
+                              column == COL_PID ? FLCTL_COLUMN_RIGHT
+                              : column == COL_PATH ? FLCTL_COLUMN_TRUNCATE
+                              : FLCTL_COLUMN_DEFAULT);
     }
   for (guint i = 0; i < locks->len; i++)
     {
