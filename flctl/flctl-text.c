@@ -130,7 +130,8 @@ print_to (FILE       *stream,
 {
   const char *charset;
 
-  if (g_get_charset (&charset))
+  /* The charset GLib's own g_print() writes in (on Windows, the console's code page). */
+  if (g_get_console_charset (&charset))
     fputs (text, stream);
   else
     {
