@@ -437,7 +437,7 @@ parse_command (FlctlArgs         *args,
     return FALSE;
   /* JSON records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
    * format given with them would be silently ignored. */
-  if (args->json && (args->output != NULL || args->raw || args->noheadings || args->notruncate))
+  if (args->json && flctl_args_has_table_options (args))
     return usage_error (error, "%s", _("--json prints whole records, not a table: -o, --raw, "
                                        "--noheadings and --notruncate do not apply to it"));
   args->operands = g_new0 (char *, own_argc);

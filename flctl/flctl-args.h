@@ -66,6 +66,13 @@ typedef struct
   char          *process_name;      /* hold: --name */
 } FlctlArgs;
 
+/* -o, --raw, --noheadings or --notruncate: a table was asked for. */
+static inline gboolean
+flctl_args_has_table_options (const FlctlArgs *args)
+{
+  return args->output != NULL || args->raw || args->noheadings || args->notruncate;
+}
+
 GQuark          flctl_args_error_quark     (void);
 const char     *flctl_command_get_name     (FlctlCommand   command);
 void            flctl_args_init            (FlctlArgs     *args);

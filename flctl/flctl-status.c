@@ -75,7 +75,7 @@ flctl_status_main (const FlctlArgs *args)
   gint64 now;
 
   /* Any table option asks for the table of `flctl list` instead of the records. */
-  if (!args->json && (args->output != NULL || args->raw || args->noheadings || args->notruncate))
+  if (flctl_args_has_table_options (args))
     {
       g_autoptr(GError) error = NULL;
 
