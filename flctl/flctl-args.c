@@ -128,6 +128,7 @@ flctl_args_clear (FlctlArgs *args)
   g_clear_pointer (&args->command_argv, g_strfreev);
   g_clear_pointer (&args->process_name, g_free);
   g_clear_pointer (&args->lease, g_free);
+  g_clear_pointer (&args->output, g_free);
 }
 
 static gboolean
@@ -200,6 +201,7 @@ describe_commands (void)
   return g_string_free (text, FALSE);
 }
 
+/* "forever" as flock(1) waits without -w; -1 as libfl's FL_TIMEOUT_INFINITE. */
 static gboolean
 parse_wait (const char *text,
             double     *wait_s)
@@ -207,6 +209,11 @@ parse_wait (const char *text,
   char *end = NULL;
   double value;
 
+  if (g_str_equal (text, "forever") || g_str_equal (text, "-1"))
+    {
+      *wait_s = FLCTL_WAIT_FOREVER;
+      return TRUE;
+    }
   errno = 0;
   value = g_ascii_strtod (text, &end);
   if (errno != 0 || end == text || *end != '\0' || !isfinite (value) || value < 0
@@ -288,7 +295,8 @@ parse_command (FlctlArgs         *args,
     /* FILENAME: bytes as given. A STRING is converted from the locale's charset first, and a
      * byte it cannot convert fails with GLib's message, which names no option. */
     { "wait", 'w', 0, G_OPTION_ARG_FILENAME, &wait_text,
-      N_("Wait at most SECONDS for the lock (default 30; decimals allowed)"), N_("SECONDS") },
+      N_("Wait at most SECONDS for the lock (default 30; decimals allowed; 'forever' or -1: "
+         "no limit)"), N_("SECONDS") },
     { "no-wait", 'n', 0, G_OPTION_ARG_NONE, &args->no_wait,
       N_("Fail at once when the lock is held"), NULL },
     { "conflict-exit-code", 'E', 0, G_OPTION_ARG_INT, &args->conflict_exit_code,
@@ -297,14 +305,28 @@ parse_command (FlctlArgs         *args,
       N_("Say so when waiting, even when standard error is not a terminal"), NULL },
     { NULL }
   };
+  /* As lslocks(8) spells them. -j, flctl's first spelling of -J, stays (hidden). */
+#define TABLE_ENTRIES \
+    { "output", 'o', 0, G_OPTION_ARG_STRING, &args->output, \
+      N_("The columns to show, comma-separated (+LIST: the default ones and LIST)"), \
+      N_("LIST") }, \
+    { "noheadings", 0, 0, G_OPTION_ARG_NONE, &args->noheadings, \
+      N_("Do not print the header line"), NULL }, \
+    { "raw", 0, 0, G_OPTION_ARG_NONE, &args->raw, \
+      N_("One space between cells; blanks and unprintable bytes written \\xNN"), NULL }, \
+    { "notruncate", 0, 0, G_OPTION_ARG_NONE, &args->notruncate, \
+      N_("Do not cut paths to the terminal's width"), NULL }
+#define JSON_ENTRIES(help) \
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json, help, NULL }, \
+    { "json-j", 'j', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &args->json, NULL, NULL }
   const GOptionEntry status_entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
-      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry list_entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
-      N_("Print a JSON array of records (schema in flctl(1))"), NULL },
+    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    TABLE_ENTRIES,
     { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
     { "kernel", 'k', 0, G_OPTION_ARG_NONE, &args->kernel,
@@ -332,11 +354,11 @@ parse_command (FlctlArgs         *args,
       N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
     { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also clean the directories below each DIR"), NULL },
+    TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry watch_entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &args->json,
-      N_("Print one JSON object per line and event (schema in flctl(1))"), NULL },
+    JSON_ENTRIES (N_("Print one JSON object per line and event (schema in flctl(1))")),
     { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also watch the directories below each DIR"), NULL },
     { NULL }
@@ -352,6 +374,8 @@ parse_command (FlctlArgs         *args,
     { NULL }
   };
   const GOptionEntry *entries = NULL;
+#undef TABLE_ENTRIES
+#undef JSON_ENTRIES
 
   switch (info->command)
     {
@@ -411,6 +435,11 @@ parse_command (FlctlArgs         *args,
 
   if (!check_operands (args, own_argc, error))
     return FALSE;
+  /* JSON records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
+   * format given with them would be silently ignored. */
+  if (args->json && flctl_args_has_table_options (args))
+    return usage_error (error, "%s", _("--json prints whole records, not a table: -o, --raw, "
+                                       "--noheadings and --notruncate do not apply to it"));
   args->operands = g_new0 (char *, own_argc);
   for (int i = 1; i < own_argc; i++)
     args->operands[i - 1] = g_strdup (argv[i]);

@@ -33,8 +33,9 @@ typedef enum
   FLCTL_ARGS_ERROR_USAGE,
 } FlctlArgsError;
 
-/* The default of `flctl run -w`, in seconds. */
+/* The default of `flctl run -w`, in seconds; `-w forever` (or -1) is FLCTL_WAIT_FOREVER. */
 #define FLCTL_DEFAULT_WAIT_S 30.0
+#define FLCTL_WAIT_FOREVER   (-1.0)
 
 typedef struct
 {
@@ -46,7 +47,11 @@ typedef struct
   char         **operands;          /* TARGET, PATH…, LOCKFILE… or DIR…; NULL-terminated */
   char         **command_argv;      /* run: COMMAND [ARG…], after "--" */
 
-  gboolean       json;              /* status, list, watch */
+  gboolean       json;              /* status, list, watch: -J, --json (-j too) */
+  char          *output;            /* status, list, clean: -o, the columns (flctl-columns.c) */
+  gboolean       raw;               /* status, list, clean: the table as lslocks --raw */
+  gboolean       noheadings;        /* status, list, clean */
+  gboolean       notruncate;        /* status, list, clean */
   gboolean       recursive;         /* list, clean, watch */
   gboolean       kernel;            /* list: the kernel locks instead of the files */
   gboolean       dry_run;           /* reclaim, clean */
@@ -55,11 +60,18 @@ typedef struct
   char          *lease;             /* reclaim: the etcd lease the operator saw (hex) */
   gboolean       no_wait;           /* run */
   gboolean       verbose;           /* run */
-  double         wait_s;            /* run: how long to wait for the lock */
+  double         wait_s;            /* run: how long to wait for the lock; -1: forever */
   int            conflict_exit_code; /* run: the exit status when the lock cannot be had */
   gboolean       detach;            /* demo */
   char          *process_name;      /* hold: --name */
 } FlctlArgs;
+
+/* -o, --raw, --noheadings or --notruncate: a table was asked for. */
+static inline gboolean
+flctl_args_has_table_options (const FlctlArgs *args)
+{
+  return args->output != NULL || args->raw || args->noheadings || args->notruncate;
+}
 
 GQuark          flctl_args_error_quark     (void);
 const char     *flctl_command_get_name     (FlctlCommand   command);

@@ -61,37 +61,70 @@ format_range (FlKernelLockInfo *info)
                           fl_kernel_lock_info_get_start (info), end);
 }
 
-static void
-print_table (GPtrArray *locks)
-{
-  static const char *const headers[] = {
-    N_("TYPE"), N_("MODE"), N_("PID"), N_("PROCESS"), N_("RANGE"), N_("LIBFL"), N_("PATH"),
-  };
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  char **header = g_new0 (char *, G_N_ELEMENTS (headers) + 1);
+/* lslocks' names where they mean the same; LIBFL: "lock" when the kernel lock is a libfl
+ * holder's (PATH is then its lock file, not the name it is gone from). */
+static const char *const column_names[] = {
+  "TYPE", "MODE", "PID", "PROCESS", "RANGE", "LIBFL", "PATH", NULL
+};
+enum { COL_TYPE, COL_MODE, COL_PID, COL_PROCESS, COL_RANGE, COL_LIBFL, COL_PATH };
+static const guint default_columns[] = {
+  COL_TYPE, COL_MODE, COL_PID, COL_PROCESS, COL_RANGE, COL_LIBFL, COL_PATH
+};
 
-  for (gsize c = 0; c < G_N_ELEMENTS (headers); c++)
-    header[c] = g_strdup (_(headers[c]));
-  g_ptr_array_add (rows, header);
+static char *
+kernel_cell (FlKernelLockInfo *info,
+             guint             column)
+{
+  const char *process = fl_kernel_lock_info_get_process_name (info);
+  const char *path = fl_kernel_lock_info_get_display_path (info);
+  int pid = fl_kernel_lock_info_get_pid (info);
+
+  switch (column)
+    {
+    case COL_TYPE:
+      return g_strdup (fl_kernel_lock_type_to_string (fl_kernel_lock_info_get_lock_type (info)));
+    case COL_MODE:
+      return format_mode (info);
+    case COL_PID:
+      return pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
+    case COL_PROCESS:
+      return g_strdup (process != NULL ? process : "-");
+    case COL_RANGE:
+      return format_range (info);
+    case COL_LIBFL:
+      return g_strdup (fl_kernel_lock_info_get_lock_file (info) != NULL ? "lock" : "-");
+    case COL_PATH:
+      return g_strdup (path != NULL ? path : "?");
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+print_table (const FlctlArgs *args,
+             GArray          *columns,
+             GPtrArray       *locks)
+{
+  g_autoptr(FlctlTable) table = flctl_table_new_for_args (args);
+
+  for (guint c = 0; c < columns->len; c++)
+    {
+      guint column = g_array_index (columns, guint, c);
+
+      flctl_table_add_column (table, column_names[column],
+                              column == COL_PID ? FLCTL_COLUMN_RIGHT
+                              : column == COL_PATH ? FLCTL_COLUMN_TRUNCATE
+                              : FLCTL_COLUMN_DEFAULT);
+    }
   for (guint i = 0; i < locks->len; i++)
     {
-      FlKernelLockInfo *info = g_ptr_array_index (locks, i);
-      const char *process = fl_kernel_lock_info_get_process_name (info);
-      const char *path = fl_kernel_lock_info_get_display_path (info);
-      int pid = fl_kernel_lock_info_get_pid (info);
-      char **cells = g_new0 (char *, G_N_ELEMENTS (headers) + 1);
+      g_auto(GStrv) cells = g_new0 (char *, columns->len + 1);
 
-      cells[0] = g_strdup (fl_kernel_lock_type_to_string (fl_kernel_lock_info_get_lock_type (info)));
-      cells[1] = format_mode (info);
-      cells[2] = pid > 0 ? g_strdup_printf ("%d", pid) : g_strdup ("-");
-      cells[3] = flctl_printable (process != NULL ? process : "-");
-      cells[4] = format_range (info);
-      /* The lock file a libfl holder's kernel lock belongs to, not the name it is gone from. */
-      cells[5] = g_strdup (fl_kernel_lock_info_get_lock_file (info) != NULL ? _("lock") : "-");
-      cells[6] = flctl_printable (path != NULL ? path : "?");
-      g_ptr_array_add (rows, cells);
+      for (guint c = 0; c < columns->len; c++)
+        cells[c] = kernel_cell (g_ptr_array_index (locks, i), g_array_index (columns, guint, c));
+      flctl_table_add_row (table, (const char * const *) cells, NULL);
     }
-  flctl_print_aligned (rows, G_N_ELEMENTS (headers), 2);
+  flctl_table_print (table);
 }
 
 #ifndef FLCTL_NO_JSON
@@ -120,6 +153,7 @@ lock_to_json (FlKernelLockInfo *info)
   flctl_json_add_int_or_null (builder, "inode", TRUE, (gint64) fl_kernel_lock_info_get_inode (info));
   flctl_json_add_int_or_null (builder, "start", TRUE, fl_kernel_lock_info_get_start (info));
   flctl_json_add_int_or_null (builder, "end", end >= 0, end);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -132,7 +166,12 @@ flctl_list_kernel_main (const FlctlArgs *args)
   g_autoptr(GPtrArray) all = NULL;
   g_autoptr(GPtrArray) locks = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) columns = NULL;
 
+  columns = flctl_columns_select (args->output, column_names, default_columns,
+                                  G_N_ELEMENTS (default_columns), &error);
+  if (columns == NULL)
+    return flctl_usage_error ("list", "%s", error->message);
   all = fl_list_kernel_locks (&error);
   if (all == NULL)
     {
@@ -171,6 +210,6 @@ flctl_list_kernel_main (const FlctlArgs *args)
   if (locks->len == 0)
     g_printerr (_("flctl list: no kernel locks found\n"));
   else
-    print_table (locks);
+    print_table (args, columns, locks);
   return FLCTL_EXIT_OK;
 }

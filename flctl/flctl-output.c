@@ -86,10 +86,9 @@ flctl_terminal_width (int fd)
   return width > 0 ? width : 80;
 }
 
-char *
-flctl_styled (const char *text,
-              FlctlStyle  style,
-              gboolean    color)
+/* The SGR parameters of a style; NULL for none. */
+const char *
+flctl_style_get_sgr (FlctlStyle style)
 {
   static const char *const sgr[] = {
     [FLCTL_STYLE_NONE] = NULL,
@@ -99,9 +98,17 @@ flctl_styled (const char *text,
     [FLCTL_STYLE_DIM] = "2",
   };
 
-  if (!color || sgr[style] == NULL)
+  return sgr[style];
+}
+
+char *
+flctl_styled (const char *text,
+              FlctlStyle  style,
+              gboolean    color)
+{
+  if (!color || flctl_style_get_sgr (style) == NULL)
     return g_strdup (text);
-  return g_strdup_printf ("\033[%sm%s\033[0m", sgr[style], text);
+  return g_strdup_printf ("\033[%sm%s\033[0m", flctl_style_get_sgr (style), text);
 }
 
 #ifndef FLCTL_NO_JSON
@@ -234,6 +241,15 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   add_owner_members (builder, snapshot);
 }
 
+/* Last in every record printed at the top level (not in the waiters nested in one): added
+ * after the others, so their order holds (docs/flctl.1, JSON OUTPUT). */
+void
+flctl_json_add_schema (JsonBuilder *builder)
+{
+  json_builder_set_member_name (builder, "schema");
+  json_builder_add_int_value (builder, FLCTL_JSON_SCHEMA);
+}
+
 JsonNode *
 flctl_snapshot_to_json (FlSnapshot *snapshot,
                         gint64      now_us)
@@ -242,6 +258,7 @@ flctl_snapshot_to_json (FlSnapshot *snapshot,
 
   json_builder_begin_object (builder);
   flctl_add_snapshot_members (builder, snapshot, NULL, now_us);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -276,6 +293,7 @@ flctl_unlocked_to_json (const char *target)
   flctl_json_add_int_or_null (builder, "age_s", FALSE, 0);
   add_etcd_members (builder, NULL, 0);
   add_owner_members (builder, NULL);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -346,10 +364,12 @@ print_etcd_fields (FlSnapshot *snapshot,
 {
   g_autofree char *holder = flctl_describe_holder (snapshot, now_us);
   g_autofree char *lease = flctl_format_lease (fl_snapshot_get_lease_id (snapshot));
-  g_autofree char *token = g_strdup_printf (_("%" G_GUINT64_FORMAT " (etcd revision %"
-                                              G_GINT64_FORMAT ")"),
-                                            fl_snapshot_get_fencing_token (snapshot),
-                                            fl_snapshot_get_revision (snapshot));
+  /* The numbers as strings: xgettext cannot read G_GUINT64_FORMAT inside a message. */
+  g_autofree char *token_number = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                   fl_snapshot_get_fencing_token (snapshot));
+  g_autofree char *revision = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                               fl_snapshot_get_revision (snapshot));
+  g_autofree char *token = g_strdup_printf (_("%s (etcd revision %s)"), token_number, revision);
   gint64 ttl = fl_snapshot_get_lease_ttl (snapshot);
   GPtrArray *waiters = fl_snapshot_get_waiters (snapshot);
   g_autofree char *lease_line = NULL;
@@ -357,7 +377,11 @@ print_etcd_fields (FlSnapshot *snapshot,
   const char *content = fl_snapshot_get_content (snapshot);
 
   if (ttl > 0)
-    lease_line = g_strdup_printf (_("%s (TTL %" G_GINT64_FORMAT " s left)"), lease, ttl);
+    {
+      g_autofree char *seconds = g_strdup_printf ("%" G_GINT64_FORMAT, ttl);
+
+      lease_line = g_strdup_printf (_("%s (TTL %s s left)"), lease, seconds);
+    }
   else if (ttl == 0)
     lease_line = g_strdup_printf (_("%s (expired)"), lease);
   else

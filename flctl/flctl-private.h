@@ -15,6 +15,7 @@
 #endif
 
 #include "flctl-args.h"
+#include "flctl-table.h"
 #include "flctl-text.h"
 
 G_BEGIN_DECLS
@@ -66,21 +67,16 @@ GPtrArray      *flctl_scan_directories     (const char * const  *directories,
                                             int                 *exit_status);
 void            flctl_die_by_signal        (int                  signo) G_GNUC_NORETURN;
 
-/* flctl-output.c: records, JSON and the formatting of ages, states and paths;
- * flctl-table.c: the aligned table */
-typedef enum
-{
-  FLCTL_STYLE_NONE,
-  FLCTL_STYLE_GOOD,
-  FLCTL_STYLE_BAD,
-  FLCTL_STYLE_WARN,
-  FLCTL_STYLE_DIM,
-} FlctlStyle;
+/* flctl-output.c: records, JSON and the formatting of ages, states and paths */
+/* The version of the JSON records (docs/flctl-json.md): raised when a member changes meaning
+ * or goes away, never when one is added. */
+#define FLCTL_JSON_SCHEMA 1
 
 char           *flctl_format_time          (gint64               unix_us);
 FlctlStyle      flctl_style_for_state      (FlEntryState         state);
 gboolean        flctl_use_color            (int                  fd);
 int             flctl_terminal_width       (int                  fd);
+const char     *flctl_style_get_sgr        (FlctlStyle           style);
 char           *flctl_styled               (const char          *text,
                                             FlctlStyle           style,
                                             gboolean             color);
@@ -92,6 +88,7 @@ void            flctl_json_add_int_or_null (JsonBuilder         *builder,
                                             const char          *member,
                                             gboolean             known,
                                             gint64               value);
+void            flctl_json_add_schema      (JsonBuilder         *builder);
 void            flctl_add_snapshot_members (JsonBuilder         *builder,
                                             FlSnapshot          *snapshot,
                                             const char          *state,
@@ -106,13 +103,30 @@ void            flctl_print_field          (const char          *label,
                                             const char          *value);
 void            flctl_print_record         (FlSnapshot          *snapshot,
                                             gint64               now_us);
-void            flctl_print_table          (GPtrArray           *snapshots,
+
+/* flctl-columns.c: -o and the table options of the command line */
+GArray         *flctl_columns_select       (const char          *spec,
+                                            const char * const  *names,
+                                            const guint         *defaults,
+                                            guint                n_defaults,
+                                            GError             **error);
+FlctlTable     *flctl_table_new_for_args   (const FlctlArgs     *args);
+
+/* flctl-listing.c: the table of list, clean and status -o */
+typedef struct _FlctlListing FlctlListing;
+
+FlctlListing   *flctl_listing_new          (const FlctlArgs     *args,
+                                            GError             **error);
+void            flctl_listing_add          (FlctlListing        *listing,
+                                            FlSnapshot          *snapshot);
+void            flctl_listing_add_unlocked (FlctlListing        *listing,
+                                            const char          *target);
+void            flctl_listing_print        (FlctlListing        *listing,
                                             gint64               now_us);
-/* @rows: string arrays of @n_cols cells, the header first; the last column is cut in the
- * middle to the terminal's width, column @right_col aligned to the right. */
-void            flctl_print_aligned        (GPtrArray           *rows,
-                                            int                  n_cols,
-                                            int                  right_col);
+void            flctl_listing_free         (FlctlListing        *listing);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlListing, flctl_listing_free)
+
 char           *flctl_describe_holder      (FlSnapshot          *snapshot,
                                             gint64               now_us);
 /* An etcd lease as etcd's own tools and the lock keys show it: hex. */

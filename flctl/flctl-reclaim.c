@@ -197,11 +197,16 @@ flctl_clean_main (const FlctlArgs *args)
 {
   g_autoptr(GPtrArray) snapshots = NULL;
   g_autoptr(GPtrArray) orphans = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(FlctlListing) listing = NULL;
+  g_autoptr(GError) columns_error = NULL;
   int status = FLCTL_EXIT_OK;
   g_autofree char *question = NULL;
 
   if (!check_can_ask ("clean", args->dry_run, args->yes))
     return FLCTL_EXIT_USAGE;
+  listing = flctl_listing_new (args, &columns_error);
+  if (listing == NULL)
+    return flctl_usage_error ("clean", "%s", columns_error->message);
 
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "clean", &status);
@@ -217,7 +222,9 @@ flctl_clean_main (const FlctlArgs *args)
       return FLCTL_EXIT_REFUSED;
     }
 
-  flctl_print_table (orphans, g_get_real_time ());
+  for (guint i = 0; i < orphans->len; i++)
+    flctl_listing_add (listing, g_ptr_array_index (orphans, i));
+  flctl_listing_print (listing, g_get_real_time ());
   if (args->dry_run)
     {
       g_print (ngettext ("Would remove %u orphaned file\n", "Would remove %u orphaned files\n",

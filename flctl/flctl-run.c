@@ -200,6 +200,22 @@ run_locked (Run                 *run,
   return flctl_os_run_child_status (run->os);
 }
 
+/* `flctl run T.lock` locks T.lock.lock, which excludes nobody who locks T: almost always a
+ * mistake, but a legal target, so a warning and not a refusal. */
+static void
+warn_if_lock_file (const char *target)
+{
+  g_autofree char *meant = NULL;
+
+  if (flctl_is_etcd (target) || !g_str_has_suffix (target, ".lock")
+      || !flctl_looks_like_lock_file (target))
+    return;
+  meant = g_strndup (target, strlen (target) - strlen (".lock"));
+  flctl_print_error ("run", _("warning: '%s' is a lock file; its own lock is '%s.lock', which "
+                              "does not exclude the holders of '%s'. To lock what it protects, "
+                              "give '%s'."), target, target, target, meant);
+}
+
 int
 flctl_run_main (const FlctlArgs *args)
 {
@@ -210,7 +226,10 @@ flctl_run_main (const FlctlArgs *args)
   run.target = args->operands[0];
   run.command = args->command_argv;
   run.verbose = args->verbose;
-  fl_lock_options_set_timeout_ms (options, (gint64) (args->wait_s * 1000));
+  warn_if_lock_file (run.target);
+  fl_lock_options_set_timeout_ms (options, args->wait_s == FLCTL_WAIT_FOREVER
+                                           ? FL_TIMEOUT_INFINITE
+                                           : (gint64) (args->wait_s * 1000));
 
   status = run_locked (&run, options, args->no_wait, args->wait_s, args->conflict_exit_code);
   run_clear (&run);

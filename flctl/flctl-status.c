@@ -70,9 +70,19 @@ int
 flctl_status_main (const FlctlArgs *args)
 {
   g_autoptr(GArray) items = g_array_new (FALSE, TRUE, sizeof (StatusItem));
+  g_autoptr(FlctlListing) listing = NULL;
   int status = FLCTL_EXIT_OK;
   gint64 now;
 
+  /* Any table option asks for the table of `flctl list` instead of the records. */
+  if (flctl_args_has_table_options (args))
+    {
+      g_autoptr(GError) error = NULL;
+
+      listing = flctl_listing_new (args, &error);
+      if (listing == NULL)
+        return flctl_usage_error ("status", "%s", error->message);
+    }
   g_array_set_clear_func (items, status_item_clear);
   for (gsize i = 0; args->operands[i] != NULL; i++)
     {
@@ -91,6 +101,20 @@ flctl_status_main (const FlctlArgs *args)
     }
 
   now = g_get_real_time ();
+  if (listing != NULL)
+    {
+      for (guint i = 0; i < items->len; i++)
+        {
+          StatusItem *item = &g_array_index (items, StatusItem, i);
+
+          if (item->snapshot != NULL)
+            flctl_listing_add (listing, item->snapshot);
+          else
+            flctl_listing_add_unlocked (listing, item->unlocked_target);
+        }
+      flctl_listing_print (listing, now);
+      return status;
+    }
 #ifndef FLCTL_NO_JSON
   if (args->json)
     {
@@ -130,11 +154,16 @@ int
 flctl_list_main (const FlctlArgs *args)
 {
   g_autoptr(GPtrArray) snapshots = NULL;
+  g_autoptr(FlctlListing) listing = NULL;
+  g_autoptr(GError) error = NULL;
   int status = FLCTL_EXIT_OK;
   gint64 now;
 
   if (args->kernel)
     return flctl_list_kernel_main (args);
+  listing = flctl_listing_new (args, &error);
+  if (listing == NULL)
+    return flctl_usage_error ("list", "%s", error->message);
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "list", &status);
   now = g_get_real_time ();
@@ -154,7 +183,9 @@ flctl_list_main (const FlctlArgs *args)
 #endif
   if (snapshots->len > 0)
     {
-      flctl_print_table (snapshots, now);
+      for (guint i = 0; i < snapshots->len; i++)
+        flctl_listing_add (listing, g_ptr_array_index (snapshots, i));
+      flctl_listing_print (listing, now);
     }
   else if (status == FLCTL_EXIT_OK)
     {

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "flctl-text.h"
@@ -66,4 +67,97 @@ flctl_print_error (const char *command,
     g_printerr ("flctl %s: %s\n", command, shown);
   else
     g_printerr ("flctl: %s\n", shown);
+}
+
+/* Typography of GLib's, libfl's and the translations' messages, in ASCII. */
+static const char *
+ascii_for (gunichar c)
+{
+  switch (c)
+    {
+    case 0x2018: case 0x2019: case 0x201a: case 0x2039: case 0x203a:
+      return "'";
+    case 0x201c: case 0x201d: case 0x201e: case 0x00ab: case 0x00bb:
+      return "\"";
+    case 0x2026:
+      return "...";
+    case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212:
+      return "-";
+    case 0x00a0: case 0x202f:
+      return " ";
+    default:
+      return NULL;
+    }
+}
+
+/* For a locale whose charset is not UTF-8 (LANG=C, as cron and `env -i` run commands): what
+ * GLib would write as '?' is written as what it means. Quotes, dashes and ellipses become
+ * ASCII; any other character the charset lacks (a path's é in plain C) is written as its
+ * UTF-8 bytes \xNN, which name it exactly, as flctl_printable() writes a bad byte. */
+char *
+flctl_text_for_charset (const char *text,
+                        const char *charset)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  const char *p = text;
+
+  while (*p != '\0')
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      gsize length = (c == (gunichar) -1 || c == (gunichar) -2) ? 1 : (gsize) (g_utf8_next_char (p) - p);
+      g_autofree char *converted = NULL;
+
+      if ((guchar) *p < 0x80)
+        g_string_append_c (out, *p);
+      else if (length == 1)
+        g_string_append_printf (out, "\\x%02x", (guchar) *p);
+      else if ((converted = g_convert (p, length, charset, "UTF-8", NULL, NULL, NULL)) != NULL)
+        g_string_append (out, converted);
+      else if (ascii_for (c) != NULL)
+        g_string_append (out, ascii_for (c));
+      else
+        for (gsize i = 0; i < length; i++)
+          g_string_append_printf (out, "\\x%02x", (guchar) p[i]);
+      p += length;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+print_to (FILE       *stream,
+          const char *text)
+{
+  const char *charset;
+
+  /* The charset GLib's own g_print() writes in (on Windows, the console's code page). */
+  if (g_get_console_charset (&charset))
+    fputs (text, stream);
+  else
+    {
+      g_autofree char *shown = flctl_text_for_charset (text, charset);
+
+      fputs (shown, stream);
+    }
+  fflush (stream);
+}
+
+static void
+print_out (const char *text)
+{
+  print_to (stdout, text);
+}
+
+static void
+print_err (const char *text)
+{
+  print_to (stderr, text);
+}
+
+/* Everything flctl prints goes through g_print() and g_printerr(). */
+void
+flctl_text_install_print_handlers (void)
+{
+  g_set_print_handler (print_out);
+  g_set_printerr_handler (print_err);
 }

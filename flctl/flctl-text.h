@@ -16,4 +16,8 @@ void  flctl_print_error (const char *command,
                          const char *format,
                          ...) G_GNUC_PRINTF (2, 3);
 
+char *flctl_text_for_charset            (const char *text,
+                                        const char *charset);
+void  flctl_text_install_print_handlers (void);
+
 G_END_DECLS

@@ -88,6 +88,7 @@ print_json_event (FlSnapshot *snapshot,
   json_builder_set_member_name (builder, "time");
   json_builder_add_string_value (builder, stamp_ms);
   flctl_add_snapshot_members (builder, snapshot, state_now (snapshot, change), now);
+  flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   flctl_print_json (root, FALSE);

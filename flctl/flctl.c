@@ -198,6 +198,7 @@ main (int    argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
   g_set_prgname ("flctl");
+  flctl_text_install_print_handlers ();
 
   flctl_args_init (&args);
   if (!flctl_args_parse (&args, argc, argv, &error))

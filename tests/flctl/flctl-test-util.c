@@ -619,3 +619,18 @@ flctl_test_init (int    *argc,
   g_test_init (argc, argv, NULL);
   signal (SIGPIPE, SIG_IGN);
 }
+
+void
+flctl_dir_fixture_set_up (FlctlDirFixture *f,
+                          gconstpointer    data)
+{
+  f->dir = flctl_test_make_dir ();
+}
+
+void
+flctl_dir_fixture_tear_down (FlctlDirFixture *f,
+                             gconstpointer    data)
+{
+  flctl_test_remove_dir (f->dir);
+  g_free (f->dir);
+}

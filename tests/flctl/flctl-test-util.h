@@ -70,6 +70,17 @@ gboolean     flctl_test_check_unprivileged (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlResult, flctl_result_free)
 
+/* The fixture of a test that needs only a fresh directory of its own. */
+typedef struct
+{
+  char *dir;
+} FlctlDirFixture;
+
+void flctl_dir_fixture_set_up    (FlctlDirFixture *f,
+                                  gconstpointer    data);
+void flctl_dir_fixture_tear_down (FlctlDirFixture *f,
+                                  gconstpointer    data);
+
 /* g_test_init(), and SIGPIPE ignored: flctl may exit before reading the input a test feeds
  * it (e.g. refusing without a terminal), and the write must then fail, not kill the test. */
 void flctl_test_init (int    *argc,

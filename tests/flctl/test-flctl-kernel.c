@@ -11,7 +11,7 @@
 /* docs/flctl.1, KERNEL LOCK RECORDS: every record has exactly these members, in this order. */
 static const char *const schema[] = {
   "path", "lock_file", "open_path", "type", "mode", "blocked", "pid", "process", "device",
-  "inode", "start", "end", NULL
+  "inode", "start", "end", "schema", NULL
 };
 
 static void

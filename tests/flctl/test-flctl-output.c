@@ -21,7 +21,9 @@ static const char *const schema[] = {
   /* etcd locks (null, and waiting false, for files) */
   "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters",
   /* other programs' lock files ("libfl" and nulls for libfl's own) */
-  "format", "owner_user", "owner_name", "owner_since_s", NULL
+  "format", "owner_user", "owner_name", "owner_since_s",
+  /* the version of the records (FLCTL_JSON_SCHEMA) */
+  "schema", NULL
 };
 
 static void
@@ -61,6 +63,27 @@ test_path (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *shown = flctl_printable (cases[i].path);
+
+      g_assert_cmpstr (shown, ==, cases[i].shown);
+    }
+}
+
+/* What a locale that is not UTF-8 gets: what its charset has, typography in ASCII, and the
+ * rest as the bytes \xNN, never '?'. */
+static void
+test_text_for_charset (void)
+{
+  struct { const char *charset; const char *text; const char *shown; } cases[] = {
+    { "ASCII", "Cannot read \xe2\x80\x9c/tmp/x\xe2\x80\x9d", "Cannot read \"/tmp/x\"" },
+    { "ASCII", "\xe2\x80\x98" "a\xe2\x80\x99 \xe2\x80\x94 [ARG\xe2\x80\xa6]", "'a' - [ARG...]" },
+    { "ASCII", "caf\xc3\xa9", "caf\\xc3\\xa9" },
+    { "ASCII", "bad\xff", "bad\\xff" },
+    { "ISO-8859-1", "caf\xc3\xa9 \xe2\x80\x9ex\xe2\x80\x9c", "caf\xe9 \"x\"" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *shown = flctl_text_for_charset (cases[i].text, cases[i].charset);
 
       g_assert_cmpstr (shown, ==, cases[i].shown);
     }
@@ -177,6 +200,7 @@ main (int    argc,
 
   g_test_add_func ("/flctl/output/age", test_age);
   g_test_add_func ("/flctl/output/path", test_path);
+  g_test_add_func ("/flctl/output/text-for-charset", test_text_for_charset);
   g_test_add_func ("/flctl/output/styled", test_styled);
   g_test_add_func ("/flctl/output/json-schema", test_json_schema);
   g_test_add_func ("/flctl/output/man-page", test_man_page);
