@@ -380,6 +380,11 @@ bool        _fl_platform_watch_process  (FlWatch         *watch,
 FlWatchResult _fl_platform_watch_wait   (FlWatch         *watch,
                                          int              timeout_ms,
                                          FlHandle         cancel);
+/* For tests: how many things the calling thread's last watch left to put away at its next
+ * wait (Linux: the pidfd, the queue's last events), so that an acquirer woken from a wait
+ * returns without putting them away first (docs/performance.md, "Handoff"); 0 where a watch
+ * leaves nothing. */
+int         _fl_platform_watch_deferred (void);
 
 
 /* For the crash-point tests only: the process dies at once, as from SIGKILL, running nothing. */
