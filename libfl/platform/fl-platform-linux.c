@@ -1257,6 +1257,7 @@ struct _FlWatch
 {
   int   inotify_fd;  /* -1: no directory events */
   int   wd;
+  int   file_wd;     /* the judged lock file's watch, -1: none */
   int   pidfd;       /* -1: no process watched */
   bool  pid_fired;   /* pidfd said the process exited: no longer polled */
   bool  own_fd;      /* inotify_fd is this watch's own, not the thread's */
@@ -1359,8 +1360,15 @@ read_inotify (FlWatch *watch,
 
           if (ev->mask & IN_Q_OVERFLOW)
             relevant = true;
+          else if (ev->wd == watch->file_wd)
+            {
+              if (ev->mask & IN_CLOSE_WRITE)
+                relevant = true;
+              if (ev->mask & IN_IGNORED)
+                watch->file_wd = -1;  /* fired (IN_ONESHOT), or the file is gone */
+            }
           else if (ev->wd != watch->wd)
-            ;  /* an earlier wait's watch going away (IN_IGNORED) */
+            ;  /* an earlier file's, or an earlier wait's watch going away (IN_IGNORED) */
           else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
             relevant = true;
           else if (ev->len > 0 && strcmp (ev->name, watch->name) == 0)
@@ -1386,6 +1394,7 @@ _fl_platform_watch_new (FlDir      *dir,
   if (watch == NULL)
     abort ();  /* as g_malloc() does: there is no sensible way on */
   watch->pidfd = -1;
+  watch->file_wd = -1;
   watch->name = strdup (name);
   if (watch->name == NULL)
     abort ();
@@ -1478,6 +1487,30 @@ _fl_platform_watch_process (FlWatch *watch,
   watch->pidfd = (int) pidfd;
   watch->pid_fired = false;
   return watch->pidfd >= 0;
+}
+
+/* IN_CLOSE_WRITE comes when the last descriptor of an open file that could write is closed:
+ * for a lock file, its holder's (no reader ever opens one for writing), and with it the
+ * holder's kernel lock goes, at exit or when a child that inherited it exits. The event comes
+ * a moment before the kernel drops the lock (__fput() notifies, then removes the locks), so
+ * the waiter may find it still held and sleep again: the pidfd, which fires later in the
+ * exit, stays the wake that decides. IN_ONESHOT: the watch goes by itself once it fired, and
+ * when the file goes; one on another file is never removed, its events no longer match. */
+bool
+_fl_platform_watch_file (FlWatch  *watch,
+                         FlHandle  file)
+{
+  char path[64];
+
+  watch->file_wd = -1;
+  if (watch->inotify_fd < 0 || file == FL_HANDLE_NONE)
+    return false;
+  /* Through /proc/self/fd: the very inode that was judged, whatever its name is now. */
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd_of (file));
+  watch->file_wd = inotify_add_watch (watch->inotify_fd, path, IN_CLOSE_WRITE | IN_ONESHOT);
+  if (watch->file_wd == watch->wd)
+    watch->file_wd = -1;  /* cannot be: a directory's */
+  return watch->file_wd >= 0;
 }
 
 int

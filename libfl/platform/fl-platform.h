@@ -359,7 +359,8 @@ typedef struct _FlWatch FlWatch;
 
 typedef enum
 {
-  FL_WATCH_NAME,       /* @name was removed or renamed away, or the directory was moved */
+  FL_WATCH_NAME,       /* @name was removed or renamed away, the directory was moved, or the
+                        * watched file's holder closed it */
   FL_WATCH_PROCESS,    /* the watched process exited; it is no longer watched */
   FL_WATCH_TIMEOUT,
   FL_WATCH_CANCELLED,  /* @cancel became readable / signalled */
@@ -376,6 +377,11 @@ bool        _fl_platform_watch_has_events (FlWatch       *watch);
  * cannot be watched; the caller then re-checks with backoff. */
 bool        _fl_platform_watch_process  (FlWatch         *watch,
                                          int              pid);
+/* Also FL_WATCH_NAME once the holder's descriptor of @file, a lock file open for reading, is
+ * closed (Linux: IN_CLOSE_WRITE), which may come a moment before its kernel lock is dropped.
+ * Replaces the watched file; FL_HANDLE_NONE watches none. False when nothing is watched. */
+bool        _fl_platform_watch_file     (FlWatch         *watch,
+                                         FlHandle         file);
 /* @timeout_ms < 0 waits without limit; @cancel may be FL_HANDLE_NONE. */
 FlWatchResult _fl_platform_watch_wait   (FlWatch         *watch,
                                          int              timeout_ms,
