@@ -145,6 +145,17 @@ acquirer_thread (gpointer user_data)
 
 static guint waits_before;
 
+static int
+pidfds_work (void)
+{
+  FlHandle h;
+
+  if (_fl_platform_process_watch (_fl_platform_self_pid (), &h) != 0)
+    return 0;
+  _fl_platform_close (h);
+  return 1;
+}
+
 static gboolean
 waiting_cb (gpointer user_data)
 {
@@ -191,9 +202,10 @@ test_wake_by_event (FlTestDir     *fx,
   g_assert_cmpuint (after.unwatched, ==, before.unwatched);
   g_assert_cmpuint (after.rechecks, ==, before.rechecks);
   g_assert_cmpuint (after.events, >, before.events);
-  /* Woken, it returned without closing the holder's pidfd or reading the queue empty: the
-   * thread's next wait does that (docs/performance.md, "Handoff"). */
-  g_assert_cmpint (a.deferred, ==, 2);
+  /* Woken, it returned without reading the queue empty or closing the holder's pidfd (where
+   * there is one: not under valgrind, which lacks pidfd_open): the thread's next wait does
+   * that (docs/performance.md, "Handoff"). */
+  g_assert_cmpint (a.deferred, ==, 1 + pidfds_work ());
   g_object_unref (a.lock);
 }
 
