@@ -1493,8 +1493,8 @@ _fl_platform_watch_process (FlWatch *watch,
  * for a lock file, its holder's (no reader ever opens one for writing), and with it the
  * holder's kernel lock goes, at exit or when a child that inherited it exits. The event comes
  * a moment before the kernel drops the lock (__fput() notifies, then removes the locks), so
- * the waiter may find it still held and sleep again: the pidfd, which fires later in the
- * exit, stays the wake that decides. IN_ONESHOT: the watch goes by itself once it fired, and
+ * the waiter may find it still held and sleep again: an early wake at most, never the one
+ * that decides (the pidfd or the caller's re-check still comes). IN_ONESHOT: the watch goes by itself once it fired, and
  * when the file goes; one on another file is never removed, its events no longer match. */
 bool
 _fl_platform_watch_file (FlWatch  *watch,
