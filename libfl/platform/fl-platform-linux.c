@@ -1257,77 +1257,130 @@ struct _FlWatch
 {
   int   inotify_fd;  /* -1: no directory events */
   int   wd;
+  int   file_wd;     /* the judged lock file's watch, -1: none */
   int   pidfd;       /* -1: no process watched */
+  bool  pid_fired;   /* pidfd said the process exited: no longer polled */
+  bool  own_fd;      /* inotify_fd is this watch's own, not the thread's */
   char *name;
 };
 
 /* Closing an inotify instance that had a watch costs milliseconds (the kernel waits for an
  * SRCU grace period), and an acquirer that waited would pay it while holding the lock. So each
- * thread keeps one instance and only adds and removes watches on it. */
+ * thread keeps one instance and only adds and removes watches on it.
+ *
+ * An acquirer that was woken should also do as little as it can between the wake and its
+ * acquire returning (docs/performance.md, "Handoff"). So a watch put away removes its
+ * directory watch (one call: a watch kept after the wait would queue every removal in the
+ * directory for as long as the thread holds the lock or does other things) but neither reads
+ * the IN_IGNORED that this queues nor closes the pidfd: the thread's next wait does both,
+ * before its first link, when they cost nobody a handoff. */
 typedef struct
 {
-  int fd;
-  int pid;  /* a forked child must not share its parent's instance */
-} CachedInotify;
+  int  fd;        /* the thread's inotify instance, -1 if none yet */
+  int  pid;       /* a forked child must not share its parent's */
+  int  pidfd;     /* the last wait's, closed by the next one */
+  bool stale;     /* the queue may hold events of an earlier wait */
+  bool busy;      /* an FlWatch of this thread uses the instance */
+} ThreadWatch;
 
-static pthread_key_t cached_inotify_key;
-static pthread_once_t cached_inotify_once = PTHREAD_ONCE_INIT;
+static __thread ThreadWatch thread_watch = { -1, 0, -1, false, false };
+static pthread_key_t thread_watch_key;
+static pthread_once_t thread_watch_once = PTHREAD_ONCE_INIT;
 
 static void
-cached_inotify_free (void *data)
+thread_watch_free (void *data)
 {
-  CachedInotify *c = data;
+  ThreadWatch *t = data;
 
-  if (c->fd >= 0 && c->pid == getpid ())
-    close (c->fd);
-  free (c);
+  if (t->pid != getpid ())
+    return;  /* inherited through fork(): closed by whoever made them */
+  if (t->fd >= 0)
+    close (t->fd);
+  if (t->pidfd >= 0)
+    close (t->pidfd);
+  t->fd = t->pidfd = -1;
 }
 
 static void
-cached_inotify_init (void)
+thread_watch_init (void)
 {
-  pthread_key_create (&cached_inotify_key, cached_inotify_free);
+  pthread_key_create (&thread_watch_key, thread_watch_free);
 }
 
-static int
-take_inotify (void)
+/* The calling thread's, with what its last wait left put away. */
+static ThreadWatch *
+thread_watch_get (void)
 {
-  CachedInotify *c;
+  ThreadWatch *t = &thread_watch;
+  int pid = getpid ();
 
-  pthread_once (&cached_inotify_once, cached_inotify_init);
-  c = pthread_getspecific (cached_inotify_key);
-  if (c != NULL && c->fd >= 0)
+  if (t->pid != pid)
     {
-      int fd = c->fd;
-
-      c->fd = -1;
-      if (c->pid == getpid ())
-        return fd;
-      close (fd);  /* the parent's, inherited through fork(): only our reference goes */
+      /* The parent's, inherited through fork(): only our references go. */
+      if (t->fd >= 0)
+        close (t->fd);
+      if (t->pidfd >= 0)
+        close (t->pidfd);
+      t->fd = t->pidfd = -1;
+      t->stale = t->busy = false;
+      t->pid = pid;
+      pthread_once (&thread_watch_once, thread_watch_init);
+      pthread_setspecific (thread_watch_key, t);  /* closes them when the thread exits */
     }
-  return inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  if (t->pidfd >= 0)
+    {
+      close (t->pidfd);
+      t->pidfd = -1;
+    }
+  return t;
 }
 
-static void
-give_back_inotify (int fd)
+/* Reads the queue empty; true if any event concerns our name or the directory itself. With
+ * @first_only, stops at the first read that had one: what came after wakes a later wait at
+ * worst, which re-checks. */
+static bool
+read_inotify (FlWatch *watch,
+              bool     first_only)
 {
-  CachedInotify *c = pthread_getspecific (cached_inotify_key);
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  bool relevant = false;
 
-  if (c == NULL)
+  for (;;)
     {
-      c = malloc (sizeof *c);
-      if (c == NULL)
+      ssize_t len = read (watch->inotify_fd, buf, sizeof buf);
+
+      if (len < 0 && errno == EINTR)
+        continue;
+      if (len <= 0)
+        break;
+
+      for (char *p = buf; p < buf + len;)
         {
-          close (fd);
-          return;
+          const struct inotify_event *ev = (const struct inotify_event *) p;
+
+          if (ev->mask & IN_Q_OVERFLOW)
+            relevant = true;
+          else if (ev->wd == watch->file_wd)
+            {
+              if (ev->mask & IN_CLOSE_WRITE)
+                relevant = true;
+              if (ev->mask & IN_IGNORED)
+                watch->file_wd = -1;  /* fired (IN_ONESHOT), or the file is gone */
+            }
+          else if (ev->wd != watch->wd)
+            ;  /* an earlier file's, or an earlier wait's watch going away (IN_IGNORED) */
+          else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
+            relevant = true;
+          else if (ev->len > 0 && strcmp (ev->name, watch->name) == 0)
+            relevant = true;
+
+          p += sizeof (struct inotify_event) + ev->len;
         }
-      c->fd = -1;
-      pthread_setspecific (cached_inotify_key, c);
+      if (relevant && first_only)
+        break;
     }
-  if (c->fd >= 0)
-    close (c->fd);
-  c->fd = fd;
-  c->pid = getpid ();
+
+  return relevant;
 }
 
 FlWatch *
@@ -1335,29 +1388,53 @@ _fl_platform_watch_new (FlDir      *dir,
                         const char *name)
 {
   FlWatch *watch = calloc (1, sizeof *watch);
+  ThreadWatch *t = thread_watch_get ();
   char path[64];
 
   if (watch == NULL)
     abort ();  /* as g_malloc() does: there is no sensible way on */
   watch->pidfd = -1;
+  watch->file_wd = -1;
   watch->name = strdup (name);
   if (watch->name == NULL)
     abort ();
 
-  watch->inotify_fd = take_inotify ();
-  if (watch->inotify_fd >= 0)
+  if (t->busy)
     {
-      /* Through /proc/self/fd: the very directory we hold open, even if it was renamed. */
-      snprintf (path, sizeof path, "/proc/self/fd/%d", dir->fd);
-      watch->wd = inotify_add_watch (watch->inotify_fd, path,
-                                     IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |
-                                     IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
-      if (watch->wd < 0)
-        {
-          /* No instances or watches left, or no /proc: the caller backs off instead. */
-          close (watch->inotify_fd);
-          watch->inotify_fd = -1;
-        }
+      /* A second wait in this thread at once: one of its own, closed with it. */
+      watch->inotify_fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+      watch->own_fd = true;
+    }
+  else
+    {
+      if (t->fd < 0)
+        t->fd = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+      watch->inotify_fd = t->fd;
+    }
+  if (watch->inotify_fd < 0)
+    return watch;
+
+  /* Through /proc/self/fd: the very directory we hold open, even if it was renamed. */
+  snprintf (path, sizeof path, "/proc/self/fd/%d", dir->fd);
+  watch->wd = inotify_add_watch (watch->inotify_fd, path,
+                                 IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF |
+                                 IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
+  if (watch->wd < 0)
+    {
+      /* No watches left, or no /proc: the caller backs off instead. */
+      if (watch->own_fd)
+        close (watch->inotify_fd);
+      watch->inotify_fd = -1;
+      return watch;
+    }
+  if (!watch->own_fd)
+    {
+      t->busy = true;
+      /* What an earlier wait left (its IN_IGNORED, late events) must not wake this one. The
+       * watch exists already, and the caller links only after this: no release is missed. */
+      if (t->stale)
+        read_inotify (watch, false);
+      t->stale = false;
     }
   return watch;
 }
@@ -1365,20 +1442,28 @@ _fl_platform_watch_new (FlDir      *dir,
 void
 _fl_platform_watch_free (FlWatch *watch)
 {
+  ThreadWatch *t = &thread_watch;
+
   if (watch == NULL)
     return;
-  if (watch->inotify_fd >= 0)
+  if (watch->own_fd)
     {
-      char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-
-      inotify_rm_watch (watch->inotify_fd, watch->wd);
-      /* Events of this wait (and the IN_IGNORED) must not wake the next one. */
-      while (read (watch->inotify_fd, buf, sizeof buf) > 0)
-        ;
-      give_back_inotify (watch->inotify_fd);
+      close (watch->inotify_fd);  /* rare: see _fl_platform_watch_new() */
+      if (watch->pidfd >= 0)
+        close (watch->pidfd);
     }
-  if (watch->pidfd >= 0)
-    close (watch->pidfd);
+  else
+    {
+      if (watch->inotify_fd >= 0)
+        {
+          inotify_rm_watch (watch->inotify_fd, watch->wd);
+          t->busy = false;
+          t->stale = true;
+        }
+      /* Put away lazily (above); thread_watch_get() closed the last one before this wait. */
+      if (watch->pidfd >= 0)
+        t->pidfd = watch->pidfd;
+    }
   free (watch->name);
   free (watch);
 }
@@ -1400,39 +1485,42 @@ _fl_platform_watch_process (FlWatch *watch,
   if (pid > 0)
     _fl_platform_process_watch (pid, &pidfd);
   watch->pidfd = (int) pidfd;
+  watch->pid_fired = false;
   return watch->pidfd >= 0;
 }
 
-/* Drains the queue; true if any event concerns our name or the directory itself. */
-static bool
-drain_inotify (FlWatch *watch)
+/* IN_CLOSE_WRITE comes when the last descriptor of an open file that could write is closed:
+ * for a lock file, its holder's (no reader ever opens one for writing), and with it the
+ * holder's kernel lock goes, at exit or when a child that inherited it exits. The event comes
+ * a moment before the kernel drops the lock (__fput() notifies, then removes the locks), so
+ * the waiter may find it still held and sleep again: an early wake at most, never the one
+ * that decides (the pidfd or the caller's re-check still comes). IN_ONESHOT: the watch goes by itself once it fired, and
+ * when the file goes; one on another file is never removed, its events no longer match. */
+bool
+_fl_platform_watch_file (FlWatch  *watch,
+                         FlHandle  file)
 {
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  bool relevant = false;
+  char path[64];
 
-  for (;;)
-    {
-      ssize_t len = read (watch->inotify_fd, buf, sizeof buf);
+  watch->file_wd = -1;
+  if (watch->inotify_fd < 0 || file == FL_HANDLE_NONE)
+    return false;
+  /* Through /proc/self/fd: the very inode that was judged, whatever its name is now. */
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd_of (file));
+  watch->file_wd = inotify_add_watch (watch->inotify_fd, path, IN_CLOSE_WRITE | IN_ONESHOT);
+  if (watch->file_wd == watch->wd)
+    watch->file_wd = -1;  /* cannot be: a directory's */
+  return watch->file_wd >= 0;
+}
 
-      if (len < 0 && errno == EINTR)
-        continue;
-      if (len <= 0)
-        break;
+int
+_fl_platform_watch_deferred (void)
+{
+  ThreadWatch *t = &thread_watch;
 
-      for (char *p = buf; p < buf + len;)
-        {
-          const struct inotify_event *ev = (const struct inotify_event *) p;
-
-          if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
-            relevant = true;
-          else if (ev->len > 0 && strcmp (ev->name, watch->name) == 0)
-            relevant = true;
-
-          p += sizeof (struct inotify_event) + ev->len;
-        }
-    }
-
-  return relevant;
+  if (t->pid != getpid ())
+    return 0;
+  return (t->pidfd >= 0) + t->stale;
 }
 
 static int64_t
@@ -1472,7 +1560,7 @@ _fl_platform_watch_wait (FlWatch  *watch,
           inotify_slot = (int) nfds;
           fds[nfds++] = (struct pollfd) { watch->inotify_fd, POLLIN, 0 };
         }
-      if (watch->pidfd >= 0)
+      if (watch->pidfd >= 0 && !watch->pid_fired)
         {
           pid_slot = (int) nfds;
           fds[nfds++] = (struct pollfd) { watch->pidfd, POLLIN, 0 };
@@ -1496,12 +1584,12 @@ _fl_platform_watch_wait (FlWatch  *watch,
 
       if (pid_slot >= 0 && fds[pid_slot].revents)
         {
-          close (watch->pidfd);
-          watch->pidfd = -1;
+          /* Closed later, when nobody waits for us to act (_fl_platform_watch_free()). */
+          watch->pid_fired = true;
           return FL_WATCH_PROCESS;
         }
 
-      if (inotify_slot >= 0 && fds[inotify_slot].revents && drain_inotify (watch))
+      if (inotify_slot >= 0 && fds[inotify_slot].revents && read_inotify (watch, true))
         return FL_WATCH_NAME;
     }
 }

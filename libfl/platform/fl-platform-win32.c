@@ -1666,6 +1666,18 @@ _fl_platform_watch_wait (FlWatch *watch,
     }
 }
 
+bool
+_fl_platform_watch_file (FlWatch  *watch,
+                         FlHandle  file)
+{
+  return false;  /* no close event: the process handle wakes */
+}
+
+int
+_fl_platform_watch_deferred (void)
+{
+  return 0;  /* a watch is put away whole when freed */
+}
 
 /* For the crash-point tests only */
 

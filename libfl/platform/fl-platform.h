@@ -359,7 +359,8 @@ typedef struct _FlWatch FlWatch;
 
 typedef enum
 {
-  FL_WATCH_NAME,       /* @name was removed or renamed away, or the directory was moved */
+  FL_WATCH_NAME,       /* @name was removed or renamed away, the directory was moved, or the
+                        * watched file's holder closed it */
   FL_WATCH_PROCESS,    /* the watched process exited; it is no longer watched */
   FL_WATCH_TIMEOUT,
   FL_WATCH_CANCELLED,  /* @cancel became readable / signalled */
@@ -376,10 +377,20 @@ bool        _fl_platform_watch_has_events (FlWatch       *watch);
  * cannot be watched; the caller then re-checks with backoff. */
 bool        _fl_platform_watch_process  (FlWatch         *watch,
                                          int              pid);
+/* Also FL_WATCH_NAME once the holder's descriptor of @file, a lock file open for reading, is
+ * closed (Linux: IN_CLOSE_WRITE), which may come a moment before its kernel lock is dropped.
+ * Replaces the watched file; FL_HANDLE_NONE watches none. False when nothing is watched. */
+bool        _fl_platform_watch_file     (FlWatch         *watch,
+                                         FlHandle         file);
 /* @timeout_ms < 0 waits without limit; @cancel may be FL_HANDLE_NONE. */
 FlWatchResult _fl_platform_watch_wait   (FlWatch         *watch,
                                          int              timeout_ms,
                                          FlHandle         cancel);
+/* For tests: how many things the calling thread's last watch left to put away at its next
+ * wait (Linux: the pidfd, the queue's last events), so that an acquirer woken from a wait
+ * returns without putting them away first (docs/performance.md, "Handoff"); 0 where a watch
+ * leaves nothing. */
+int         _fl_platform_watch_deferred (void);
 
 
 /* For the crash-point tests only: the process dies at once, as from SIGKILL, running nothing. */

@@ -464,6 +464,11 @@ file_acquire (const char          *target,
         _fl_waiter_watch_pid (waiter, 0);  /* another taker's claim: re-check with backoff */
       else if (state.kernel_lock == FL_KERNEL_LOCK_HELD || state.liveness == FL_LIVENESS_ALIVE)
         _fl_waiter_watch_pid (waiter, state.pid);
+      /* A holder's kernel lock goes when its descriptor closes: the event that tells a waiter
+       * when a child that inherited it exits, where the PID in the file is gone (section 5).
+       * Only a libfl holder's: the original module's has no descriptor open. */
+      _fl_waiter_watch_file (waiter, state.kernel_lock == FL_KERNEL_LOCK_HELD
+                                     ? state.fd : FL_HANDLE_NONE);
 
       _fl_lock_state_clear (&state);  /* never wait holding anything on the holder's file */
 

@@ -36,6 +36,13 @@ void      _fl_waiter_free      (FlWaiter      *self);
 void      _fl_waiter_watch_pid (FlWaiter      *self,
                                 int            pid);
 
+/* Call after _fl_waiter_watch_pid(): when that PID cannot be watched (it is gone, and someone
+ * else keeps the kernel lock), also wake when the holder's descriptor of @file (the lock file
+ * judged, open for reading) is closed, the moment its kernel lock goes: a child that
+ * inherited it exiting. FL_HANDLE_NONE for none (docs/protocol.md, section 5). */
+void      _fl_waiter_watch_file (FlWaiter     *self,
+                                 FlHandle      file);
+
 /* Blocks until an event, a re-check, @until (monotonic µs; -1 = none) or cancellation. */
 FlWake    _fl_waiter_wait      (FlWaiter      *self,
                                 gint64         until,

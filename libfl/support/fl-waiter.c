@@ -73,6 +73,16 @@ _fl_waiter_watch_pid (FlWaiter *self,
   self->holder_unwatched = pid != self->watched_pid || !self->pid_armed;
 }
 
+void
+_fl_waiter_watch_file (FlWaiter *self,
+                       FlHandle  file)
+{
+  /* Only while no PID can be watched: with a PID the pidfd wakes about as soon, and a holder
+   * that releases closes its file after removing the name, which would wake every waiter a
+   * second time for nothing (measured: contended critical sections 20-90 % longer). */
+  _fl_platform_watch_file (self->watch, self->holder_unwatched ? file : FL_HANDLE_NONE);
+}
+
 static gint counts_waits, counts_events, counts_rechecks, counts_unwatched;
 
 void
