@@ -32,6 +32,7 @@ struct _InspectorWindow
   InspectorKernelView  *kernel_view;
   GtkPaned             *paned;
   GtkStack             *stack;
+  GtkSpinner           *loading_spinner;  /* spins only while its page is shown */
   GtkColumnView        *column_view;
   GtkColumnViewColumn  *state_column;
   GtkColumnViewColumn  *kernel_column;

@@ -354,6 +354,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_view);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, loading_spinner);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, column_view);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, selection);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, sort_model);
