@@ -6,6 +6,8 @@
 
 #include <errno.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error-private.h"
 #include "platform/fl-platform.h"
 
@@ -60,7 +62,8 @@ _fl_error_code_from_directory_errno (int saved_errno)
   return _fl_error_code_from_errno (saved_errno);
 }
 
-/* What an acquirer or reclaimer tells its caller about a failed system call on @path. */
+/* What an acquirer or reclaimer tells its caller about a failed system call on @path. @what is
+ * the translated action that failed ("open the lock directory"), which completes "Cannot %s". */
 void
 _fl_set_error_from_errno (GError     **error,
                           int          saved_errno,
@@ -75,15 +78,21 @@ _fl_set_error_from_errno (GError     **error,
       g_autofree char *who = uid >= 0 ? g_strdup_printf (" (uid %u)", (guint) uid)
                                       : g_strdup ("");
 
+      /* TRANSLATORS: the first %s is an action ("open the lock directory", "remove the lock"),
+       * the second a path, the third the system's reason, the last " (uid 1000)" or nothing. */
       g_set_error (error, FL_ERROR, code,
-                   "Cannot %s “%s”: %s. The lock directory must be writable by this user%s",
+                   _("Cannot %s “%s”: %s. The lock directory must be writable by this user%s"),
                    what, path, g_strerror (saved_errno), who);
     }
   else if (code == FL_ERROR_NO_SPACE)
+    /* TRANSLATORS: the first %s is an action ("create the lock"), the second a path, the
+     * third the system's reason. */
     g_set_error (error, FL_ERROR, code,
-                 "Cannot %s “%s”: %s. Free some space on that filesystem and try again",
+                 _("Cannot %s “%s”: %s. Free some space on that filesystem and try again"),
                  what, path, g_strerror (saved_errno));
   else
-    g_set_error (error, FL_ERROR, code, "Cannot %s “%s”: %s",
+    /* TRANSLATORS: the first %s is an action ("create the lock"), the second a path, the
+     * third the system's reason. */
+    g_set_error (error, FL_ERROR, code, _("Cannot %s “%s”: %s"),
                  what, path, g_strerror (saved_errno));
 }

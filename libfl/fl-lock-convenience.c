@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
@@ -53,7 +55,7 @@ fl_with_lock (const char          *target,
   ok = func (user_data, &func_error);
   if (!ok && func_error == NULL)
     g_set_error (&func_error, FL_ERROR, FL_ERROR_FAILED,
-                 "The critical section under “%s” failed without saying why",
+                 _("The critical section under “%s” failed without saying why"),
                  fl_lock_get_path (lock));
 
   if (!fl_lock_release (lock, ok ? error : NULL) && ok)

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-etcd-private.h"
 #include "fl-options-private.h"
@@ -136,7 +138,7 @@ _fl_etcd_auth_load_tls (FlEtcdAuth       *auth,
       if (auth->database == NULL)
         {
           g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                       "Cannot read the etcd CA file “%s” (from %s): %s", auth->ca_file,
+                       _("Cannot read the etcd CA file “%s” (from %s): %s"), auth->ca_file,
                        auth->ca_from, local_error->message);
           ok = FALSE;
         }
@@ -150,8 +152,8 @@ _fl_etcd_auth_load_tls (FlEtcdAuth       *auth,
       if (auth->certificate == NULL)
         {
           g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                       "Cannot load the etcd client certificate “%s” with the key “%s” "
-                       "(from %s): %s", auth->cert_file,
+                       _("Cannot load the etcd client certificate “%s” with the key “%s” "
+                         "(from %s): %s"), auth->cert_file,
                        auth->key_file != NULL ? auth->key_file : auth->cert_file,
                        auth->cert_from, local_error->message);
           ok = FALSE;
@@ -207,15 +209,15 @@ read_password (const char  *path,
                  ? FL_ERROR_PERMISSION : FL_ERROR_FAILED;
 
       g_set_error (error, FL_ERROR, code,
-                   "Cannot read the etcd password file “%s” (from %s): %s", path, from,
+                   _("Cannot read the etcd password file “%s” (from %s): %s"), path, from,
                    local_error->message);
       return NULL;
     }
   if (len > PASSWORD_MAX)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "The etcd password file “%s” (from %s) is longer than %d bytes: it should "
-                   "hold the password alone, on one line", path, from, PASSWORD_MAX);
+                   _("The etcd password file “%s” (from %s) is longer than %d bytes: it should "
+                     "hold the password alone, on one line"), path, from, PASSWORD_MAX);
       return NULL;
     }
   if (len > 0 && buffer[len - 1] == '\n')
@@ -226,8 +228,8 @@ read_password (const char  *path,
     {
       memset (buffer, 0, sizeof buffer);
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "The etcd password file “%s” (from %s) must hold the password alone, on "
-                   "one line (it is empty, or has several lines or a NUL)", path, from);
+                   _("The etcd password file “%s” (from %s) must hold the password alone, on "
+                     "one line (it is empty, or has several lines or a NUL)"), path, from);
       return NULL;
     }
   password = g_strndup (buffer, len);
@@ -249,8 +251,8 @@ _fl_etcd_auth_dup_request (FlEtcdAuth  *auth,
     {
       if (auth->password_file == NULL)
         g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                     "The etcd user “%s” (from %s) has no password file: set "
-                     "FL_ETCD_PASSWORD_FILE too", auth->user, auth->user_from);
+                     _("The etcd user “%s” (from %s) has no password file: set "
+                       "FL_ETCD_PASSWORD_FILE too"), auth->user, auth->user_from);
       else
         auth->password = read_password (auth->password_file, auth->user_from, error);
     }

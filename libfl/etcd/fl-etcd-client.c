@@ -7,6 +7,8 @@
 #include <string.h>
 #include <libsoup/soup.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-etcd-private.h"
 
@@ -47,7 +49,7 @@ _fl_etcd_target_parse (FlEtcdTarget *target,
   if (path == NULL || path == rest || name == NULL || name == path + 1 || name[1] == '\0')
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s” is not an etcd lock: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX/NAME",
+                   _("“%s” is not an etcd lock: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX/NAME"),
                    uri);
       return FALSE;
     }
@@ -57,9 +59,9 @@ _fl_etcd_target_parse (FlEtcdTarget *target,
     {
       /* Not echoed: the part before '@' may be a password. */
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "The etcd target “%.*s…@%s%s” has credentials in it, where any process "
-                   "list or log shows them: give the user with fl_lock_options_set_etcd_user() "
-                   "or FL_ETCD_USER, and the password in a file (FL_ETCD_PASSWORD_FILE)",
+                   _("The etcd target “%.*s…@%s%s” has credentials in it, where any process "
+                     "list or log shows them: give the user with fl_lock_options_set_etcd_user() "
+                     "or FL_ETCD_USER, and the password in a file (FL_ETCD_PASSWORD_FILE)"),
                    (int) (rest - uri), uri, strrchr (hosts, '@') + 1, path);
       return FALSE;
     }
@@ -71,7 +73,7 @@ _fl_etcd_target_parse (FlEtcdTarget *target,
         {
           g_ptr_array_free (endpoints, TRUE);
           g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                       "“%s”: the endpoint “%s” is not HOST:PORT", uri, parts[i]);
+                       _("“%s”: the endpoint “%s” is not HOST:PORT"), uri, parts[i]);
           return FALSE;
         }
       g_ptr_array_add (endpoints, g_strdup_printf ("%s://%s", scheme, parts[i]));
@@ -256,26 +258,26 @@ set_http_error (FlEtcdClient *client,
 
   if (contains (message, "authentication failed"))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "etcd at %s refused the user “%s”: wrong password or no such user (check "
-                 "the password file)", endpoint, user);
+                 _("etcd at %s refused the user “%s”: wrong password or no such user (check "
+                   "the password file)"), endpoint, user);
   else if (contains (message, "user name is empty"))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "etcd at %s has authentication enabled: give a user with "
-                 "fl_lock_options_set_etcd_user() or FL_ETCD_USER and FL_ETCD_PASSWORD_FILE",
+                 _("etcd at %s has authentication enabled: give a user with "
+                   "fl_lock_options_set_etcd_user() or FL_ETCD_USER and FL_ETCD_PASSWORD_FILE"),
                  endpoint);
   else if (contains (message, "invalid auth token"))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "etcd at %s rejects the token it has just issued to the user “%s”: etcd "
-                 "3.4 does so for every token when started with --auth-token-ttl; leave that "
-                 "flag at its default", endpoint, user);
+                 _("etcd at %s rejects the token it has just issued to the user “%s”: etcd "
+                   "3.4 does so for every token when started with --auth-token-ttl; leave that "
+                   "flag at its default"), endpoint, user);
   else if (contains (message, "permission denied"))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "etcd at %s: the user “%s” may not call %s; grant its role readwrite on the "
-                 "lock prefix", endpoint, user != NULL ? user : "(none)", path);
+                 _("etcd at %s: the user “%s” may not call %s; grant its role readwrite on the "
+                   "lock prefix"), endpoint, user != NULL ? user : _("(none)"), path);
   else
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s answered %s with HTTP %u: %s", endpoint, path, status,
-                 message != NULL ? message : "no message");
+                 _("etcd at %s answered %s with HTTP %u: %s"), endpoint, path, status,
+                 message != NULL ? message : _("no message"));
 }
 
 /* What to set, when the failure was TLS's. */
@@ -292,38 +294,38 @@ set_tls_error (FlEtcdClient *client,
 
   if ((flags & G_TLS_CERTIFICATE_UNKNOWN_CA) && ca_file != NULL)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s has a certificate that the CA file “%s” did not sign: set the CA "
-                 "that signed etcd's --cert-file (fl_lock_options_set_etcd_ca_file() or "
-                 "FL_ETCD_CA_FILE)", endpoint, ca_file);
+                 _("etcd at %s has a certificate that the CA file “%s” did not sign: set the CA "
+                   "that signed etcd's --cert-file (fl_lock_options_set_etcd_ca_file() or "
+                   "FL_ETCD_CA_FILE)"), endpoint, ca_file);
   else if (flags & G_TLS_CERTIFICATE_UNKNOWN_CA)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s has a certificate from a CA that this system does not trust: "
-                 "set the CA file that signed it with fl_lock_options_set_etcd_ca_file() or "
-                 "FL_ETCD_CA_FILE", endpoint);
+                 _("etcd at %s has a certificate from a CA that this system does not trust: "
+                   "set the CA file that signed it with fl_lock_options_set_etcd_ca_file() or "
+                   "FL_ETCD_CA_FILE"), endpoint);
   else if (flags & G_TLS_CERTIFICATE_BAD_IDENTITY)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s has a certificate for another host (hostname mismatch): name "
-                 "the endpoint as its certificate does (its subjectAltName)", endpoint);
+                 _("etcd at %s has a certificate for another host (hostname mismatch): name "
+                   "the endpoint as its certificate does (its subjectAltName)"), endpoint);
   else if (flags != 0)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s has a certificate that cannot be trusted (%s): expired, not yet "
-                 "valid or revoked", endpoint, cause->message);
+                 _("etcd at %s has a certificate that cannot be trusted (%s): expired, not yet "
+                   "valid or revoked"), endpoint, cause->message);
   else if (certificate_requested && !_fl_etcd_auth_has_certificate (client->auth))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "etcd at %s requires a client certificate (--client-cert-auth) and refused "
-                 "this one without (%s): set one with "
-                 "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
-                 "FL_ETCD_KEY_FILE", endpoint, cause->message);
+                 _("etcd at %s requires a client certificate (--client-cert-auth) and refused "
+                   "this one without (%s): set one with "
+                   "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
+                   "FL_ETCD_KEY_FILE"), endpoint, cause->message);
   else if (!_fl_etcd_auth_has_certificate (client->auth))
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "TLS with etcd at %s failed (%s): if etcd requires client certificates "
-                 "(--client-cert-auth), set one with "
-                 "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
-                 "FL_ETCD_KEY_FILE", endpoint, cause->message);
+                 _("TLS with etcd at %s failed (%s): if etcd requires client certificates "
+                   "(--client-cert-auth), set one with "
+                   "fl_lock_options_set_etcd_client_certificate() or FL_ETCD_CERT_FILE and "
+                   "FL_ETCD_KEY_FILE"), endpoint, cause->message);
   else
     g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                 "TLS with etcd at %s failed (%s): is the client certificate signed by the CA "
-                 "of etcd's --trusted-ca-file?", endpoint, cause->message);
+                 _("TLS with etcd at %s failed (%s): is the client certificate signed by the CA "
+                   "of etcd's --trusted-ca-file?"), endpoint, cause->message);
 }
 
 /* No certificate to show: go on without one, so that etcd's refusal is the error, and
@@ -355,7 +357,7 @@ new_message (FlEtcdClient  *client,
 
   if (msg == NULL)
     {
-      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET, "“%s” is not a valid URL", url);
+      g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET, _("“%s” is not a valid URL"), url);
       return NULL;
     }
   soup_message_set_request_body_from_bytes (msg, "application/json", request);
@@ -407,8 +409,8 @@ post (FlEtcdClient  *client,
     set_tls_error (client, error, endpoint, msg, local_error, g_atomic_int_get (&requested));
   else if (response == NULL)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "Cannot reach etcd at %s (%s): is etcd running there?", endpoint,
-                 local_error != NULL ? local_error->message : "no answer");
+                 _("Cannot reach etcd at %s (%s): is etcd running there?"), endpoint,
+                 local_error != NULL ? local_error->message : _("no answer"));
   return response;
 }
 
@@ -454,7 +456,7 @@ call_endpoints (FlEtcdClient  *client,
       ret = _fl_etcd_json_parse (response);
       if (ret == NULL)
         g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                     "etcd at %s answered %s with something that is not a JSON object",
+                     _("etcd at %s answered %s with something that is not a JSON object"),
                      endpoint, path);
       return ret;
     }
@@ -465,7 +467,7 @@ call_endpoints (FlEtcdClient  *client,
         g_cancellable_set_error_if_cancelled (cancellable, error);
       else
         g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
-                     "Timed out (ELOCKTIMEOUT) in %s on etcd at %s", path,
+                     _("Timed out (ELOCKTIMEOUT) in %s on etcd at %s"), path,
                      client->endpoints[client->current]);
     }
   else

@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-etcd-private.h"
 #include "fl-snapshot-private.h"
@@ -38,8 +40,8 @@ _fl_etcd_name_check (const FlEtcdTarget *target,
   if (name[0] == '.' && strcmp (name + 1, FL_ETCD_META) == 0)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s”: the lock name “.%s” is reserved for libfl's metadata keys "
-                   "(docs/etcd.md, “Inspection”): choose another name", uri, FL_ETCD_META);
+                   _("“%s”: the lock name “.%s” is reserved for libfl's metadata keys "
+                     "(docs/etcd.md, “Inspection”): choose another name"), uri, FL_ETCD_META);
       return FALSE;
     }
   return TRUE;
@@ -563,7 +565,7 @@ _fl_etcd_snapshot_new (const char          *uri,
   if (kvs == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "“%s” is not locked: no key is queued for “%s” in etcd at %s", uri, t.name,
+                   _("“%s” is not locked: no key is queued for “%s” in etcd at %s"), uri, t.name,
                    _fl_etcd_client_endpoint (r.client));
       return NULL;
     }
@@ -602,7 +604,7 @@ _fl_etcd_scan (const char          *root,
   if (strchr (hosts, '/') == NULL || strchr (strchr (hosts, '/') + 1, '/') != NULL)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s” is not an etcd prefix: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX",
+                   _("“%s” is not an etcd prefix: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX"),
                    root);
       return NULL;
     }
@@ -610,7 +612,7 @@ _fl_etcd_scan (const char          *root,
   if (!_fl_etcd_target_parse (&t, probe, NULL))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s” is not an etcd prefix: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX",
+                   _("“%s” is not an etcd prefix: write etcd://HOST:PORT[,HOST:PORT...]/PREFIX"),
                    root);
       return NULL;
     }
@@ -644,9 +646,9 @@ set_changed (GError    **error,
              guint64     token)
 {
   g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
-               "“%s” is no longer the acquisition the snapshot saw (lease %" G_GINT64_MODIFIER
-               "x, token %" G_GUINT64_FORMAT "): it was released or its lease ended. Nothing "
-               "was revoked; look at it again", target, lease, token);
+               _("“%s” is no longer the acquisition the snapshot saw (lease %llx, token %llu): "
+                 "it was released or its lease ended. Nothing was revoked; look at it again"),
+               target, (unsigned long long) lease, (unsigned long long) token);
 }
 
 /* Revoking lease L can end only the acquisition that was seen: etcd never reuses a lease ID.
@@ -673,10 +675,10 @@ _fl_etcd_reclaim (FlSnapshot *snapshot,
   if (!forced)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
-                   "“%s” is queued with lease %" G_GINT64_MODIFIER "x, which etcd judges alive: "
-                   "libfl never calls an etcd lock stale. If its holder must go, reclaim it "
-                   "forced (flctl reclaim --force --lease %" G_GINT64_MODIFIER "x): that "
-                   "revokes this lease only", target, lease, lease);
+                   _("“%s” is queued with lease %llx, which etcd judges alive: libfl never "
+                     "calls an etcd lock stale. If its holder must go, reclaim it forced "
+                     "(flctl reclaim --force --lease %llx): that revokes this lease only"),
+                   target, (unsigned long long) lease, (unsigned long long) lease);
       return FALSE;
     }
   if (!_fl_etcd_target_parse (&t, target, error))
@@ -712,7 +714,7 @@ _fl_etcd_reclaim (FlSnapshot *snapshot,
       return FALSE;
     }
   g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                              "Cannot revoke lease %" G_GINT64_MODIFIER "x of “%s”: ",
-                              lease, target);
+                              _("Cannot revoke lease %llx of “%s”: "),
+                              (unsigned long long) lease, target);
   return FALSE;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <libsoup/soup.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-etcd-private.h"
 #include "fl-lock-backend-private.h"
@@ -106,10 +108,10 @@ try_lock (FlEtcdLock *self,
   *busy = g_strcmp0 (oldest_key, self->key) != 0;
   if (*busy)
     g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
-                 "“%s” is locked in etcd at %s: held by the key “%s” since revision %"
-                 G_GINT64_FORMAT, self->t.name, _fl_etcd_client_endpoint (self->client),
+                 _("“%s” is locked in etcd at %s: held by the key “%s” since revision %lld"),
+                 self->t.name, _fl_etcd_client_endpoint (self->client),
                  oldest_key != NULL ? oldest_key : "?",
-                 _fl_etcd_json_int (oldest, "create_revision"));
+                 (long long) _fl_etcd_json_int (oldest, "create_revision"));
   return !*busy;
 }
 
@@ -144,8 +146,8 @@ queue_key (FlEtcdLock   *self,
       "create_revision");
   if (res != NULL && rev <= 0)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "etcd at %s did not keep the queue key “%s” of the lock “%s”: was its lease "
-                 "revoked?", _fl_etcd_client_endpoint (self->client), self->key, self->t.name);
+                 _("etcd at %s did not keep the queue key “%s” of the lock “%s”: was its lease "
+                   "revoked?"), _fl_etcd_client_endpoint (self->client), self->key, self->t.name);
   return rev > 0 ? rev : 0;
 }
 
@@ -274,8 +276,8 @@ watch_delete (FlEtcdClient *client,
     ok = FALSE;
   else if (stream != NULL && status != SOUP_STATUS_OK)
     {
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "etcd at %s answered /v3/watch with HTTP %u",
-                   endpoint, status);
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                   _("etcd at %s answered /v3/watch with HTTP %u"), endpoint, status);
       ok = FALSE;
     }
   else if (stream == NULL && local_error != NULL && local_error->domain == FL_ERROR)
@@ -326,8 +328,9 @@ wait_step (FlEtcdLock   *self,
   if (g_cancellable_is_cancelled (cancellable))
     return FALSE;
   g_clear_error (error);
-  g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT, "Timed out (ELOCKTIMEOUT) in /v3/watch on "
-               "etcd at %s", _fl_etcd_client_endpoint (self->client));
+  g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
+               _("Timed out (ELOCKTIMEOUT) in /v3/watch on etcd at %s"),
+               _fl_etcd_client_endpoint (self->client));
   return FALSE;
 }
 
@@ -482,8 +485,8 @@ etcd_acquire (const char          *target,
               gint64 waited_ms = (g_get_monotonic_time () - start) / 1000;
 
               g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
-                           "Timed out (ELOCKTIMEOUT) after %" G_GINT64_FORMAT " ms waiting for "
-                           "the etcd lock “%s” at %s: another holder keeps it", waited_ms,
+                           _("Timed out (ELOCKTIMEOUT) after %lld ms waiting for the etcd lock "
+                             "“%s” at %s: another holder keeps it"), (long long) waited_ms,
                            self->t.name, _fl_etcd_client_endpoint (self->client));
             }
           else
@@ -493,8 +496,8 @@ etcd_acquire (const char          *target,
       if (deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
           g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
-                       "Timed out (ELOCKTIMEOUT) waiting for the etcd lock “%s” at %s: each "
-                       "grant came to a lease that had expired; are keepalives reaching etcd?",
+                       _("Timed out (ELOCKTIMEOUT) waiting for the etcd lock “%s” at %s: each "
+                         "grant came to a lease that had expired; are keepalives reaching etcd?"),
                        self->t.name, _fl_etcd_client_endpoint (self->client));
           goto fail;
         }
@@ -551,18 +554,18 @@ etcd_release (gpointer  state,
   if (res == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "Cannot release the etcd lock “%s”: ", self->t.name);
+                                  _("Cannot release the etcd lock “%s”: "), self->t.name);
       return FALSE;
     }
   if (!_fl_etcd_json_bool (res, "succeeded") || !was_valid)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_LOST,
-                   "The etcd lock “%s” (token %" G_GUINT64_FORMAT ") was lost while this process "
-                   "held it: %s. Whatever it protected may have been changed meanwhile",
-                   self->t.name, self->token,
+                   _("The etcd lock “%s” (token %llu) was lost while this process held it: "
+                     "%s. Whatever it protected may have been changed meanwhile"),
+                   self->t.name, (unsigned long long) self->token,
                    _fl_etcd_json_bool (res, "succeeded")
-                   ? "its lease was not renewed in time (were keepalives reaching etcd?)"
-                   : "its key is gone (the lease expired or was revoked)");
+                   ? _("its lease was not renewed in time (were keepalives reaching etcd?)")
+                   : _("its key is gone (the lease expired or was revoked)"));
       return FALSE;
     }
   return TRUE;

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <libsoup/soup.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-etcd-private.h"
 
@@ -216,7 +218,7 @@ _fl_etcd_watch_start (const char          *root,
   thread = g_thread_try_new ("fl-etcd-watch", watch_thread, watch, &local_error);
   if (thread == NULL)
     {
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot watch “%s”: %s", root,
+      g_set_error (error, FL_ERROR, FL_ERROR_FAILED, _("Cannot watch “%s”: %s"), root,
                    local_error->message);
       watch->destroy = NULL;
       watch_unref (watch);

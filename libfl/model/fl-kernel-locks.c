@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-enum-types.h"
 #include "fl-error.h"
 #include "fl-error-private.h"
@@ -336,15 +338,15 @@ fl_list_kernel_locks (GError **error)
   if (err == ENOSYS)
     {
       g_set_error_literal (error, FL_ERROR, FL_ERROR_NOT_SUPPORTED,
-                           "Listing the kernel locks is not available on this platform");
+                           _("Listing the kernel locks is not available on this platform"));
       return NULL;
     }
   if (err != 0)
     {
       /* Not _fl_set_error_from_errno(): its advice is about lock directories. */
       g_set_error (error, FL_ERROR, _fl_error_code_from_errno (err),
-                   "Cannot read the kernel's lock table “/proc/locks”: %s. It needs /proc "
-                   "mounted and readable (procfs)", g_strerror (err));
+                   _("Cannot read the kernel's lock table “/proc/locks”: %s. It needs /proc "
+                     "mounted and readable (procfs)"), g_strerror (err));
       return NULL;
     }
 

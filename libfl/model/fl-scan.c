@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error-private.h"
 #include "fl-error.h"
 #include "fl-lock-backend-private.h"
@@ -33,7 +35,7 @@ add_unreadable (GPtrArray  *errors,
   g_ptr_array_add (errors,
                    g_error_new (FL_ERROR,
                                 _fl_error_code_from_errno (errno_value),
-                                "Cannot list “%s”: %s", path, g_strerror (errno_value)));
+                                _("Cannot list “%s”: %s"), path, g_strerror (errno_value)));
 }
 
 typedef struct
@@ -94,7 +96,7 @@ scan_problem_cb (const char     *path,
     case FL_WALK_UNREADABLE:
       if (call->errors == NULL || depth == 0)
         {
-          g_set_error (error, FL_ERROR, FL_ERROR_FAILED, "Cannot list “%s”: %s",
+          g_set_error (error, FL_ERROR, FL_ERROR_FAILED, _("Cannot list “%s”: %s"),
                        path, g_strerror (errno_value));
           return FALSE;
         }
@@ -108,8 +110,8 @@ scan_problem_cb (const char     *path,
       if (call->errors != NULL)
         g_ptr_array_add (call->errors,
                          g_error_new (FL_ERROR, FL_ERROR_FAILED,
-                                      "Not listed: “%s” is more than %d directories deep; "
-                                      "list it on its own", path, FL_WALK_MAX_DEPTH));
+                                      _("Not listed: “%s” is more than %d directories deep; "
+                                        "list it on its own"), path, FL_WALK_MAX_DEPTH));
       break;
     }
   return TRUE;
@@ -140,7 +142,7 @@ scan_directory (const char          *directory,
     {
       g_set_error (error, FL_ERROR,
                    _fl_error_code_from_directory_errno (err),
-                   "Cannot read the directory “%s”: %s", directory, g_strerror (err));
+                   _("Cannot read the directory “%s”: %s"), directory, g_strerror (err));
       return NULL;
     }
 

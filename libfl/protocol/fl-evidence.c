@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-judge-private.h"
 
 /* Step J2: at most FL_CONTENT_MAX bytes. */
@@ -81,7 +83,7 @@ _fl_lock_state_open (FlLockState  *self,
   if (err != 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                   "Cannot examine “%s”: %s", self->path, g_strerror (err));
+                   _("Cannot examine “%s”: %s"), self->path, g_strerror (err));
       return FALSE;
     }
 
@@ -102,7 +104,7 @@ _fl_lock_state_open (FlLockState  *self,
       if (saved_errno == ENOENT)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "“%s” went away while being examined", self->path);
+                       _("“%s” went away while being examined"), self->path);
           return FALSE;
         }
       if (saved_errno == ELOOP)
@@ -161,18 +163,18 @@ _fl_describe_foreign (const char *path,
                       FlFileType  type)
 {
   if (type == FL_FILE_DIRECTORY)
-    return g_strdup_printf ("“%s” is a directory, not a lock file: another program or library "
-                            "uses this name for its own lock format. libfl leaves it alone; "
-                            "remove it by hand if it is a leftover", path);
+    return g_strdup_printf (_("“%s” is a directory, not a lock file: another program or library "
+                              "uses this name for its own lock format. libfl leaves it alone; "
+                              "remove it by hand if it is a leftover"), path);
   if (type == FL_FILE_SYMLINK)
-    return g_strdup_printf ("“%s” is a symbolic link: libfl never follows links where a lock "
-                            "file belongs. Remove the link if it does not belong there", path);
+    return g_strdup_printf (_("“%s” is a symbolic link: libfl never follows links where a lock "
+                              "file belongs. Remove the link if it does not belong there"), path);
   if (type == FL_FILE_FIFO)
-    return g_strdup_printf ("“%s” is a FIFO, not a lock file: libfl never opens it. Remove it "
-                            "if it does not belong there", path);
+    return g_strdup_printf (_("“%s” is a FIFO, not a lock file: libfl never opens it. Remove it "
+                              "if it does not belong there"), path);
   if (type == FL_FILE_SOCKET)
-    return g_strdup_printf ("“%s” is a socket, not a lock file: libfl never opens it. Remove "
-                            "it if it does not belong there", path);
-  return g_strdup_printf ("“%s” is a device or special file, not a lock file: libfl never "
-                          "opens it. Remove it if it does not belong there", path);
+    return g_strdup_printf (_("“%s” is a socket, not a lock file: libfl never opens it. Remove "
+                              "it if it does not belong there"), path);
+  return g_strdup_printf (_("“%s” is a device or special file, not a lock file: libfl never "
+                            "opens it. Remove it if it does not belong there"), path);
 }

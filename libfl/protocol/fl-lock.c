@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-dir-cache-private.h"
 #include "fl-error-private.h"
 #include "fl-judge-private.h"
@@ -84,13 +86,14 @@ _fl_open_lock_directory (const char  *directory,
     {
       if (saved_errno == ENOENT)
         g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
-                     "The lock directory “%s” does not exist: create it first", directory);
+                     _("The lock directory “%s” does not exist: create it first"), directory);
       else if (saved_errno == ENOTDIR)
         g_set_error (error, FL_ERROR, FL_ERROR_NOT_DIRECTORY,
-                     "The lock directory “%s” is not a directory: the target's parent must be "
-                     "a directory", directory);
+                     _("The lock directory “%s” is not a directory: the target's parent must be "
+                       "a directory"), directory);
       else
-        _fl_set_error_from_errno (error, saved_errno, "open the lock directory", directory);
+        _fl_set_error_from_errno (error, saved_errno, _("open the lock directory"),
+                                  directory);
     }
 
   return dir;
@@ -151,7 +154,7 @@ last_holder_describe (LastHolder *last)
 
       _fl_process_probe (last->pid, FALSE, &info);
       if (last->pid <= 0)
-        last->holder = g_strdup ("an unknown process");
+        last->holder = g_strdup (_("an unknown process"));
       else if (info.name != NULL)
         last->holder = g_strdup_printf ("PID %d (%s)", last->pid, info.name);
       else
@@ -228,9 +231,9 @@ move_to_directory_at_path (FlDir              **dir,
     {
       _fl_temp_discard (temp, *dir);
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "Cannot lock “%s”: its directory “%s” was replaced %u times while this "
-                   "process was acquiring it. A lock is on the directory that is at the path "
-                   "when it is granted: stop whatever keeps moving the directory",
+                   _("Cannot lock “%s”: its directory “%s” was replaced %u times while this "
+                     "process was acquiring it. A lock is on the directory that is at the path "
+                     "when it is granted: stop whatever keeps moving the directory"),
                    lp->lock_path, lp->directory, *moves);
       return FALSE;
     }
@@ -413,9 +416,9 @@ file_acquire (const char          *target,
       if (_fl_other_lock_is_gits (&state, lp.directory))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                       "“%s” is git's lock file (a git command is changing the repository): "
-                       "libfl never takes it over. Wait for git to finish, or remove the file by "
-                       "hand if no git process runs in that repository", lp.lock_path);
+                       _("“%s” is git's lock file (a git command is changing the repository): "
+                         "libfl never takes it over. Wait for git to finish, or remove the file by "
+                         "hand if no git process runs in that repository"), lp.lock_path);
           goto out;
         }
 
@@ -443,7 +446,7 @@ file_acquire (const char          *target,
         {
           g_autofree char *age = _fl_format_age (g_get_real_time () - state.mtime_us);
           g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
-                       "“%s” is locked by %s since %s ago (%s)",
+                       _("“%s” is locked by %s since %s ago (%s)"),
                        lp.lock_path, last_holder_describe (&last), age, state.reason);
           goto out;
         }
@@ -487,8 +490,8 @@ file_acquire (const char          *target,
                                     : _fl_format_age (waited_us);
           g_autofree char *age = _fl_format_age (g_get_real_time () - last.mtime_us);
           g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
-                       "Timed out (ELOCKTIMEOUT) after %s waiting for “%s”: held by %s for %s "
-                       "(%s)", waited, lp.lock_path, last_holder_describe (&last), age,
+                       _("Timed out (ELOCKTIMEOUT) after %s waiting for “%s”: held by %s for %s "
+                         "(%s)"), waited, lp.lock_path, last_holder_describe (&last), age,
                        last.reason);
           goto out;
         }
@@ -544,19 +547,23 @@ file_release_held (gpointer   state,
           holder = _fl_lock_state_describe_holder (&now);
         }
       _fl_platform_close (fd);
-      g_set_error (error, FL_ERROR, FL_ERROR_LOST,
-                   "The lock “%s” was taken away from this process while it held it; %s%s. "
-                   "Nothing was removed. Whatever it protected may have been changed meanwhile",
-                   self->lp.lock_path,
-                   holder != NULL ? "it is now held by " : "it no longer exists",
-                   holder != NULL ? holder : "");
+      if (holder != NULL)
+        g_set_error (error, FL_ERROR, FL_ERROR_LOST,
+                     _("The lock “%s” was taken away from this process while it held it; it is "
+                       "now held by %s. Nothing was removed. Whatever it protected may have been "
+                       "changed meanwhile"), self->lp.lock_path, holder);
+      else
+        g_set_error (error, FL_ERROR, FL_ERROR_LOST,
+                     _("The lock “%s” was taken away from this process while it held it; it no "
+                       "longer exists. Nothing was removed. Whatever it protected may have been "
+                       "changed meanwhile"), self->lp.lock_path);
       return FALSE;
     }
 
   if (err != 0)
     {
       _fl_platform_close (fd);
-      _fl_set_error_from_errno (error, err, "remove the lock", self->lp.lock_path);
+      _fl_set_error_from_errno (error, err, _("remove the lock"), self->lp.lock_path);
       return FALSE;
     }
 
@@ -617,14 +624,14 @@ file_dup_fd (gpointer  state,
   if (!file_is_held (self))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "The lock “%s” is not held by this process: acquire it first",
+                   _("The lock “%s” is not held by this process: acquire it first"),
                    self->lp.lock_path);
       return -1;
     }
   err = _fl_platform_dup (self->fd, &fd);
   if (err != 0)
     {
-      _fl_set_error_from_errno (error, err, "duplicate the descriptor of the lock",
+      _fl_set_error_from_errno (error, err, _("duplicate the descriptor of the lock"),
                                 self->lp.lock_path);
       return -1;
     }
@@ -667,8 +674,8 @@ no_etcd_acquire (const char          *target,
                  GError             **error)
 {
   g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-               "“%s” is an etcd lock, but this libfl was built without etcd support (libsoup 3 "
-               "or json-glib missing, or -Detcd=disabled): build it with -Detcd=enabled",
+               _("“%s” is an etcd lock, but this libfl was built without etcd support (libsoup 3 "
+                 "or json-glib missing, or -Detcd=disabled): build it with -Detcd=enabled"),
                target);
   return NULL;
 }
@@ -1093,7 +1100,7 @@ fl_lock_dup_fd (FlLock  *self,
   if (self->backend->dup_fd == NULL)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   "The lock “%s” is a %s lock: it has no descriptor to hand to a command",
+                   _("The lock “%s” is a %s lock: it has no descriptor to hand to a command"),
                    fl_lock_get_path (self), self->backend->name);
       return -1;
     }

@@ -13,6 +13,8 @@
 #endif
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error.h"
 #include "fl-lock.h"
 #include "fl-names-private.h"
@@ -34,7 +36,7 @@ _fl_lock_path_init (FlLockPath  *self,
   if (target == NULL || target[0] == '\0')
     {
       g_set_error_literal (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                           "The lock target is empty: give the path of the file to lock");
+                           _("The lock target is empty: give the path of the file to lock"));
       return FALSE;
     }
 
@@ -42,7 +44,7 @@ _fl_lock_path_init (FlLockPath  *self,
   if (G_IS_DIR_SEPARATOR (target[len - 1]))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "The lock target “%s” ends with a slash: name a file, not a directory",
+                   _("The lock target “%s” ends with a slash: name a file, not a directory"),
                    target);
       return FALSE;
     }
@@ -50,8 +52,8 @@ _fl_lock_path_init (FlLockPath  *self,
   if (len + LOCK_SUFFIX_LEN >= PATH_MAX)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "The lock target “%.64s…” is %zu bytes long; its lock path would exceed "
-                   "PATH_MAX (%d): use a shorter path",
+                   _("The lock target “%.64s…” is %zu bytes long; its lock path would exceed "
+                     "PATH_MAX (%d): use a shorter path"),
                    target, len, PATH_MAX);
       return FALSE;
     }
@@ -63,8 +65,8 @@ _fl_lock_path_init (FlLockPath  *self,
   if (strlen (base) + LOCK_SUFFIX_LEN + FL_NAME_SUFFIX_MAX > NAME_MAX)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "The lock target “%s” has a file name of %zu bytes; its temp and graveyard "
-                   "names would exceed NAME_MAX (%d): use a name of at most %d bytes",
+                   _("The lock target “%s” has a file name of %zu bytes; its temp and graveyard "
+                     "names would exceed NAME_MAX (%d): use a name of at most %d bytes"),
                    target, strlen (base), NAME_MAX,
                    NAME_MAX - LOCK_SUFFIX_LEN - FL_NAME_SUFFIX_MAX);
       return FALSE;

@@ -253,8 +253,8 @@ _fl_snapshot_new_full (FlDir               *dir,
       return snapshot_from_other (&state, &other, directory, now_us);
     case FL_OTHER_NOT_A_LOCK:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "“%s” is named like another program's lock file, but its type or content "
-                   "is no format libfl knows: it is not listed, and libfl leaves it alone",
+                   _("“%s” is named like another program's lock file, but its type or content "
+                     "is no format libfl knows: it is not listed, and libfl leaves it alone"),
                    state.path);
       return NULL;
     case FL_OTHER_OURS:
@@ -364,7 +364,7 @@ fl_snapshot_new (const char          *path,
   if (path[0] == '\0' || G_IS_DIR_SEPARATOR (path[strlen (path) - 1]))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s” does not name a file: give the path of a lock file", path);
+                   _("“%s” does not name a file: give the path of a lock file"), path);
       return NULL;
     }
 
@@ -376,7 +376,7 @@ fl_snapshot_new (const char          *path,
     {
       g_set_error (error, FL_ERROR,
                    _fl_error_code_from_directory_errno (saved_errno),
-                   "Cannot look at “%s”: its directory “%s” cannot be opened: %s",
+                   _("Cannot look at “%s”: its directory “%s” cannot be opened: %s"),
                    path, directory, g_strerror (saved_errno));
       return NULL;
     }
@@ -421,7 +421,7 @@ fl_snapshot_new_for_target (const char          *target,
   if (path == NULL)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-                   "“%s” cannot name a lock target: give the path of a file", target);
+                   _("“%s” cannot name a lock target: give the path of a file"), target);
       return NULL;
     }
 
@@ -466,7 +466,7 @@ reclaim_at (FlSnapshot          *self,
         {
           if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
             g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
-                         "“%s” no longer exists: nothing was reclaimed", self->path);
+                         _("“%s” no longer exists: nothing was reclaimed"), self->path);
           else
             g_propagate_error (error, g_steal_pointer (&local_error));
           return FALSE;
@@ -475,8 +475,8 @@ reclaim_at (FlSnapshot          *self,
       if (!still_the_same (self, &now))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
-                       "“%s” changed since it was inspected (another holder, content or file): "
-                       "nothing was touched. Look at it again before reclaiming", self->path);
+                       _("“%s” changed since it was inspected (another holder, content or file): "
+                         "nothing was touched. Look at it again before reclaiming"), self->path);
           return FALSE;
         }
 
@@ -489,7 +489,7 @@ reclaim_at (FlSnapshot          *self,
         {
           /* A held kernel lock is a live libfl holder: no operator overrules that. */
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
-                       "“%s” is held, so it was left alone even though forced: %s",
+                       _("“%s” is held, so it was left alone even though forced: %s"),
                        self->path, now.reason);
           return FALSE;
         }
@@ -499,7 +499,7 @@ reclaim_at (FlSnapshot          *self,
         {
           _fl_takeover_note_shared (&now);
           g_set_error (error, FL_ERROR, FL_ERROR_NOT_STALE,
-                       "“%s” is not stale, so it was left alone: %s", self->path, now.reason);
+                       _("“%s” is not stale, so it was left alone: %s"), self->path, now.reason);
           return FALSE;
         }
 
@@ -521,8 +521,8 @@ reclaim_at (FlSnapshot          *self,
             case FL_TAKEOVER_RACED:
             default:
               g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
-                           "“%s” changed while it was being reclaimed: nothing of another "
-                           "holder's was removed. Look at it again", self->path);
+                           _("“%s” changed while it was being reclaimed: nothing of another "
+                             "holder's was removed. Look at it again"), self->path);
               return FALSE;
             }
         }
@@ -531,7 +531,7 @@ reclaim_at (FlSnapshot          *self,
       if (!_fl_lock_state_still_at (&now, dir, self->name))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
-                       "“%s” changed while it was being removed: nothing was touched",
+                       _("“%s” changed while it was being removed: nothing was touched"),
                        self->path);
           return FALSE;
         }
@@ -540,15 +540,15 @@ reclaim_at (FlSnapshot          *self,
         {
           g_set_error (error, FL_ERROR,
                        _fl_error_code_from_errno (saved_errno),
-                       "Cannot remove “%s”: %s", self->path, g_strerror (saved_errno));
+                       _("Cannot remove “%s”: %s"), self->path, g_strerror (saved_errno));
           return FALSE;
         }
       return TRUE;
     }
 
   g_set_error (error, FL_ERROR, FL_ERROR_BUSY,
-               "“%s” is being taken over by another process, which has not finished (%s): look "
-               "at it again", self->path, busy_reason != NULL ? busy_reason : "");
+               _("“%s” is being taken over by another process, which has not finished (%s): look "
+                 "at it again"), self->path, busy_reason != NULL ? busy_reason : "");
   return FALSE;
 }
 
@@ -573,7 +573,7 @@ reclaim (FlSnapshot          *self,
       const char *explained = _fl_lock_format_get_explanation (self->format);
 
       g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                   "“%s” is %s's lock file, not libfl's: libfl never removes it. %s",
+                   _("“%s” is %s's lock file, not libfl's: libfl never removes it. %s"),
                    self->path, fl_lock_format_get_label (self->format), explained);
       return FALSE;
     }
@@ -581,8 +581,8 @@ reclaim (FlSnapshot          *self,
   if (self->kind == FL_ENTRY_FOREIGN)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                   "“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
-                   "does not belong there", self->path);
+                   _("“%s” is not a regular file: libfl never removes it. Remove it by hand if it "
+                     "does not belong there"), self->path);
       return FALSE;
     }
 

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-error-private.h"
 #include "fl-names-private.h"
 #include "fl-takeover-private.h"
@@ -59,11 +61,13 @@ set_takeover_error (GError     **error,
       (dir_info.mode & 01000) != 0 && file_uid >= 0 && file_uid != self_uid &&
       dir_info.uid != self_uid)
     {
+      /* TRANSLATORS: the first %s is an action ("move aside the stale lock"), the second a
+       * path; the uids are the file's owner, the directory's owner and this process's. */
       g_set_error (error, FL_ERROR, FL_ERROR_PERMISSION,
-                   "Cannot %s “%s”: its directory is sticky (mode +t), so only the file's "
-                   "owner (uid %u), the directory's owner (uid %u) or root may move or remove "
-                   "it, and this process runs as uid %u. Ask one of them to run flctl reclaim "
-                   "on it", what, path, (guint) file_uid, (guint) dir_info.uid,
+                   _("Cannot %s “%s”: its directory is sticky (mode +t), so only the file's "
+                     "owner (uid %u), the directory's owner (uid %u) or root may move or remove "
+                     "it, and this process runs as uid %u. Ask one of them to run flctl reclaim "
+                     "on it"), what, path, (guint) file_uid, (guint) dir_info.uid,
                    (guint) self_uid);
       return;
     }
@@ -140,7 +144,7 @@ claim_create (Claim       *claim,
         continue;
       if (err != 0)
         {
-          set_takeover_error (error, err, dir, "create a takeover claim next to", path, -1);
+          set_takeover_error (error, err, dir, _("create a takeover claim next to"), path, -1);
           return FALSE;
         }
       if (_fl_platform_kernel_lock (fd, FL_KERNEL_EXCLUSIVE) == 0)
@@ -155,8 +159,8 @@ claim_create (Claim       *claim,
     }
 
   g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-               "Cannot create a takeover claim next to “%s”: every new file was locked by "
-               "another process at once. Look for processes locking files in its directory",
+               _("Cannot create a takeover claim next to “%s”: every new file was locked by "
+                 "another process at once. Look for processes locking files in its directory"),
                path);
   return FALSE;
 }
@@ -196,7 +200,7 @@ claim_take (Claim       *claim,
         {
           g_autofree char *claim_path = g_strdup_printf ("%s.claim.%u", path, generation);
 
-          set_takeover_error (error, saved_errno, dir, "create the takeover claim",
+          set_takeover_error (error, saved_errno, dir, _("create the takeover claim"),
                               claim_path, -1);
           return CLAIM_FAILED;
         }
@@ -213,9 +217,9 @@ claim_take (Claim       *claim,
           if (pfd != FL_HANDLE_NONE)
             _fl_platform_close (pfd);
           g_set_error (error, FL_ERROR, FL_ERROR_FOREIGN,
-                       "“%s.claim.%u” is not a takeover claim libfl can use (%s): remove it if "
-                       "it does not belong there", path, generation,
-                       saved_errno == ELOOP ? "a symbolic link" : g_strerror (saved_errno));
+                       _("“%s.claim.%u” is not a takeover claim libfl can use (%s): remove it if "
+                         "it does not belong there"), path, generation,
+                       saved_errno == ELOOP ? _("a symbolic link") : g_strerror (saved_errno));
           return CLAIM_FAILED;
         }
       if (_fl_platform_kernel_lock (pfd, FL_KERNEL_SHARED) != 0)
@@ -230,9 +234,9 @@ claim_take (Claim       *claim,
     }
 
   g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-               "Too many dead takeover claims next to “%s” (“%s.claim.0” to “%s.claim.%u”): "
-               "remove them while holding the lock, or by hand once no process is taking it "
-               "over", path, path, path, CLAIM_GENERATIONS_MAX - 1);
+               _("Too many dead takeover claims next to “%s” (“%s.claim.0” to “%s.claim.%u”): "
+                 "remove them while holding the lock, or by hand once no process is taking it "
+                 "over"), path, path, path, CLAIM_GENERATIONS_MAX - 1);
   return CLAIM_FAILED;
 }
 
@@ -337,7 +341,7 @@ takeover_steps (FlDir        *dir,
     {
       if (saved_errno == ENOENT)
         return FL_TAKEOVER_CHANGED;
-      set_takeover_error (error, saved_errno, dir, "move aside the stale lock", stale->path,
+      set_takeover_error (error, saved_errno, dir, _("move aside the stale lock"), stale->path,
                           stale->info.uid);
       return FL_TAKEOVER_FAILED;
     }
@@ -351,7 +355,7 @@ takeover_steps (FlDir        *dir,
       saved_errno = _fl_platform_unlink (dir, graveyard);
       if (saved_errno != 0 && saved_errno != ENOENT)
         {
-          set_takeover_error (error, saved_errno, dir, "remove the graveyard of",
+          set_takeover_error (error, saved_errno, dir, _("remove the graveyard of"),
                               stale->path, stale->info.uid);
           return FL_TAKEOVER_FAILED;
         }

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-content-private.h"
 #include "fl-error-private.h"
 #include "fl-lock-private.h"
@@ -71,7 +73,7 @@ open_temp (FlTemp           *temp,
     {
       if (!named && err != EOPNOTSUPP)
         {
-          _fl_set_error_from_errno (error, err, "create a lock in", lp->directory);
+          _fl_set_error_from_errno (error, err, _("create a lock in"), lp->directory);
           return FALSE;
         }
 
@@ -80,7 +82,7 @@ open_temp (FlTemp           *temp,
       if (err != 0)
         {
           g_autofree char *path = g_build_filename (lp->directory, temp->name, NULL);
-          _fl_set_error_from_errno (error, err, "create the temp file", path);
+          _fl_set_error_from_errno (error, err, _("create the temp file"), path);
           g_clear_pointer (&temp->name, g_free);
           temp->fd = FL_HANDLE_NONE;
           return FALSE;
@@ -158,7 +160,7 @@ _fl_temp_create (FlTemp           *temp,
       _fl_temp_discard (temp, dir);
       if (saved_errno != EWOULDBLOCK && saved_errno != EINTR)
         {
-          _fl_set_error_from_errno (error, saved_errno, "lock the new lock file in",
+          _fl_set_error_from_errno (error, saved_errno, _("lock the new lock file in"),
                                     lp->directory);
           return FALSE;
         }
@@ -171,11 +173,11 @@ _fl_temp_create (FlTemp           *temp,
           gboolean waited = tries > FL_TEMP_TRIES;
 
           g_set_error (error, FL_ERROR, waited ? FL_ERROR_TIMEOUT : FL_ERROR_FAILED,
-                       "Cannot create the lock “%s”: another process keeps taking shared locks "
-                       "on new files in “%s” (%u new lock files in a row%s). Find it (fuser or "
-                       "lsof on the directory's files) and stop it",
+                       _("Cannot create the lock “%s”: another process keeps taking shared locks "
+                         "on new files in “%s” (%u new lock files in a row%s). Find it (fuser or "
+                         "lsof on the directory's files) and stop it"),
                        lp->lock_path, lp->directory, tries,
-                       waited ? ", until the timeout" : "");
+                       waited ? _(", until the timeout") : "");
           return FALSE;
         }
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -207,7 +209,7 @@ _fl_temp_create (FlTemp           *temp,
   if (err != 0)
     {
       _fl_temp_discard (temp, dir);
-      _fl_set_error_from_errno (error, err, "write the lock for", lp->lock_path);
+      _fl_set_error_from_errno (error, err, _("write the lock for"), lp->lock_path);
       return FALSE;
     }
 
@@ -250,9 +252,9 @@ _fl_temp_link (FlTemp           *temp,
 
   if (saved_errno == EPERM || saved_errno == EOPNOTSUPP || saved_errno == EMLINK)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                 "Cannot create the lock “%s”: %s. The lock protocol needs a filesystem with "
-                 "hard links", lp->lock_path, g_strerror (saved_errno));
+                 _("Cannot create the lock “%s”: %s. The lock protocol needs a filesystem with "
+                   "hard links"), lp->lock_path, g_strerror (saved_errno));
   else
-    _fl_set_error_from_errno (error, saved_errno, "create the lock", lp->lock_path);
+    _fl_set_error_from_errno (error, saved_errno, _("create the lock"), lp->lock_path);
   return FL_LINK_FAILED;
 }

@@ -2,11 +2,15 @@
  * never heard of 'libfl' (any service, a Python script through GI) gets its words translated
  * and in UTF-8
  *
- * Links the shared library and binds nothing: what it finds bound, libfl bound.
+ * Links the shared library and binds nothing until the domain is checked: what it finds bound,
+ * libfl bound. Then, bound to the catalogue compiled in the build tree, libfl's own errors come
+ * in German, as a person running a program with LANGUAGE=de reads them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <locale.h>
 
 #include <glib/gi18n-lib.h>
 
@@ -23,11 +27,50 @@ test_domain_bound (void)
   g_assert_cmpstr (bind_textdomain_codeset (GETTEXT_PACKAGE, NULL), ==, "UTF-8");
 }
 
+/* The errors of the lock protocol are German; without the catalogue, or without the message
+ * marked for translation, they are English and the test fails. */
+static void
+test_errors_german (void)
+{
+  static const struct
+  {
+    const char *target;
+    FlError     code;
+    const char *message;
+  } cases[] = {
+    { "/nonexistent/fl-test/target", FL_ERROR_NOT_DIRECTORY,
+      "Der Sperrordner „/nonexistent/fl-test“ existiert nicht: legen Sie ihn zuerst an" },
+    { "", FL_ERROR_INVALID_TARGET,
+      "Das Sperrziel ist leer: geben Sie den Pfad der zu sperrenden Datei an" },
+    { "/tmp/", FL_ERROR_INVALID_TARGET,
+      "Das Sperrziel „/tmp/“ endet mit einem Schrägstrich: nennen Sie eine Datei, keinen "
+      "Ordner" },
+  };
+
+  bindtextdomain (GETTEXT_PACKAGE, FL_LOCALE_BUILD_DIR);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlLock) lock = fl_lock_try_acquire (cases[i].target, NULL, &error);
+
+      g_assert_null (lock);
+      g_assert_error (error, FL_ERROR, cases[i].code);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
 {
+  /* As a person running `LANGUAGE=de program` in a C.UTF-8 session: nothing is translated
+   * until the domain is bound to a catalogue, so the first test is not affected. */
+  g_setenv ("LANGUAGE", "de", TRUE);
+  setlocale (LC_ALL, "C.UTF-8");
+
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/libfl/i18n/domain-bound", test_domain_bound);
+  g_test_add_func ("/libfl/i18n/errors-german", test_errors_german);
   return g_test_run ();
 }
