@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"
 #include "fl-model-monitor-private.h"
@@ -991,7 +993,7 @@ reclaim_report_cb (const FlModelReclaimBatch *batch,
     return;
   if (batch->untried->len > 0)
     g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             "Stopped after %u of %u files: cancelled", batch->done,
+                             _("Stopped after %u of %u files: cancelled"), batch->done,
                              batch->total);
   else
     g_task_return_boolean (task, TRUE);
