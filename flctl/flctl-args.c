@@ -307,7 +307,7 @@ parse_command (FlctlArgs         *args,
   };
   /* As lslocks(8) spells them. -j, flctl's first spelling of -J, stays (hidden). */
 #define TABLE_ENTRIES \
-    { "output", 'o', 0, G_OPTION_ARG_STRING, &args->output, \
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, \
       N_("The columns to show, comma-separated (+LIST: the default ones and LIST)"), \
       N_("LIST") }, \
     { "noheadings", 0, 0, G_OPTION_ARG_NONE, &args->noheadings, \
@@ -342,7 +342,7 @@ parse_command (FlctlArgs         *args,
     { "force", 0, 0, G_OPTION_ARG_NONE, &args->force,
       N_("Also reclaim a lock that is not proven stale (its holder may be alive); never one "
          "whose kernel lock is held"), NULL },
-    { "lease", 0, 0, G_OPTION_ARG_STRING, &args->lease,
+    { "lease", 0, 0, G_OPTION_ARG_FILENAME, &args->lease,
       N_("With --force, for an etcd lock: the lease you saw (flctl status shows it); only "
          "that lease is revoked"), N_("HEX") },
     { NULL }
