@@ -279,7 +279,8 @@ lease_ttl (Reading *r,
 
   if (res == NULL)
     {
-      *problem = g_strdup_printf ("its TTL is not known (%s)", error->message);
+      /* TRANSLATORS: %s is an error message */
+      *problem = g_strdup_printf (_("its TTL is not known (%s)"), error->message);
       return -1;
     }
   ttl = _fl_etcd_json_int (res, "TTL");  /* -1 for an expired lease, absent for 0 */
@@ -355,20 +356,21 @@ meta_read (Reading    *r,
 
   if (raw == NULL)
     {
-      m->problem = g_strdup ("it has no metadata key");
+      m->problem = g_strdup (_("who is unknown: it has no metadata key"));
       return;
     }
   m->raw = g_bytes_ref (raw);
   if (g_bytes_get_size (raw) > META_MAX)
     {
-      m->problem = g_strdup_printf ("its metadata key is too long to be libfl's (%" G_GSIZE_FORMAT
-                                    " bytes)", g_bytes_get_size (raw));
+      m->problem = g_strdup_printf (_("who is unknown: its metadata key is too long to be "
+                                      "libfl's (%lu bytes)"),
+                                    (unsigned long) g_bytes_get_size (raw));
       return;
     }
   object = _fl_etcd_json_parse (raw);
   if (object == NULL)
     {
-      m->problem = g_strdup ("its metadata key is not a JSON object");
+      m->problem = g_strdup (_("who is unknown: its metadata key is not a JSON object"));
       return;
     }
   m->host = label_member (object, "host");
@@ -378,7 +380,7 @@ meta_read (Reading    *r,
   /* Half a record is not believed either: it is not one libfl wrote. */
   if (m->host == NULL || m->pid == 0)
     {
-      m->problem = g_strdup ("its metadata key names no host and PID");
+      m->problem = g_strdup (_("who is unknown: its metadata key names no host and PID"));
       g_clear_pointer (&m->host, g_free);
       g_clear_pointer (&m->process, g_free);
       m->pid = 0;
@@ -410,25 +412,31 @@ snapshot_of (Reading    *r,
   meta_read (r, name, f.lease, &m);
 
   if (m.problem != NULL)
-    who = g_strdup_printf ("who is unknown: %s", m.problem);
+    who = g_strdup (m.problem);
   else
-    who = g_strdup_printf ("PID %" G_GINT64_FORMAT " on %s", m.pid, m.host);
+    who = g_strdup_printf (_("PID %lld on %s"), (long long) m.pid, m.host);
+  /* TRANSLATORS: in the next four messages, the last %s is who holds or waits, such as
+   * "PID 18583 on db2" or "who is unknown: it has no metadata key" */
   if (place > 0)
-    reason = g_strdup_printf ("waiting, number %u in line, with lease %" G_GINT64_MODIFIER "x; %s",
-                              place, f.lease, who);
+    reason = g_strdup_printf (_("waiting, number %u in line, with lease %llx; %s"),
+                              place, (unsigned long long) f.lease, who);
   else if (f.lease_ttl == 0)
-    reason = g_strdup_printf ("its lease %" G_GINT64_MODIFIER "x has just expired: etcd is "
-                              "deleting the key; %s", f.lease, who);
+    reason = g_strdup_printf (_("its lease %llx has just expired: etcd is deleting the key; %s"),
+                              (unsigned long long) f.lease, who);
+  else if (problem != NULL)
+    /* TRANSLATORS: the second %s is "its TTL is not known (...)" */
+    reason = g_strdup_printf (_("held with lease %llx, which etcd judges alive, but %s; %s"),
+                              (unsigned long long) f.lease, problem, who);
   else
-    reason = g_strdup_printf ("held with lease %" G_GINT64_MODIFIER "x, which etcd judges alive"
-                              "%s%s; %s", f.lease, problem != NULL ? ", but " : "",
-                              problem != NULL ? problem : "", who);
+    reason = g_strdup_printf (_("held with lease %llx, which etcd judges alive; %s"),
+                              (unsigned long long) f.lease, who);
 
   if (r->no_quorum != NULL)
     {
-      char *said = g_strdup_printf ("%s; read from etcd at %s without a quorum: nothing can be "
-                                    "granted or released until a majority of the members is "
-                                    "back, so this is the last state it knows", reason,
+      /* TRANSLATORS: the first %s is the reason above, the second an etcd endpoint */
+      char *said = g_strdup_printf (_("%s; read from etcd at %s without a quorum: nothing can be "
+                                      "granted or released until a majority of the members is "
+                                      "back, so this is the last state it knows"), reason,
                                     r->no_quorum);
 
       g_free (reason);

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-judge-private.h"
 #include "fl-options-private.h"
 
@@ -19,7 +21,7 @@ char *
 _fl_lock_state_describe_holder (FlLockState *self)
 {
   if (self->pid <= 0)
-    return g_strdup ("an unknown process");
+    return g_strdup (_("an unknown process"));
   if (self->process.name != NULL)
     return g_strdup_printf ("PID %d (%s)", self->pid, self->process.name);
   return g_strdup_printf ("PID %d", self->pid);
@@ -116,9 +118,11 @@ verdict (FlLockState *self,
   self->reason = reason;
 }
 
+/* FALSE when the identity was written elsewhere: *host is then the other host's name, or NULL
+ * for another PID namespace of this host. */
 static gboolean
 same_machine_and_namespace (FlLockState *self,
-                            char       **why)
+                            char       **host)
 {
   FlIdentity me;
 
@@ -126,12 +130,12 @@ same_machine_and_namespace (FlLockState *self,
 
   if (self->identity.host[0] && me.host[0] && strcmp (self->identity.host, me.host) != 0)
     {
-      *why = g_strdup_printf ("host %s", self->identity.host);
+      *host = g_strdup (self->identity.host);
       return FALSE;
     }
   if (self->identity.pidns != 0 && me.pidns != 0 && self->identity.pidns != me.pidns)
     {
-      *why = g_strdup ("another PID namespace");
+      *host = NULL;
       return FALSE;
     }
   return TRUE;
@@ -149,22 +153,36 @@ other_boot (FlLockState *self)
          strcmp (me.boot_id, self->identity.boot_id) != 0;
 }
 
+/* "written by PID 18583 on host db2: that PID means nothing here" */
+static char *
+describe_written_elsewhere (FlLockState *self,
+                            const char  *host)
+{
+  if (host != NULL)
+    return g_strdup_printf (_("written by PID %d on host %s: that PID means nothing here"),
+                            self->pid, host);
+  return g_strdup_printf (_("written by PID %d in another PID namespace: that PID means nothing "
+                            "here"), self->pid);
+}
+
 /* "PID 18583 is now another process (db-writer)", never the PID twice. */
 static char *
 describe_reused (FlLockState *self)
 {
   if (self->process.name != NULL)
-    return g_strdup_printf ("PID %d is now another process (%s)", self->pid, self->process.name);
-  return g_strdup_printf ("PID %d is now another process", self->pid);
+    return g_strdup_printf (_("PID %d is now another process (%s)"), self->pid,
+                            self->process.name);
+  return g_strdup_printf (_("PID %d is now another process"), self->pid);
 }
 
 /* Step J4 for a PID without a kernel lock to go by. PID reuse is decided by the identity
  * alone (docs/protocol.md, "evidence"): file times can be set by anyone who can write the
- * file, and a clock step moves them too. */
+ * file, and a clock step moves them too. @creator: the PID is a leftover's creator, not a
+ * lock's holder (each sentence whole, for translators). */
 static void
 judge_pid (FlLockState *self,
            gint64       now_us,
-           const char  *what)
+           gboolean     creator)
 {
   g_autofree char *holder = NULL;
   g_autofree char *reused = NULL;
@@ -173,18 +191,25 @@ judge_pid (FlLockState *self,
     {
     case FL_PROCESS_GONE:
       verdict (self, FL_LIVENESS_DEAD, TRUE,
-               g_strdup_printf ("%s PID %d is gone (no such process)", what, self->pid));
+               creator
+               ? g_strdup_printf (_("its creator PID %d is gone (no such process)"), self->pid)
+               : g_strdup_printf (_("the holder PID %d is gone (no such process)"), self->pid));
       return;
 
     case FL_PROCESS_ZOMBIE:
       verdict (self, FL_LIVENESS_DEAD, TRUE,
-               g_strdup_printf ("%s PID %d has exited (a zombie, not yet reaped)",
-                                what, self->pid));
+               creator
+               ? g_strdup_printf (_("its creator PID %d has exited (a zombie, not yet reaped)"),
+                                  self->pid)
+               : g_strdup_printf (_("the holder PID %d has exited (a zombie, not yet reaped)"),
+                                  self->pid));
       return;
 
     case FL_PROCESS_UNKNOWN:
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("%s PID %d cannot be probed", what, self->pid));
+               creator
+               ? g_strdup_printf (_("its creator PID %d cannot be probed"), self->pid)
+               : g_strdup_printf (_("the holder PID %d cannot be probed"), self->pid));
       return;
 
     case FL_PROCESS_RUNNING:
@@ -200,18 +225,20 @@ judge_pid (FlLockState *self,
       if (other_boot (self))
         {
           reused = describe_reused (self);
+          /* TRANSLATORS: %s is "PID 18583 is now another process (db-writer)" */
           verdict (self, FL_LIVENESS_REUSED, TRUE,
-                   g_strdup_printf ("%s; the file was written before the last reboot: "
-                                    "the PID was reused", reused));
+                   g_strdup_printf (_("%s; the file was written before the last reboot: "
+                                      "the PID was reused"), reused));
           return;
         }
       if (self->process.start_ticks != 0 &&
           self->process.start_ticks != self->identity.start_ticks)
         {
           reused = describe_reused (self);
+          /* TRANSLATORS: %s is "PID 18583 is now another process (db-writer)" */
           verdict (self, FL_LIVENESS_REUSED, TRUE,
-                   g_strdup_printf ("%s, started after the file was written: the PID was "
-                                    "reused", reused));
+                   g_strdup_printf (_("%s, started after the file was written: the PID was "
+                                      "reused"), reused));
           return;
         }
     }
@@ -219,23 +246,36 @@ judge_pid (FlLockState *self,
   if (self->process.start_ticks == 0)
     {
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup_printf ("%s PID %d exists, but /proc cannot show it (hidden, missing "
-                                "or another PID namespace's): libfl calls it alive, as the "
-                                "original module does", what, self->pid));
+               creator
+               ? g_strdup_printf (_("its creator PID %d exists, but /proc cannot show it "
+                                    "(hidden, missing or another PID namespace's): libfl calls "
+                                    "it alive, as the original module does"), self->pid)
+               : g_strdup_printf (_("the holder PID %d exists, but /proc cannot show it "
+                                    "(hidden, missing or another PID namespace's): libfl calls "
+                                    "it alive, as the original module does"), self->pid));
       return;
     }
 
+  /* TRANSLATORS: in the next four messages, %s is "PID 18583 (db-writer)" or "PID 18583" */
   if (!self->has_identity && self->process.start_real_us > self->mtime_us + STARTED_AFTER_US)
     {
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup_printf ("%s %s exists (started after the file was written: its PID "
-                                "may have been reused; libfl does not take over without proof, "
-                                "as the original module would call it alive)", what, holder));
+               creator
+               ? g_strdup_printf (_("its creator %s exists (started after the file was written: "
+                                    "its PID may have been reused; libfl does not take over "
+                                    "without proof, as the original module would call it "
+                                    "alive)"), holder)
+               : g_strdup_printf (_("the holder %s exists (started after the file was written: "
+                                    "its PID may have been reused; libfl does not take over "
+                                    "without proof, as the original module would call it "
+                                    "alive)"), holder));
       return;
     }
 
   verdict (self, FL_LIVENESS_ALIVE, FALSE,
-           g_strdup_printf ("%s %s is running", what, holder));
+           creator
+           ? g_strdup_printf (_("its creator %s is running"), holder)
+           : g_strdup_printf (_("the holder %s is running"), holder));
 }
 
 /* Content bytes for a message: escaped by length, so a NUL shows as \x00 and cuts nothing. */
@@ -270,16 +310,16 @@ describe_open_error (FlLockState *self)
     {
     case EACCES:
     case EPERM:
-      return g_strdup_printf ("cannot read the lock file (%s): ask its owner (uid %u) or an "
-                              "administrator", g_strerror (self->open_errno),
+      return g_strdup_printf (_("cannot read the lock file (%s): ask its owner (uid %u) or an "
+                                "administrator"), g_strerror (self->open_errno),
                               (guint) self->info.uid);
     case EMFILE:
     case ENFILE:
-      return g_strdup_printf ("cannot open the lock file: this process has too many open "
-                              "files (%s): raise the limit (ulimit -n) or retry",
+      return g_strdup_printf (_("cannot open the lock file: this process has too many open "
+                                "files (%s): raise the limit (ulimit -n) or retry"),
                               g_strerror (self->open_errno));
     default:
-      return g_strdup_printf ("cannot open the lock file “%s”: %s", self->path,
+      return g_strdup_printf (_("cannot open the lock file “%s”: %s"), self->path,
                               g_strerror (self->open_errno));
     }
 }
@@ -298,8 +338,11 @@ judge_held_for_inspector (FlLockState *self)
     {
       /* Its PID is another namespace's: probing it here would name an unrelated process. */
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup_printf ("held by a process in %s (PID %d there), which keeps its "
-                                "kernel lock on the file", elsewhere, self->pid));
+               elsewhere != NULL
+               ? g_strdup_printf (_("held by a process on host %s (PID %d there), which keeps "
+                                    "its kernel lock on the file"), elsewhere, self->pid)
+               : g_strdup_printf (_("held by a process in another PID namespace (PID %d there), "
+                                    "which keeps its kernel lock on the file"), self->pid));
       return;
     }
 
@@ -315,15 +358,16 @@ judge_held_for_inspector (FlLockState *self)
       memset (&self->process, 0, sizeof self->process);
       self->process.uid = -1;
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup_printf ("held: PID %d has exited, but its kernel lock is kept by a "
-                                "process that inherited the descriptor (a child of PID %d)",
+               g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by a "
+                                  "process that inherited the descriptor (a child of PID %d)"),
                                 self->pid, self->pid));
       return;
     }
 
   holder = _fl_lock_state_describe_holder (self);
   verdict (self, FL_LIVENESS_ALIVE, FALSE,
-           g_strdup_printf ("held: %s keeps its kernel lock on the file", holder));
+           /* TRANSLATORS: %s is "PID 18583 (db-writer)", "PID 18583" or "an unknown process" */
+           g_strdup_printf (_("held: %s keeps its kernel lock on the file"), holder));
 }
 
 /* Step J4 for content that names no single process (docs/protocol.md, the J4 table). */
@@ -338,36 +382,49 @@ judge_not_a_pid (FlLockState         *self,
     {
     case FL_CONTENT_NO_SUCH_PID:
       verdict (self, FL_LIVENESS_DEAD, TRUE,
-               g_strdup_printf ("the holder PID %" G_GINT64_FORMAT " (“%s”) is beyond the "
-                                "kernel's PID range (%d): no such process", self->content_value,
+               g_strdup_printf (_("the holder PID %lld (“%s”) is beyond the kernel's PID range "
+                                  "(%d): no such process"), (long long) self->content_value,
                                 shown, FL_PID_MAX));
       return;
 
     case FL_CONTENT_GROUP:
       {
-        g_autofree char *probed = self->content_value == 0
-                                  ? g_strdup ("its own process group")
-                                  : self->content_value == -1
-                                  ? g_strdup ("every process it may signal")
-                                  : g_strdup_printf ("process group %" G_GINT64_FORMAT,
-                                                     -self->content_value);
+        long long value = (long long) self->content_value;
+        char *reason;
 
-        verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                 g_strdup_printf ("the content “%s” is the number %" G_GINT64_FORMAT ", not a "
-                                  "PID: the original module's kill(%" G_GINT64_FORMAT ", 0) "
-                                  "probes %s and calls the holder alive while that exists. "
-                                  "libfl never takes it over by itself; if no process holds it, "
-                                  "an operator can reclaim it with flctl reclaim --force",
-                                  shown, self->content_value, self->content_value, probed));
+        /* One whole sentence for each group that kill(value, 0) probes. */
+        if (value == 0)
+          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
+                                      "original module's kill(%lld, 0) probes its own process "
+                                      "group and calls the holder alive while that exists. "
+                                      "libfl never takes it over by itself; if no process holds "
+                                      "it, an operator can reclaim it with flctl reclaim "
+                                      "--force"), shown, value, value);
+        else if (value == -1)
+          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
+                                      "original module's kill(%lld, 0) probes every process it "
+                                      "may signal and calls the holder alive while one exists. "
+                                      "libfl never takes it over by itself; if no process holds "
+                                      "it, an operator can reclaim it with flctl reclaim "
+                                      "--force"), shown, value, value);
+        else
+          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
+                                      "original module's kill(%lld, 0) probes process group "
+                                      "%lld and calls the holder alive while that exists. "
+                                      "libfl never takes it over by itself; if no process holds "
+                                      "it, an operator can reclaim it with flctl reclaim "
+                                      "--force"), shown, value, value, -value);
+        verdict (self, FL_LIVENESS_UNKNOWN, FALSE, reason);
         return;
       }
 
     case FL_CONTENT_UNTOLD:
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("the content (“%s”) is longer than %d bytes and could still "
-                                "name a PID to the original module: libfl never takes it over "
-                                "by itself; if no process holds it, an operator can reclaim it "
-                                "with flctl reclaim --force", shown, FL_CONTENT_MAX));
+               g_strdup_printf (_("the content (“%s”) is longer than %d bytes and could still "
+                                  "name a PID to the original module: libfl never takes it "
+                                  "over by itself; if no process holds it, an operator can "
+                                  "reclaim it with flctl reclaim --force"), shown,
+                                FL_CONTENT_MAX));
       return;
 
     case FL_CONTENT_NOT_PID:
@@ -382,19 +439,20 @@ judge_not_a_pid (FlLockState         *self,
             /* FL_STALE_NEVER: such a lock is left to an operator. */
             self->stale_at_us = 0;
             verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                     g_strdup_printf ("the content is not a PID (“%s”), and this lock's options "
-                                      "say such a lock is never stale by age; if no process "
-                                      "holds it, an operator can reclaim it with flctl reclaim "
-                                      "--force", shown));
+                     g_strdup_printf (_("the content is not a PID (“%s”), and this lock's "
+                                        "options say such a lock is never stale by age; if no "
+                                        "process holds it, an operator can reclaim it with "
+                                        "flctl reclaim --force"), shown));
             return;
           }
 
         limit = _fl_format_age (stale_after_us);
         self->stale_at_us = _fl_lock_options_stale_at_us (options, self->changed_us);
         verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
-                 g_strdup_printf ("the content is not a PID (“%s”): such a lock is stale once "
-                                  "older than %s (counted from its last change, which touch "
-                                  "cannot move back)", shown, limit));
+                 /* TRANSLATORS: the second %s is an age, such as "5 min" */
+                 g_strdup_printf (_("the content is not a PID (“%s”): such a lock is stale once "
+                                    "older than %s (counted from its last change, which touch "
+                                    "cannot move back)"), shown, limit));
         return;
       }
     }
@@ -407,7 +465,7 @@ judge_lock (FlLockState         *self,
             gint64               now_us)
 {
   g_autofree char *elsewhere = NULL;
-  const char *dropped;
+  char *reason;
 
   self->pid = self->content_pid;
 
@@ -420,8 +478,9 @@ judge_lock (FlLockState         *self,
       else
         verdict (self, FL_LIVENESS_ALIVE, FALSE,
                  self->pid > 0
-                 ? g_strdup_printf ("held: PID %d keeps its kernel lock on the file", self->pid)
-                 : g_strdup ("held: a process keeps its kernel lock on the file"));
+                 ? g_strdup_printf (_("held: PID %d keeps its kernel lock on the file"),
+                                    self->pid)
+                 : g_strdup (_("held: a process keeps its kernel lock on the file")));
       return;
     }
 
@@ -433,12 +492,18 @@ judge_lock (FlLockState         *self,
   if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
       self->identity.kernel_lock)
     {
-      if (!same_machine_and_namespace (self, &elsewhere) && self->remote)
+      gboolean here = same_machine_and_namespace (self, &elsewhere);
+
+      if (!here && self->remote)
         {
           verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                   g_strdup_printf ("written by PID %d on %s over a network filesystem: "
-                                    "its kernel lock cannot be seen from here",
-                                    self->pid, elsewhere));
+                   elsewhere != NULL
+                   ? g_strdup_printf (_("written by PID %d on host %s over a network filesystem: "
+                                        "its kernel lock cannot be seen from here"),
+                                      self->pid, elsewhere)
+                   : g_strdup_printf (_("written by PID %d in another PID namespace over a "
+                                        "network filesystem: its kernel lock cannot be seen "
+                                        "from here"), self->pid));
           return;
         }
 
@@ -446,31 +511,33 @@ judge_lock (FlLockState         *self,
         {
         case FL_PROCESS_GONE:
         case FL_PROCESS_ZOMBIE:
-          dropped = "it has exited";
+          reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it has "
+                                      "exited"), self->pid);
           self->liveness = FL_LIVENESS_DEAD;
           break;
         default:
-          if (elsewhere != NULL)
+          if (!here)
             {
-              dropped = "it has exited";
+              reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it "
+                                          "has exited"), self->pid);
               self->liveness = FL_LIVENESS_UNKNOWN;
             }
           else if (self->process.start_ticks != 0 &&
                    self->process.start_ticks != self->identity.start_ticks)
             {
-              dropped = "it has exited, and its PID was reused";
+              reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it "
+                                          "has exited, and its PID was reused"), self->pid);
               self->liveness = FL_LIVENESS_REUSED;
             }
           else
             {
-              dropped = "it closed the descriptor or called exec()";
+              reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it "
+                                          "closed the descriptor or called exec()"), self->pid);
               self->liveness = FL_LIVENESS_ALIVE;
             }
           break;
         }
-      verdict (self, self->liveness, TRUE,
-               g_strdup_printf ("stale: PID %d no longer holds its kernel lock: %s",
-                                self->pid, dropped));
+      verdict (self, self->liveness, TRUE, reason);
       return;
     }
 
@@ -488,21 +555,19 @@ judge_lock (FlLockState         *self,
 
   if (self->has_identity && !same_machine_and_namespace (self, &elsewhere))
     {
-      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("written by PID %d in %s: that PID means nothing here",
-                                self->pid, elsewhere));
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_written_elsewhere (self, elsewhere));
       return;
     }
 
   if (!self->has_identity && self->remote)
     {
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup_printf ("on a network filesystem PID %d may belong to another host: "
-                                "libfl does not judge it", self->pid));
+               g_strdup_printf (_("on a network filesystem PID %d may belong to another host: "
+                                  "libfl does not judge it"), self->pid));
       return;
     }
 
-  judge_pid (self, now_us, "the holder");
+  judge_pid (self, now_us, FALSE);
 }
 
 static void
@@ -518,7 +583,7 @@ judge_leftover (FlLockState *self,
   if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
     {
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup ("in use: a process keeps its kernel lock on the file"));
+               g_strdup (_("in use: a process keeps its kernel lock on the file")));
       return;
     }
 
@@ -529,18 +594,19 @@ judge_leftover (FlLockState *self,
       if (!same_machine_and_namespace (self, &elsewhere))
         {
           verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                   g_strdup_printf ("written by PID %d in %s: that PID means nothing here",
-                                    self->pid, elsewhere));
+                   describe_written_elsewhere (self, elsewhere));
           return;
         }
     }
   else
     self->has_identity = FALSE;  /* a graveyard's identity is its dead lock's, not its maker's */
 
-  judge_pid (self, now_us, "its creator");
+  judge_pid (self, now_us, TRUE);
   if (self->stale)
     {
-      char *orphan = g_strdup_printf ("orphan: %s", self->reason);
+      /* TRANSLATORS: %s is why its creator is gone, such as "its creator PID 18583 is gone (no
+       * such process)" */
+      char *orphan = g_strdup_printf (_("orphan: %s"), self->reason);
       g_free (self->reason);
       self->reason = orphan;
     }
@@ -554,7 +620,7 @@ _fl_lock_state_describe_shared (FlLockState *self,
   g_autoptr(GString) names = g_string_new (NULL);
 
   if (pids == NULL || pids->len == 0)
-    return known ? g_strdup ("another process holds a shared lock on the file") : NULL;
+    return known ? g_strdup (_("another process holds a shared lock on the file")) : NULL;
 
   for (guint i = 0; i < pids->len; i++)
     {
@@ -563,7 +629,8 @@ _fl_lock_state_describe_shared (FlLockState *self,
 
       _fl_process_probe (pid, FALSE, &info);
       if (i > 0)
-        g_string_append (names, i + 1 == pids->len ? " and " : ", ");
+        /* TRANSLATORS: joins the last two PIDs of a list, "18583, 18590 and 18602" */
+        g_string_append (names, i + 1 == pids->len ? _(" and ") : ", ");
       g_string_append_printf (names, "%d", pid);
       if (info.name != NULL)
         g_string_append_printf (names, " (%s)", info.name);
@@ -571,8 +638,9 @@ _fl_lock_state_describe_shared (FlLockState *self,
     }
 
   if (pids->len == 1)
-    return g_strdup_printf ("a process with PID %s holds a shared lock on the file", names->str);
-  return g_strdup_printf ("processes with PIDs %s hold shared locks on the file", names->str);
+    return g_strdup_printf (_("a process with PID %s holds a shared lock on the file"),
+                            names->str);
+  return g_strdup_printf (_("processes with PIDs %s hold shared locks on the file"), names->str);
 }
 
 void
@@ -587,7 +655,7 @@ _fl_lock_state_judge (FlLockState         *self,
   if (self->kind == FL_ENTRY_FOREIGN)
     {
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup ("not a regular file: libfl never opens, follows or removes it"));
+               g_strdup (_("not a regular file: libfl never opens, follows or removes it")));
       return;
     }
 
@@ -612,8 +680,10 @@ _fl_lock_state_judge (FlLockState         *self,
 
       if (shared != NULL)
         {
-          char *reason = g_strdup_printf ("%s; %s, which does not keep it from being taken "
-                                          "over", self->reason, shared);
+          /* TRANSLATORS: the first %s is the verdict's reason, the second says who holds a
+           * shared lock, such as "a process with PID 18583 holds a shared lock on the file" */
+          char *reason = g_strdup_printf (_("%s; %s, which does not keep it from being taken "
+                                            "over"), self->reason, shared);
           g_free (self->reason);
           self->reason = reason;
         }

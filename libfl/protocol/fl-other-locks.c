@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "fl-other-locks-private.h"
 #include "fl-process-private.h"
 
@@ -205,7 +207,7 @@ verdict (FlOtherLock  *other,
 static void
 judge_kernel_lock (FlOtherLock *other,
                    FlHandle     fd,
-                   const char  *what)
+                   gboolean     parentlock)
 {
   int holder = 0;
   int record_err = _fl_platform_record_lock_holder (fd, &holder);
@@ -217,11 +219,17 @@ judge_kernel_lock (FlOtherLock *other,
         {
           other->pid = holder;
           verdict (other, FL_ENTRY_STATE_HELD, FL_LIVENESS_ALIVE,
-                   g_strdup_printf ("PID %d holds a record lock (fcntl) on %s", holder, what));
+                   parentlock
+                   ? g_strdup_printf (_("PID %d holds a record lock (fcntl) on the profile's "
+                                        ".parentlock"), holder)
+                   : g_strdup_printf (_("PID %d holds a record lock (fcntl) on the file"),
+                                      holder));
         }
       else
         verdict (other, FL_ENTRY_STATE_HELD, FL_LIVENESS_ALIVE,
-                 g_strdup_printf ("a process holds an OFD lock (fcntl) on %s", what));
+                 g_strdup (parentlock
+                           ? _("a process holds an OFD lock (fcntl) on the profile's .parentlock")
+                           : _("a process holds an OFD lock (fcntl) on the file")));
       return;
     }
 
@@ -230,20 +238,27 @@ judge_kernel_lock (FlOtherLock *other,
     case EWOULDBLOCK:
       other->kernel_lock = FL_KERNEL_LOCK_HELD;
       verdict (other, FL_ENTRY_STATE_HELD, FL_LIVENESS_ALIVE,
-               g_strdup_printf ("a process holds an exclusive flock on %s", what));
+               g_strdup (parentlock
+                         ? _("a process holds an exclusive flock on the profile's .parentlock")
+                         : _("a process holds an exclusive flock on the file")));
       return;
     case 0:
       if (record_err == 0)
         {
           other->kernel_lock = FL_KERNEL_LOCK_FREE;
           verdict (other, FL_ENTRY_STATE_FREE, FL_LIVENESS_UNKNOWN,
-                   g_strdup_printf ("nobody holds a kernel lock (fcntl or flock) on %s", what));
+                   g_strdup (parentlock
+                             ? _("nobody holds a kernel lock (fcntl or flock) on the profile's "
+                                 ".parentlock")
+                             : _("nobody holds a kernel lock (fcntl or flock) on the file")));
           return;
         }
       G_GNUC_FALLTHROUGH;
     default:
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup_printf ("the kernel locks on %s cannot be asked here", what));
+               g_strdup (parentlock
+                         ? _("the kernel locks on the profile's .parentlock cannot be asked here")
+                         : _("the kernel locks on the file cannot be asked here")));
     }
 }
 
@@ -273,8 +288,8 @@ judge_emacs_process (FlOtherLock   *other,
       process->start_real_us > written_us + STARTED_AFTER_US)
     {
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_REUSED,
-               g_strdup_printf ("PID %d is now another process (%s), started after the lock "
-                                "was written", other->pid,
+               g_strdup_printf (_("PID %d is now another process (%s), started after the lock "
+                                  "was written"), other->pid,
                                 process->name != NULL ? process->name : "?"));
       return;
     }
@@ -283,17 +298,17 @@ judge_emacs_process (FlOtherLock   *other,
     case FL_PROCESS_GONE:
     case FL_PROCESS_ZOMBIE:
       verdict (other, FL_ENTRY_STATE_STALE, FL_LIVENESS_DEAD,
-               g_strdup_printf ("Emacs PID %d has exited", other->pid));
+               g_strdup_printf (_("Emacs PID %d has exited"), other->pid));
       return;
     case FL_PROCESS_RUNNING:
       verdict (other, FL_ENTRY_STATE_HELD, FL_LIVENESS_ALIVE,
-               g_strdup_printf ("PID %d (%s) is running", other->pid,
+               g_strdup_printf (_("PID %d (%s) is running"), other->pid,
                                 process->name != NULL ? process->name : "?"));
       return;
     case FL_PROCESS_UNKNOWN:
     default:
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup_printf ("PID %d cannot be probed", other->pid));
+               g_strdup_printf (_("PID %d cannot be probed"), other->pid));
     }
 }
 
@@ -309,15 +324,15 @@ judge_emacs (FlOtherLock *other,
   if (!is_this_host (other->host))
     {
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup_printf ("written by Emacs on host %s: whether PID %d still runs can "
-                                "only be seen there", other->host, other->pid));
+               g_strdup_printf (_("written by Emacs on host %s: whether PID %d still runs can "
+                                  "only be seen there"), other->host, other->pid));
       return;
     }
   if (boot_s != 0 && ABS (boot_s - our_boot_s) > BOOT_SLACK_S)
     {
       verdict (other, FL_ENTRY_STATE_STALE, FL_LIVENESS_DEAD,
-               g_strdup_printf ("written by an Emacs of an earlier boot of this host (PID %d): "
-                                "no process of that boot runs", other->pid));
+               g_strdup_printf (_("written by an Emacs of an earlier boot of this host (PID %d): "
+                                  "no process of that boot runs"), other->pid));
       return;
     }
 
@@ -340,16 +355,16 @@ judge_mozilla_link (FlOtherLock *other,
       _fl_platform_open_read (dir, ".parentlock", &fd) != 0)
     {
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup_printf ("the profile has no readable .parentlock: whether PID %d (at "
-                                "%s) has it open cannot be told", recorded, other->host));
+               g_strdup_printf (_("the profile has no readable .parentlock: whether PID %d (at "
+                                  "%s) has it open cannot be told"), recorded, other->host));
       return;
     }
-  judge_kernel_lock (other, fd, "the profile's .parentlock");
+  judge_kernel_lock (other, fd, TRUE);
   _fl_platform_close (fd);
   if (other->kernel_lock == FL_KERNEL_LOCK_FREE)
     verdict (other, FL_ENTRY_STATE_STALE, FL_LIVENESS_UNKNOWN,
-             g_strdup ("nobody holds the kernel lock on the profile's .parentlock: no Firefox "
-                       "or Thunderbird has the profile open"));
+             g_strdup (_("nobody holds the kernel lock on the profile's .parentlock: no Firefox "
+                         "or Thunderbird has the profile open")));
   other->pid = recorded;
 }
 
@@ -415,7 +430,7 @@ _fl_other_lock_examine (FlOtherLock *other,
       /* Only for the snapshot's content: git's lock holds an index or a ref being written. */
       read_head (other, state);
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup ("git records no owner: it removes the file when its command ends"));
+               g_strdup (_("git records no owner: it removes the file when its command ends")));
       return FL_OTHER_KNOWN;
     }
   if (!_fl_other_lock_name (name, len))
@@ -438,8 +453,8 @@ _fl_other_lock_examine (FlOtherLock *other,
       other->target = g_build_filename (dir_path, locked, NULL);
       _fl_other_parse_libreoffice (other->content, other->content_len, other);
       verdict (other, FL_ENTRY_STATE_UNKNOWN, FL_LIVENESS_UNKNOWN,
-               g_strdup ("LibreOffice records no PID: whether it still has the document open "
-                         "can only be seen on the host it names"));
+               g_strdup (_("LibreOffice records no PID: whether it still has the document open "
+                           "can only be seen on the host it names")));
       return FL_OTHER_KNOWN;
     }
   if (is_name (name, len, "lock") && link && read_link (other, dir, name) &&
@@ -457,7 +472,7 @@ _fl_other_lock_examine (FlOtherLock *other,
         other->format = is_name (name, len, ".parentlock") ? FL_LOCK_FORMAT_MOZILLA
                                                            : FL_LOCK_FORMAT_FLOCK;
       read_head (other, state);
-      judge_kernel_lock (other, state->fd, "the file");
+      judge_kernel_lock (other, state->fd, FALSE);
       return FL_OTHER_KNOWN;
     }
 

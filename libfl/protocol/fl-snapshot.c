@@ -857,8 +857,10 @@ _fl_snapshot_get_stale_at (FlSnapshot *self)
  * fl_snapshot_get_reason:
  * @self: a snapshot
  *
- * Why the verdict is what it is: the evidence in one sentence (English, for logs and details
- * views), such as "holder PID 4242 is gone (no such process)".
+ * Why the verdict is what it is: the evidence in one sentence, for logs and details views, such
+ * as "the holder PID 4242 is gone (no such process)". Like libfl's error messages it is in the
+ * user's language (the gettext domain 'libfl'): for people to read, not for programs to
+ * compare; fl_snapshot_get_state() and fl_snapshot_get_liveness() are the verdict.
  *
  * Returns: the reason
  */

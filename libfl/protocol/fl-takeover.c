@@ -307,7 +307,7 @@ describe_claim_owner (FlDir       *dir,
 
   if (name == NULL || _fl_platform_stat_at (dir, name, &st) != 0 ||
       (pids = _fl_process_kernel_lock_holders (&st.id, FALSE)) == NULL || pids->len == 0)
-    return g_strdup ("another process");
+    return g_strdup (_("another process"));
   pid = g_array_index (pids, int, 0);
   _fl_process_probe (pid, FALSE, &info);
   ret = info.name != NULL ? g_strdup_printf ("PID %d (%s)", pid, info.name)
@@ -405,8 +405,11 @@ _fl_takeover (FlDir        *dir,
       {
         g_autofree char *owner = describe_claim_owner (dir, claim.name);
         g_autofree char *shared = _fl_lock_state_describe_shared (stale, TRUE);
-        char *reason = g_strdup_printf ("%s; %s, and %s is taking the lock over (it owns "
-                                        "the takeover claim “%s”)",
+        /* TRANSLATORS: the first %s is the verdict's reason, the second says who holds a shared
+         * lock, the third is "PID 18583 (db-writer)" or "another process", the last a file
+         * name */
+        char *reason = g_strdup_printf (_("%s; %s, and %s is taking the lock over (it owns "
+                                          "the takeover claim “%s”)"),
                                         stale->reason, shared, owner, claim.name);
         g_free (stale->reason);
         stale->reason = reason;

@@ -3,18 +3,23 @@
  * and in UTF-8
  *
  * Links the shared library and binds nothing until the domain is checked: what it finds bound,
- * libfl bound. Then, bound to the catalogue compiled in the build tree, libfl's own errors come
- * in German, as a person running a program with LANGUAGE=de reads them.
+ * libfl bound. Then, bound to the catalogue compiled in the build tree, libfl's own errors, and
+ * the reasons it gives for a lock's state, come in German, as a person running a program with
+ * LANGUAGE=de reads them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include <locale.h>
+#include <string.h>
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include <libfl/fl.h>
+
+#include "fl-test-util.h"
 
 static void
 test_domain_bound (void)
@@ -60,6 +65,39 @@ test_errors_german (void)
     }
 }
 
+/* The reason a snapshot gives is German too: a lock file whose PID names no process. Without
+ * the catalogue, or without the verdict's words marked for translation, it is English. */
+static void
+test_reason_german (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("fl-i18n-XXXXXX", &error);
+  g_autofree char *target = NULL;
+  g_autofree char *lock_path = NULL;
+  g_autofree char *content = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  int pid = (int) fl_test_dead_pid ();
+
+  g_assert_no_error (error);
+  target = g_build_filename (dir, "data", NULL);
+  lock_path = g_strconcat (target, ".lock", NULL);
+  content = g_strdup_printf ("%d", pid);
+  g_assert_true (g_file_set_contents (lock_path, content, -1, &error));
+  g_assert_no_error (error);
+
+  bindtextdomain (GETTEXT_PACKAGE, FL_LOCALE_BUILD_DIR);
+  snapshot = fl_snapshot_new (lock_path, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", fl_snapshot_get_reason (snapshot));
+  g_assert_true (fl_snapshot_get_stale (snapshot));
+  expected = g_strdup_printf ("der Inhaber PID %d ist fort (kein solcher Prozess)", pid);
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), expected));
+
+  g_assert_cmpint (g_unlink (lock_path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -72,5 +110,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/libfl/i18n/domain-bound", test_domain_bound);
   g_test_add_func ("/libfl/i18n/errors-german", test_errors_german);
+  g_test_add_func ("/libfl/i18n/reason-german", test_reason_german);
   return g_test_run ();
 }
