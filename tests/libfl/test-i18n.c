@@ -40,7 +40,7 @@ test_errors_german (void)
   static const struct
   {
     const char *target;
-    FlError     code;
+    int         code;  /* g_assert_error() compares it with a GError code, an int */
     const char *message;
   } cases[] = {
     { "/nonexistent/fl-test/target", FL_ERROR_NOT_DIRECTORY,
