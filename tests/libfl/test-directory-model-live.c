@@ -343,6 +343,42 @@ test_bulk_reclaim_cancelled (ModelFixture  *fx,
   model_assert_changes (fx, expected);
 }
 
+/* The folder is removed while its orphans are being removed: the expectation that their going
+ * is no news leaves with the folder's rows. Watched again later, a file at one of those paths
+ * that then goes is news like any other (it was not expected to go, by nobody's reclaim). */
+static void
+test_bulk_reclaim_folder_removed (ModelFixture  *fx,
+                                  gconstpointer  data)
+{
+  g_autoptr(GPtrArray) snaps = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *expected = NULL;
+  BulkRun run = { 0 };
+  Lookup l = { fx, NULL };
+
+  make_orphans (fx);
+  add_dir (fx);
+  snaps = all_snapshots (fx);
+  fl_directory_model_reclaim_async (fx->model, snaps, NULL, bulk_progress_cb, &run, NULL,
+                                    bulk_done_cb, &run);
+  g_assert_true (fl_directory_model_remove_directory (fx->model, fx->dir));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==, 0);
+  g_assert_true (fl_test_wait_until (bulk_finished, &run, 30000));
+  g_assert_no_error (run.error);
+  g_assert_cmpuint (run.removed + run.refused, ==, N_ORPHANS);
+  model_assert_changes (fx, "");
+
+  add_dir (fx);
+  l.name = fl_snapshot_get_name (snaps->pdata[0]);
+  again = g_strdup (fl_snapshot_get_path (snaps->pdata[0]));
+  write_pid_file (again, fl_test_dead_pid ());
+  g_assert_true (fl_test_wait_until (entry_present, &l, 30000));
+  g_assert_cmpint (g_unlink (again), ==, 0);
+  g_assert_true (fl_test_wait_until (entry_absent, &l, 30000));
+  expected = g_strdup_printf ("created:%s released:%s", l.name, l.name);
+  model_assert_changes (fx, expected);
+}
+
 /* A graveyard named with this process's PID is the model's own reclaim moving a lock aside
  * (a bulk reclaim's worker leaves it on disk for a moment): it comes and goes quietly. One
  * named with another PID is another process's takeover: news. */
@@ -560,6 +596,7 @@ main (int   argc,
   ADD ("/model/bulk-reclaim", HAND, test_bulk_reclaim);
   ADD ("/model/bulk-reclaim-inotify", REAL, test_bulk_reclaim);
   ADD ("/model/bulk-reclaim-cancelled", HAND, test_bulk_reclaim_cancelled);
+  ADD ("/model/bulk-reclaim-folder-removed", REAL, test_bulk_reclaim_folder_removed);
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
