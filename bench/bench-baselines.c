@@ -1,9 +1,13 @@
-/* bench-baselines.c: the three locks libfl is measured against
+/* bench-baselines.c: the four locks libfl is measured against
  *
  * - flock(2) with the descriptor held: the kernel's own lock, the fastest handoff there is.
  * - bare O_EXCL: create + write PID + close, unlink to release. The least a lock that is a name
  *   can cost; it cannot tell a dead holder from a live one, so it never recovers. A waiter
  *   retries every 15 ms, as the original does.
+ * - O_EXCL + inotify: the same lock, but a waiter sleeps on an inotify watch of the directory and
+ *   retries when a name is removed, as libfl's waiters do. Its handoff is the least a lock that
+ *   is a name and wakes on that name's removal can take: the floor under libfl's, where
+ *   flock(2)'s is the kernel handing over a lock it keeps itself.
  * - the original Node module's protocol, in plain C: temp file, link(), a PID probe with
  *   kill(pid, 0), a rename() takeover that puts the file back with rename(), and a 15 ms poll.
  *   It is written here, not shared with tests/helpers, so the benchmark measures exactly what it
@@ -19,7 +23,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -225,6 +231,67 @@ unlink_lock (BenchLocker  *self,
   return TRUE;
 }
 
+/* O_EXCL + inotify */
+
+static BenchLocker *
+excl_wake_open (const char  *dir,
+                const char  *target_name,
+                GError     **error)
+{
+  BenchLocker *self = bench_locker_new (&bench_method_excl_wake, dir, target_name, error);
+
+  if (self == NULL)
+    return NULL;
+  /* One instance and one watch for the locker's life, as cheap as a waiter can be: libfl keeps
+   * an instance per thread but arms a watch per wait. */
+  self->fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  if (self->fd < 0 || inotify_add_watch (self->fd, dir, IN_DELETE | IN_MOVED_FROM) < 0)
+    {
+      set_errno_error (error, errno, "inotify", dir);
+      bench_locker_free (self);
+      return NULL;
+    }
+  return self;
+}
+
+/* Reads every queued event away; TRUE if there was one. */
+static gboolean
+excl_wake_drain (BenchLocker *self)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  gboolean any = FALSE;
+
+  while (read (self->fd, buf, sizeof buf) > 0)
+    any = TRUE;
+  return any;
+}
+
+static gboolean
+excl_wake_acquire (BenchLocker  *self,
+                   GError      **error)
+{
+  for (;;)
+    {
+      g_autoptr(GError) local = NULL;
+      struct pollfd pfd = { self->fd, POLLIN, 0 };
+
+      if (write_pid_file (self, self->lock_name, &local))
+        return TRUE;
+      if (local != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      if (errno != EEXIST)
+        return set_errno_error (error, errno, "open", self->lock_name);
+      /* Held. The watch is armed for the locker's life, so a removal since that try is queued:
+       * sleep until one comes. Queued events (our own releases, other names) could be old:
+       * read them away and try once more first, which costs an uncontended cycle nothing. */
+      if (!excl_wake_drain (self) && poll (&pfd, 1, -1) < 0 && errno != EINTR)
+        return set_errno_error (error, errno, "poll", self->lock_name);
+    }
+}
+
 /* The original protocol */
 
 /* The PID a lock file names, or 0 if it names none: decimal digits only, as the module parses. */
@@ -345,6 +412,11 @@ const BenchMethod bench_method_excl = {
   excl_open, excl_acquire, unlink_lock, bench_locker_free,
 };
 
+const BenchMethod bench_method_excl_wake = {
+  BENCH_EXCL_WAKE, "inotify", "O_EXCL + inotify", FALSE,
+  excl_wake_open, excl_wake_acquire, unlink_lock, bench_locker_free,
+};
+
 const BenchMethod bench_method_orig = {
   BENCH_ORIG, "orig", "original (C)", TRUE,
   orig_open, orig_acquire, unlink_lock, bench_locker_free,
@@ -354,8 +426,8 @@ const BenchMethod *
 bench_method_get (BenchMethodId id)
 {
   static const BenchMethod *const methods[BENCH_N_METHODS] = {
-    &bench_method_flock, &bench_method_excl, &bench_method_orig, &bench_method_node,
-    &bench_method_libfl,
+    &bench_method_flock, &bench_method_excl, &bench_method_excl_wake, &bench_method_orig,
+    &bench_method_node, &bench_method_libfl,
   };
 
   g_assert ((guint) id < BENCH_N_METHODS);

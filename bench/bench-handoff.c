@@ -155,6 +155,13 @@ bench_run_handoff (const BenchConfig *config,
     }
   bench_report_note (report, "bare O_EXCL's handoff is its 15 ms poll: it has no way to "
                      "wake a waiter");
+  /* What the wake costs by itself: the name's removal reaching a sleeping poll(), then one
+   * create. Nothing a protocol woken that way does after the wake can win that back. */
+  bench_report_note (report, "O_EXCL + inotify: a waiter woken by the name's removal, then one "
+                     "O_EXCL create; its handoff p50 is %.2f× flock(2)'s in this run, the floor "
+                     "under libfl's (libfl / O_EXCL + inotify: %.2f×)",
+                     rows[0][BENCH_EXCL_WAKE].median / rows[0][BENCH_FLOCK].median,
+                     rows[0][BENCH_LIBFL].median / rows[0][BENCH_EXCL_WAKE].median);
 
   bench_report_target (report, "handoff p50: libfl / flock(2)",
                        rows[0][BENCH_LIBFL].median / rows[0][BENCH_FLOCK].median, 2,

@@ -164,7 +164,7 @@ main (int   argc,
   g_autofree char *tmpfs_fs = NULL;
   guint64 started;
 
-  context = g_option_context_new ("- measure libfl against flock(2), O_EXCL and the original");
+  context = g_option_context_new ("- measure libfl against flock(2), O_EXCL (polled and inotify-woken) and the original");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

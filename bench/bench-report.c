@@ -15,7 +15,7 @@
 
 #define LABEL_WIDTH 31
 #define CELL_WIDTH 17
-#define RATIO_WIDTH 12
+#define RATIO_WIDTH 14
 
 typedef enum
 {

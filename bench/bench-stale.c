@@ -157,7 +157,7 @@ bench_run_stale (const BenchConfig *config,
   bench_report_target (report, "stale recovery, zombie: libfl / flock(2)",
                        rows[1][BENCH_LIBFL].median / rows[1][BENCH_FLOCK].median, 1.3,
                        BENCH_UNIT_RATIO);
-  bench_report_note (report, "bare O_EXCL cannot tell a dead holder from a live one: its "
-                     "waiter never recovers (not run)");
+  bench_report_note (report, "bare O_EXCL, polled or woken by inotify, cannot tell a dead "
+                     "holder from a live one: its waiter never recovers (not run)");
 #undef SAMPLE
 }

@@ -1,9 +1,11 @@
 /* bench.h: what the parts of fl-bench share
  *
- * fl-bench measures libfl against three baselines it implements itself, in one run, interleaved,
+ * fl-bench measures libfl against four baselines it implements itself, in one run, interleaved,
  * on the same directories: flock(2) with the descriptor held (the kernel's own lock), a bare
  * O_EXCL create + write PID + close / unlink (the filesystem's floor for a lock that is a name),
- * and the original Node module's protocol in plain C with its 15 ms poll.
+ * the same woken by inotify instead of a poll (the floor for a name lock that wakes on events,
+ * as libfl's waiters do), and the original Node module's protocol in plain C with its 15 ms
+ * poll.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -28,6 +30,7 @@ typedef enum
 {
   BENCH_FLOCK,
   BENCH_EXCL,
+  BENCH_EXCL_WAKE,
   BENCH_ORIG,
   BENCH_NODE,
   BENCH_LIBFL,
@@ -41,7 +44,7 @@ typedef struct _BenchLocker BenchLocker;
 typedef struct
 {
   BenchMethodId id;
-  const char   *name;       /* on the command line: flock, excl, orig, libfl */
+  const char   *name;       /* on the command line: flock, excl, inotify, orig, libfl */
   const char   *title;      /* column heading */
   gboolean      recovers;   /* takes over a lock whose holder died */
   BenchLocker *(*open)    (const char *dir, const char *target_name, GError **error);
@@ -58,7 +61,8 @@ struct _BenchLocker
   int                dirfd;
   char              *target;      /* dir/target_name, what libfl is given */
   char              *lock_name;   /* target_name.lock */
-  int                fd;          /* flock(2): the descriptor held for the whole run */
+  int                fd;          /* flock(2): the descriptor held for the whole run; O_EXCL +
+                                  * inotify: its inotify instance, watching the directory */
   int                pid;         /* ours, read once as a service would (opened after fork) */
   gpointer           data;        /* libfl: its options */
   gpointer           held;        /* libfl: the FlLock while held */
@@ -66,6 +70,7 @@ struct _BenchLocker
 
 extern const BenchMethod bench_method_flock;
 extern const BenchMethod bench_method_excl;
+extern const BenchMethod bench_method_excl_wake;
 extern const BenchMethod bench_method_orig;
 extern const BenchMethod bench_method_node;
 extern const BenchMethod bench_method_libfl;
