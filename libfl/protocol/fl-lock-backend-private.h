@@ -53,8 +53,9 @@ struct _FlLockBackend
                                     const FlLockOptions  *options,
                                     GError              **error);
 
-  /* Inspection; nullable (the file backend's is protocol/fl-snapshot.c and model/fl-scan.c).
-   * fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not locked. */
+  /* Inspection; nullable (the file backend's is protocol/fl-snapshot-build.c and
+   * model/fl-scan.c). fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not
+   * locked. */
   FlSnapshot *(*snapshot_new)      (const char           *target,
                                     const FlLockOptions  *options,
                                     GError              **error);
