@@ -4,7 +4,8 @@
  *
  * FlLock (protocol/fl-lock.c) is the public object; it picks a backend from the target once
  * and keeps the backend's state behind a pointer. The file protocol is one backend, in
- * fl-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are found.
+ * fl-file-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are
+ * found.
  */
 #pragma once
 
@@ -85,6 +86,13 @@ struct _FlLockBackend
 /* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build
  * libfl with it, when it was built without), files for everything else. */
 const FlLockBackend *_fl_lock_backend_for (const char *target);
+
+/* protocol/fl-file-lock.c */
+extern const FlLockBackend _fl_lock_backend_file;
+/* _fl_lock_get_inode() of the file backend's @state. */
+gboolean _fl_file_lock_get_inode (gpointer  state,
+                                  guint64  *dev,
+                                  guint64  *ino);
 
 #ifdef FL_HAVE_ETCD
 /* libfl/etcd/fl-etcd-lock.c */
