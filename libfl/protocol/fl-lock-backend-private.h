@@ -4,7 +4,8 @@
  *
  * FlLock (protocol/fl-lock.c) is the public object; it picks a backend from the target once
  * and keeps the backend's state behind a pointer. The file protocol is one backend, in
- * fl-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are found.
+ * fl-file-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are
+ * found.
  */
 #pragma once
 
@@ -53,8 +54,9 @@ struct _FlLockBackend
                                     const FlLockOptions  *options,
                                     GError              **error);
 
-  /* Inspection; nullable (the file backend's is protocol/fl-snapshot.c and model/fl-scan.c).
-   * fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not locked. */
+  /* Inspection; nullable (the file backend's is protocol/fl-snapshot-build.c and
+   * model/fl-scan.c). fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not
+   * locked. */
   FlSnapshot *(*snapshot_new)      (const char           *target,
                                     const FlLockOptions  *options,
                                     GError              **error);
@@ -84,6 +86,13 @@ struct _FlLockBackend
 /* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build
  * libfl with it, when it was built without), files for everything else. */
 const FlLockBackend *_fl_lock_backend_for (const char *target);
+
+/* protocol/fl-file-lock.c */
+extern const FlLockBackend _fl_lock_backend_file;
+/* _fl_lock_get_inode() of the file backend's @state. */
+gboolean _fl_file_lock_get_inode (gpointer  state,
+                                  guint64  *dev,
+                                  guint64  *ino);
 
 #ifdef FL_HAVE_ETCD
 /* libfl/etcd/fl-etcd-lock.c */

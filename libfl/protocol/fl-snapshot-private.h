@@ -1,4 +1,5 @@
-/* fl-snapshot-private.h: building snapshots fast, for scans and the directory model
+/* fl-snapshot-private.h: a snapshot's fields, and building snapshots fast, for scans and the
+ * directory model
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +9,59 @@
 #include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
+
+/* The fields, for the files that make up the object (fl-snapshot.c, fl-snapshot-build.c,
+ * fl-snapshot-reclaim.c, fl-snapshot-state.c); everyone else reads a snapshot through its
+ * getters. */
+struct _FlSnapshot
+{
+  GObject       parent_instance;
+
+  char         *path;
+  char         *name;
+  char         *directory;
+  char         *target;
+  FlEntryKind   kind;
+  int           pid;
+  char         *process_name;
+  char         *process_cmdline;
+  gint64        process_uid;
+  gint64        process_start_time;
+  gint64        file_uid;
+  FlLiveness    liveness;
+  FlKernelLock  kernel_lock;
+  gboolean      stale;
+  FlReclaimable reclaimable;
+  char         *reason;
+  char         *content;      /* printable: other bytes as \xNN */
+  char         *content_raw;  /* byte for byte, for the reclaim's comparison */
+  gsize         content_len;
+  gint64        mtime;
+  gint64        captured_at;
+  gint64        stale_at;     /* when the age rule makes it stale; 0 if no age rule applies */
+
+  /* What a reclaim compares: the very file the snapshot saw. */
+  guint64       dev;
+  guint64       ino;
+  gint64        mtime_ns;
+  guint         mode;
+
+  /* An etcd lock (docs/etcd.md, "Inspection"); 0, -1 or NULL for a file. */
+  char         *host;
+  gint64        lease;
+  gint64        lease_ttl;    /* seconds left, 0 expired, -1 not known */
+  guint64       token;        /* the key's create_revision */
+  gint64        revision;     /* etcd's revision when it was read */
+  gboolean      waiting;
+  GPtrArray    *waiters;      /* of FlSnapshot, oldest first; NULL for a file */
+
+  /* Another program's lock file (docs/other-lock-files.md); its host is in host. */
+  FlLockFormat  format;
+  FlEntryState  other_state;
+  char         *owner_user;
+  char         *owner_name;
+  gint64        owner_since;
+};
 
 /* Judges @name in the open directory @dir (whose path is @directory, for messages and the
  * snapshot's path) as of @now_us. Without the holder's command line: cheap enough for
