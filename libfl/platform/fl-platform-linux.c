@@ -784,6 +784,46 @@ add_system_lock (const FlSystemLock *lock,
   return all->n < SYSTEM_LOCKS_MAX;
 }
 
+/* Orders locks by everything /proc/locks says of them, so that equal lines are neighbours. */
+static int
+compare_system_locks (const void *a,
+                      const void *b)
+{
+  const FlSystemLock *x = a, *y = b;
+
+#define CMP(field) if (x->field != y->field) return x->field < y->field ? -1 : 1
+  CMP (id.dev);
+  CMP (id.ino);
+  CMP (type);
+  CMP (mode);
+  CMP (pid);
+  CMP (start);
+  CMP (end);
+  CMP (blocked);
+#undef CMP
+  return 0;
+}
+
+/* /proc/locks is read a page at a time, and the kernel lists from a position: a lock taken
+ * between two reads (the list is kept newest first) moves every line down by one, and the line
+ * at the page's edge comes twice. Two equal lines are such a repeat, or two locks nobody could
+ * tell apart (the same process's shared flock through two open files): listed once either way.
+ * A line can also be missed that way; the next listing has it. */
+static void
+drop_repeated_locks (FlSystemLock *locks,
+                     size_t       *n)
+{
+  size_t kept = 0;
+
+  if (*n < 2)
+    return;
+  qsort (locks, *n, sizeof *locks, compare_system_locks);
+  for (size_t i = 0; i < *n; i++)
+    if (kept == 0 || compare_system_locks (&locks[kept - 1], &locks[i]) != 0)
+      locks[kept++] = locks[i];
+  *n = kept;
+}
+
 /* Whether the open file @fd of @pid holds @lock: its fdinfo lists it. */
 static bool
 fd_holds_lock (int                 pid,
@@ -914,6 +954,7 @@ _fl_platform_system_locks (FlSystemLock **out,
       free (all.locks);
       return err;
     }
+  drop_repeated_locks (all.locks, &all.n);
 
   done = calloc (all.n, sizeof *done);
   if (done == NULL)
