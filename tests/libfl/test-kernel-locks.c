@@ -8,7 +8,12 @@
  */
 #include <libfl/fl.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -191,6 +196,83 @@ test_libfl_holder (FlTestDir    *fx,
   g_assert_true (fl_test_wait_until (listed_as_expected_cb, &released, 10000));
 }
 
+#define N_CHURNED 300
+
+/* A child holding N_CHURNED flocks in @dir, dropping and taking again every third, forever. */
+static pid_t
+fork_churner (const char *dir)
+{
+  pid_t parent = getpid ();
+  pid_t pid = fork ();
+  int fds[N_CHURNED];
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid > 0)
+    return pid;
+  /* It never stops by itself: it goes with the test, however that ends. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != parent)
+    _exit (1);
+  for (guint i = 0; i < N_CHURNED; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/churn-%u", dir, i);
+
+      fds[i] = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      if (fds[i] < 0 || flock (fds[i], LOCK_EX) < 0)
+        _exit (1);
+    }
+  for (;;)
+    for (guint i = 0; i < N_CHURNED; i += 3)
+      if (flock (fds[i], LOCK_UN) < 0 || flock (fds[i], LOCK_EX) < 0)
+        _exit (1);
+}
+
+static gboolean
+churner_listed_cb (gpointer data)
+{
+  int pid = GPOINTER_TO_INT (data);
+  g_autoptr(GPtrArray) locks = list_locks ();
+  guint n = 0;
+
+  for (guint i = 0; i < locks->len; i++)
+    n += fl_kernel_lock_info_get_pid (g_ptr_array_index (locks, i)) == pid;
+  return n >= N_CHURNED / 2;
+}
+
+/* /proc/locks is read a page at a time while other processes take locks: a lock taken between
+ * two reads moves every line by one and the line at a page's edge comes twice. The listing
+ * still shows each lock once. */
+static void
+test_no_repeats_under_churn (FlTestDir    *fx,
+                             gconstpointer data)
+{
+  pid_t churner = fork_churner (fx->dir);
+  int status;
+
+  g_assert_true (fl_test_wait_until (churner_listed_cb, GINT_TO_POINTER (churner), 10000));
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autoptr(GPtrArray) locks = list_locks ();
+      g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+      for (guint i = 0; i < locks->len; i++)
+        {
+          FlKernelLockInfo *info = g_ptr_array_index (locks, i);
+          char *key;
+
+          if (fl_kernel_lock_info_get_pid (info) != churner)
+            continue;
+          key = g_strdup_printf ("%s %d %d %d", fl_kernel_lock_info_get_display_path (info),
+                                 fl_kernel_lock_info_get_lock_type (info),
+                                 fl_kernel_lock_info_get_mode (info),
+                                 fl_kernel_lock_info_get_blocked (info));
+          if (!g_hash_table_add (seen, key))
+            g_error ("listed twice in round %u: %s", round, key);
+        }
+    }
+  g_assert_cmpint (kill (churner, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (churner, &status, 0), ==, churner);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -200,5 +282,6 @@ main (int    argc,
   FL_TEST_ADD ("/libfl/kernel-locks/types", NULL, test_types);
   FL_TEST_ADD ("/libfl/kernel-locks/libfl-holder", NULL, test_libfl_holder);
   FL_TEST_ADD ("/libfl/kernel-locks/directory-gone", NULL, test_directory_gone);
+  FL_TEST_ADD ("/libfl/kernel-locks/no-repeats-under-churn", NULL, test_no_repeats_under_churn);
   return g_test_run ();
 }
