@@ -6,12 +6,10 @@
 
 #include <string.h>
 
-#include <glib/gi18n-lib.h>
-
+#include "fl-directory-model-object-private.h"
 #include "fl-directory-model-private.h"
 #include "fl-enum-types.h"
 #include "fl-model-monitor-private.h"
-#include "fl-model-reclaimer-private.h"
 #include "fl-model-reader-private.h"
 #include "fl-model-roots-private.h"
 #include "fl-model-scanner-private.h"
@@ -36,6 +34,8 @@
  * reaches the model only through the hooks this file gives it (no circle of files).
  *
  *   fl-directory-model.c    the GObject: owns the parts, wires their hooks, the public API
+ *   fl-directory-model-reclaim.c  the same object's reclaim, one or many (its fields and
+ *                             shared helpers: fl-directory-model-object-private.h)
  *     -> fl-model-scanner.c   whole roots read off the main thread, merged on the main context
  *          -> fl-walk.c         the one directory walker (fl-scan.c's too)
  *          -> fl-model-store.c
@@ -52,7 +52,9 @@
  *                             n-unknown
  *     -> fl-model-roots.c     the watched directories, which paths each covers
  *
- * Each part's header is its whole interface; only this file includes them all. */
+ * Each part's header is its whole interface; only the object's files include them all. */
+
+static void fl_directory_model_list_model_init (GListModelInterface *iface);
 
 /**
  * FlDirectoryModel:
@@ -63,25 +65,6 @@
  * in place. It belongs to the thread-default main context it was created in; its signals and
  * notifications are emitted there.
  */
-struct _FlDirectoryModel
-{
-  GObject         parent_instance;
-
-  FlLockOptions  *options;
-  GPtrArray      *roots;     /* FlModelRoot * */
-  FlModelStore    store;
-  FlModelTally    tally;
-  FlModelWatch    watch;
-  FlModelMonitor  monitor;
-  FlModelScanner  scanner;
-
-  FlClockFunc     clock;
-  gpointer        clock_data;
-  GDestroyNotify  clock_destroy;
-};
-
-static void fl_directory_model_list_model_init (GListModelInterface *iface);
-
 G_DEFINE_FINAL_TYPE_WITH_CODE (FlDirectoryModel, fl_directory_model, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
                                                       fl_directory_model_list_model_init))
@@ -108,26 +91,26 @@ static GParamSpec *properties[N_PROPS];
 static GParamSpec *count_properties[FL_MODEL_N_COUNTS];  /* by FlModelCount */
 static guint signals[N_SIGNALS];
 
-static gint64
-model_now (FlDirectoryModel *self)
+gint64
+_fl_directory_model_now (FlDirectoryModel *self)
 {
   return self->clock != NULL ? self->clock (self->clock_data) : g_get_real_time ();
 }
 
-static void
-notify_counts (FlDirectoryModel *self)
+void
+_fl_directory_model_notify_counts (FlDirectoryModel *self)
 {
   _fl_model_tally_notify (&self->tally, G_OBJECT (self), count_properties);
 }
 
 /* Reading one path again */
 
-static void
-refresh_path (FlDirectoryModel *self,
-              FlModelReader    *reader,
-              const char       *path,
-              guint             flags,
-              gint64            now_us)
+void
+_fl_directory_model_refresh_path (FlDirectoryModel *self,
+                                  FlModelReader    *reader,
+                                  const char       *path,
+                                  guint             flags,
+                                  gint64            now_us)
 {
   g_autoptr(FlSnapshot) snap = NULL;
 
@@ -157,7 +140,7 @@ flush_paths (FlDirectoryModel *self,
   if (pending == NULL)
     return;
 
-  now_us = model_now (self);
+  now_us = _fl_directory_model_now (self);
   g_object_freeze_notify (G_OBJECT (self));
   for (guint i = 0; i < pending->len; i++)
     {
@@ -174,9 +157,9 @@ flush_paths (FlDirectoryModel *self,
           _fl_model_monitor_continue (&self->monitor);
           break;
         }
-      refresh_path (self, &reader, p->path, p->flags, now_us);
+      _fl_directory_model_refresh_path (self, &reader, p->path, p->flags, now_us);
     }
-  notify_counts (self);
+  _fl_directory_model_notify_counts (self);
   g_object_thaw_notify (G_OBJECT (self));
 
   _fl_model_reader_clear (&reader);
@@ -242,7 +225,7 @@ flush_cb (gpointer user_data)
 static gint64
 now_cb (gpointer user_data)
 {
-  return model_now (user_data);
+  return _fl_directory_model_now (user_data);
 }
 
 static const FlModelWatchHooks watch_hooks = { queue_path_cb, queue_pid_cb, flush_cb, now_cb };
@@ -256,9 +239,9 @@ rescan_cb (gint64   delay_ms,
   _fl_model_scanner_schedule (&self->scanner, delay_ms);
 }
 
-static void
-rescan_root_cb (FlModelRoot *root,
-                gpointer     user_data)
+void
+_fl_directory_model_rescan_root_cb (FlModelRoot *root,
+                                    gpointer     user_data)
 {
   FlDirectoryModel *self = user_data;
 
@@ -266,7 +249,9 @@ rescan_root_cb (FlModelRoot *root,
     _fl_model_scanner_start (&self->scanner, root, FL_MODEL_SCAN_RESCAN, NULL);
 }
 
-static const FlModelMonitorHooks monitor_hooks = { flush_cb, rescan_cb, rescan_root_cb };
+static const FlModelMonitorHooks monitor_hooks = {
+  flush_cb, rescan_cb, _fl_directory_model_rescan_root_cb
+};
 
 static void
 scanned_cb (FlModelRoot *root,
@@ -283,7 +268,7 @@ merged_cb (gpointer user_data)
 {
   FlDirectoryModel *self = user_data;
 
-  notify_counts (self);
+  _fl_directory_model_notify_counts (self);
   _fl_model_watch_schedule (&self->watch);
 }
 
@@ -781,7 +766,7 @@ fl_directory_model_get_now (FlDirectoryModel *self)
 {
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), 0);
 
-  return model_now (self);
+  return _fl_directory_model_now (self);
 }
 
 /**
@@ -883,207 +868,6 @@ fl_directory_model_dup_related (FlDirectoryModel *self,
         g_ptr_array_add (related, g_object_ref (other));
     }
   return related;
-}
-
-/**
- * fl_directory_model_reclaim:
- * @self: a model
- * @snapshot: the snapshot a person confirmed, from an entry of @self
- * @error: where to report a refusal
- *
- * Runs fl_snapshot_reclaim() with the model's options on exactly @snapshot, so nothing is
- * touched if the file changed since (%FL_ERROR_CHANGED) or its holder lives (%FL_ERROR_NOT_STALE).
- * Then the model reads the path again at once, so the row updates before this returns, and a
- * successful reclaim is not reported by #FlDirectoryModel::entry-changed: it is the caller's
- * own doing, not a foreign change.
- *
- * Returns: %TRUE if the file was removed
- */
-gboolean
-fl_directory_model_reclaim (FlDirectoryModel  *self,
-                            FlSnapshot        *snapshot,
-                            GError           **error)
-{
-  g_autofree char *path = NULL;
-  FlModelReader reader = FL_MODEL_READER_INIT;
-  gboolean ok;
-
-  g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
-  g_return_val_if_fail (FL_IS_SNAPSHOT (snapshot), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  path = g_strdup (fl_snapshot_get_path (snapshot));
-  ok = fl_snapshot_reclaim (snapshot, self->options, error);
-  if (_fl_snapshot_is_etcd (snapshot))
-    {
-      /* Its root is read again as a whole, as for any change etcd reports. */
-      rescan_root_cb (_fl_model_roots_covering (self->roots, NULL,
-                                                _fl_snapshot_get_key (snapshot)), self);
-      return ok;
-    }
-
-  if (ok)
-    self->store.quiet++;
-  g_object_freeze_notify (G_OBJECT (self));
-  refresh_path (self, &reader, path, 0, model_now (self));
-  notify_counts (self);
-  g_object_thaw_notify (G_OBJECT (self));
-  if (ok)
-    self->store.quiet--;
-  _fl_model_reader_clear (&reader);
-  _fl_model_watch_schedule (&self->watch);
-
-  return ok;
-}
-
-/* Reclaiming many */
-
-typedef struct
-{
-  FlProgressFunc progress;
-  gpointer       progress_data;
-  GDestroyNotify progress_destroy;
-  guint          n_removed;
-  guint          n_refused;
-} ReclaimOp;
-
-static void
-reclaim_op_free (ReclaimOp *op)
-{
-  if (op->progress_destroy != NULL)
-    op->progress_destroy (op->progress_data);
-  g_free (op);
-}
-
-/* On the model's context: what the worker did since its last batch. A removed file is read
- * again like any file event (sliced, so a thousand rows leaving never hold the main loop);
- * its going is not news. A refused or untried one is news again if it goes. */
-static void
-reclaim_report_cb (const FlModelReclaimBatch *batch,
-                   gpointer                   user_data)
-{
-  GTask *task = user_data;
-  FlDirectoryModel *self = g_task_get_source_object (task);
-  ReclaimOp *op = g_task_get_task_data (task);
-
-  for (guint i = 0; i < batch->removed->len; i++)
-    {
-      FlSnapshot *snap = batch->removed->pdata[i];
-
-      if (_fl_snapshot_is_etcd (snap))
-        rescan_root_cb (_fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snap)),
-                        self);
-      else
-        _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
-    }
-  if (batch->removed->len > 0)
-    _fl_model_monitor_continue (&self->monitor);
-  for (guint i = 0; i < batch->refused->len; i++)
-    _fl_model_store_expect_gone (&self->store, _fl_snapshot_get_key (batch->refused->pdata[i]),
-                                 FALSE);
-  for (guint i = 0; i < batch->untried->len; i++)
-    _fl_model_store_expect_gone (&self->store, _fl_snapshot_get_key (batch->untried->pdata[i]),
-                                 FALSE);
-  op->n_removed += batch->removed->len;
-  op->n_refused += batch->refused->len;
-
-  if (op->progress != NULL)
-    op->progress (batch->done, batch->total, op->progress_data);
-  if (!batch->last)
-    return;
-  if (batch->untried->len > 0)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             _("Stopped after %u of %u files: cancelled"), batch->done,
-                             batch->total);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-/**
- * fl_directory_model_reclaim_async:
- * @self: a model
- * @snapshots: (element-type FlSnapshot): the snapshots a person confirmed, from entries of @self
- * @cancellable: (nullable): stops the work before the next file
- * @progress: (nullable) (scope notified) (closure progress_data): told how far the work has
- *   come, at most every 50 ms and once at the end
- * @progress_data: data for @progress
- * @progress_destroy: (nullable): frees @progress_data once the work is over
- * @callback: called when all are handled or the work was cancelled
- * @user_data: data for @callback
- *
- * Runs fl_snapshot_reclaim() on each of @snapshots, as fl_directory_model_reclaim() does for
- * one, in a worker thread: the main loop stays free however many there are. A file that
- * changed since its snapshot, or whose holder lives, is left alone and counted as refused.
- * The rows of removed files leave the model as file events do, and their going is not
- * reported by #FlDirectoryModel::entry-changed. @progress and @callback run on the
- * thread-default main context of this call, which must be the model's.
- */
-void
-fl_directory_model_reclaim_async (FlDirectoryModel    *self,
-                                  GPtrArray           *snapshots,
-                                  GCancellable        *cancellable,
-                                  FlProgressFunc       progress,
-                                  gpointer             progress_data,
-                                  GDestroyNotify       progress_destroy,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  ReclaimOp *op;
-
-  g_return_if_fail (FL_IS_DIRECTORY_MODEL (self));
-  g_return_if_fail (snapshots != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  for (guint i = 0; i < snapshots->len; i++)
-    g_return_if_fail (FL_IS_SNAPSHOT (snapshots->pdata[i]));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, fl_directory_model_reclaim_async);
-  op = g_new0 (ReclaimOp, 1);
-  op->progress = progress;
-  op->progress_data = progress_data;
-  op->progress_destroy = progress_destroy;
-  g_task_set_task_data (task, op, (GDestroyNotify) reclaim_op_free);
-
-  for (guint i = 0; i < snapshots->len; i++)
-    _fl_model_store_expect_gone (&self->store, _fl_snapshot_get_key (snapshots->pdata[i]), TRUE);
-  _fl_model_reclaimer_start (snapshots, self->options, cancellable,
-                             g_task_get_context (task), reclaim_report_cb,
-                             g_object_ref (task), g_object_unref);
-}
-
-/**
- * fl_directory_model_reclaim_finish:
- * @self: a model
- * @result: the result given to the callback
- * @n_removed: (out) (optional): how many files were removed, also when cancelled
- * @n_refused: (out) (optional): how many were left alone because they changed or their holder
- *   lives, also when cancelled
- * @error: %G_IO_ERROR_CANCELLED when the work stopped before the last file
- *
- * Finishes fl_directory_model_reclaim_async(): how many files were removed and how many
- * refused.
- *
- * Returns: %TRUE if every snapshot was handled (removed or refused)
- */
-gboolean
-fl_directory_model_reclaim_finish (FlDirectoryModel  *self,
-                                   GAsyncResult      *result,
-                                   guint             *n_removed,
-                                   guint             *n_refused,
-                                   GError           **error)
-{
-  ReclaimOp *op;
-
-  g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  op = g_task_get_task_data (G_TASK (result));
-  if (n_removed != NULL)
-    *n_removed = op->n_removed;
-  if (n_refused != NULL)
-    *n_refused = op->n_refused;
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* Test entry points */

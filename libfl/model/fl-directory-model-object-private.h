@@ -1,0 +1,56 @@
+/* fl-directory-model-object-private.h: the model's fields and the helpers its files share
+ *
+ * For the files that make up the object (fl-directory-model.c, fl-directory-model-reclaim.c);
+ * tests use fl-directory-model-private.h, everyone else the public API.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "fl-directory-model.h"
+#include "fl-model-monitor-private.h"
+#include "fl-model-reader-private.h"
+#include "fl-model-roots-private.h"
+#include "fl-model-scanner-private.h"
+#include "fl-model-store-private.h"
+#include "fl-model-tally-private.h"
+#include "fl-model-watch-private.h"
+#include "fl-options.h"
+
+G_BEGIN_DECLS
+
+struct _FlDirectoryModel
+{
+  GObject         parent_instance;
+
+  FlLockOptions  *options;
+  GPtrArray      *roots;     /* FlModelRoot * */
+  FlModelStore    store;
+  FlModelTally    tally;
+  FlModelWatch    watch;
+  FlModelMonitor  monitor;
+  FlModelScanner  scanner;
+
+  FlClockFunc     clock;
+  gpointer        clock_data;
+  GDestroyNotify  clock_destroy;
+};
+
+/* The model's clock (fl_directory_model_set_clock()), in microseconds of real time. */
+gint64 _fl_directory_model_now            (FlDirectoryModel *self);
+/* Notifies the n-* properties whose counts changed. */
+void   _fl_directory_model_notify_counts  (FlDirectoryModel *self);
+/* Reads @path again and applies it to the store, if a root covers it. */
+void   _fl_directory_model_refresh_path   (FlDirectoryModel *self,
+                                           FlModelReader    *reader,
+                                           const char       *path,
+                                           guint             flags,
+                                           gint64            now_us);
+/* Rescans @root (nullable) as a whole, off the main thread, unless it was removed; also the
+ * monitor's hook (@user_data is the model). */
+void   _fl_directory_model_rescan_root_cb (FlModelRoot      *root,
+                                           gpointer          user_data);
+
+G_END_DECLS
