@@ -124,17 +124,24 @@ selected_notify_snapshot_cb (InspectorWindow *self)
 }
 
 /* The details pane and the actions follow the selected entry's snapshot (the pane through its
- * own signal group, the actions through selected_signals). */
+ * own signal group, the actions through selected_signals). GTK 4.8's GtkSingleSelection also
+ * notifies "selected-item" when only its position moved (a row came or went above it): the
+ * same entry is not shown again, as rebuilding the pane for each lock of a burst cost a
+ * relayout of the window each time. */
 static void
 selection_changed_cb (GtkSingleSelection *selection,
                       GParamSpec         *pspec,
                       InspectorWindow    *self)
 {
   FlEntry *entry = gtk_single_selection_get_selected_item (selection);
+  g_autoptr(GObject) shown = g_signal_group_dup_target (self->selected_signals);
 
-  g_signal_group_set_target (self->selected_signals, entry);
-  inspector_details_set_entry (self->details, self->model, entry);
-  _inspector_window_update_actions (self);
+  if (shown != (GObject *) entry)
+    {
+      g_signal_group_set_target (self->selected_signals, entry);
+      inspector_details_set_entry (self->details, self->model, entry);
+      _inspector_window_update_actions (self);
+    }
   _inspector_window_cursor_follow_selection (self);
 }
 
