@@ -26,10 +26,9 @@ struct _InspectorFilterModel
   InspectorMatchFunc  match;        /* NULL: every item passes */
   gpointer            match_data;
 
-  GPtrArray          *all;          /* the model's items in its order, owned (no free func:
-                                     * splice_pointers() shrinks it after moving them) */
-  GByteArray         *shown;        /* for each of all: whether it passes */
-  GPtrArray          *rows;         /* those that pass, in the same order, borrowed from all */
+  GArray             *all;          /* of gpointer: the model's items in its order, owned */
+  GArray             *shown;        /* of guint8, for each of all: whether it passes */
+  GArray             *rows;         /* of gpointer: those that pass, in the same order */
   guint               n_passes;     /* judgements of every item (a criterion changed) */
 };
 
@@ -60,7 +59,8 @@ filter_model_get_item (GListModel *list,
 {
   InspectorFilterModel *self = INSPECTOR_FILTER_MODEL (list);
 
-  return position < self->rows->len ? g_object_ref (self->rows->pdata[position]) : NULL;
+  return position < self->rows->len ? g_object_ref (g_array_index (self->rows, gpointer, position))
+                                     : NULL;
 }
 
 static void
@@ -91,46 +91,21 @@ count_shown (InspectorFilterModel *self,
   guint n = 0;
 
   for (guint i = from; i < to; i++)
-    n += self->shown->data[i];
+    n += g_array_index (self->shown, guint8, i);
   return n;
 }
 
-/* Replaces @n_remove pointers at @pos by @n_add @items: one memmove. */
+/* Replaces @n_remove elements at @pos by @n_add @items: two memmoves, whatever the length. */
 static void
-splice_pointers (GPtrArray *array,
-                 guint      pos,
-                 guint      n_remove,
-                 gpointer  *items,
-                 guint      n_add)
+splice (GArray        *array,
+        guint          pos,
+        guint          n_remove,
+        gconstpointer  items,
+        guint          n_add)
 {
-  guint old_len = array->len;
-  guint tail = old_len - pos - n_remove;
-
-  if (n_add > n_remove)
-    g_ptr_array_set_size (array, old_len + n_add - n_remove);
-  memmove (&array->pdata[pos + n_add], &array->pdata[pos + n_remove], tail * sizeof (gpointer));
+  g_array_remove_range (array, pos, n_remove);
   if (n_add > 0)
-    memcpy (&array->pdata[pos], items, n_add * sizeof (gpointer));
-  if (n_add < n_remove)
-    g_ptr_array_set_size (array, old_len + n_add - n_remove);
-}
-
-static void
-splice_bytes (GByteArray   *array,
-              guint         pos,
-              guint         n_remove,
-              const guint8 *bytes,
-              guint         n_add)
-{
-  g_byte_array_remove_range (array, pos, n_remove);
-  if (n_add > 0)
-    {
-      guint tail = array->len - pos;
-
-      g_byte_array_set_size (array, array->len + n_add);
-      memmove (&array->data[pos + n_add], &array->data[pos], tail);
-      memcpy (&array->data[pos], bytes, n_add);
-    }
+    g_array_insert_vals (array, pos, items, n_add);
 }
 
 /* Rows @old were replaced by @fresh at @pos: says so, leaving out the rows at either end that
@@ -170,10 +145,11 @@ items_changed_cb (GListModel           *model,
   g_autoptr(GPtrArray) items = g_ptr_array_sized_new (added);
   g_autoptr(GPtrArray) passing = g_ptr_array_sized_new (added);
   g_autoptr(GByteArray) verdicts = g_byte_array_sized_new (added);
-  g_autofree gpointer *old = g_memdup2 (&self->rows->pdata[row], n_old * sizeof (gpointer));
+  g_autofree gpointer *old = g_memdup2 (&g_array_index (self->rows, gpointer, row),
+                                        n_old * sizeof (gpointer));
 
   for (guint i = 0; i < removed; i++)
-    g_ptr_array_add (gone, self->all->pdata[position + i]);
+    g_ptr_array_add (gone, g_array_index (self->all, gpointer, position + i));
   for (guint i = 0; i < added; i++)
     {
       gpointer item = g_list_model_get_item (model, position + i);
@@ -185,30 +161,42 @@ items_changed_cb (GListModel           *model,
         g_ptr_array_add (passing, item);
     }
 
-  splice_pointers (self->all, position, removed, items->pdata, added);
-  splice_bytes (self->shown, position, removed, verdicts->data, added);
-  splice_pointers (self->rows, row, n_old, passing->pdata, passing->len);
+  splice (self->all, position, removed, items->pdata, added);
+  splice (self->shown, position, removed, verdicts->data, added);
+  splice (self->rows, row, n_old, passing->pdata, passing->len);
   /* The removed items live until the views have let go of them. */
   emit_trimmed (self, row, old, n_old, passing->pdata, passing->len);
+}
+
+static void
+append_passing (InspectorFilterModel *self,
+                GArray               *rows)
+{
+  for (guint i = 0; i < self->all->len; i++)
+    {
+      gpointer item = g_array_index (self->all, gpointer, i);
+      guint8 pass = judge (self, item);
+
+      g_array_index (self->shown, guint8, i) = pass;
+      if (pass)
+        g_array_append_val (rows, item);
+    }
 }
 
 /* Every item judged again, the rows that changed reported as one range. */
 void
 inspector_filter_model_refilter (InspectorFilterModel *self)
 {
-  g_autoptr(GPtrArray) old = self->rows;
+  g_autoptr(GArray) old = NULL;
 
   g_return_if_fail (INSPECTOR_IS_FILTER_MODEL (self));
 
   self->n_passes++;
-  self->rows = g_ptr_array_sized_new (self->all->len);
-  for (guint i = 0; i < self->all->len; i++)
-    {
-      self->shown->data[i] = judge (self, self->all->pdata[i]);
-      if (self->shown->data[i])
-        g_ptr_array_add (self->rows, self->all->pdata[i]);
-    }
-  emit_trimmed (self, 0, old->pdata, old->len, self->rows->pdata, self->rows->len);
+  old = g_steal_pointer (&self->rows);
+  self->rows = g_array_sized_new (FALSE, FALSE, sizeof (gpointer), self->all->len);
+  append_passing (self, self->rows);
+  emit_trimmed (self, 0, (gpointer *) old->data, old->len, (gpointer *) self->rows->data,
+                self->rows->len);
 }
 
 /* @entry changed in place: only it is judged again, and comes or goes as one row. */
@@ -216,23 +204,25 @@ void
 inspector_filter_model_update (InspectorFilterModel *self,
                                FlEntry              *entry)
 {
-  guint i;
+  guint i = 0;
   guint8 pass;
   guint row;
 
   g_return_if_fail (INSPECTOR_IS_FILTER_MODEL (self));
 
-  if (!g_ptr_array_find (self->all, entry, &i))
+  while (i < self->all->len && g_array_index (self->all, gpointer, i) != (gpointer) entry)
+    i++;
+  if (i == self->all->len)
     return;
   pass = judge (self, entry);
-  if (pass == self->shown->data[i])
+  if (pass == g_array_index (self->shown, guint8, i))
     return;
   row = count_shown (self, 0, i);
-  self->shown->data[i] = pass;
+  g_array_index (self->shown, guint8, i) = pass;
   if (pass)
-    g_ptr_array_insert (self->rows, row, entry);
+    g_array_insert_val (self->rows, row, entry);
   else
-    g_ptr_array_remove_index (self->rows, row);
+    g_array_remove_index (self->rows, row);
   g_list_model_items_changed (G_LIST_MODEL (self), row, !pass, pass);
 }
 
@@ -296,10 +286,11 @@ inspector_filter_model_finalize (GObject *object)
 {
   InspectorFilterModel *self = INSPECTOR_FILTER_MODEL (object);
 
-  g_ptr_array_unref (self->rows);
-  g_ptr_array_set_free_func (self->all, g_object_unref);
-  g_ptr_array_unref (self->all);
-  g_byte_array_unref (self->shown);
+  for (guint i = 0; i < self->all->len; i++)
+    g_object_unref (g_array_index (self->all, gpointer, i));
+  g_array_unref (self->rows);
+  g_array_unref (self->all);
+  g_array_unref (self->shown);
   G_OBJECT_CLASS (inspector_filter_model_parent_class)->finalize (object);
 }
 
@@ -359,7 +350,7 @@ inspector_filter_model_class_init (InspectorFilterModelClass *klass)
 static void
 inspector_filter_model_init (InspectorFilterModel *self)
 {
-  self->all = g_ptr_array_new ();
-  self->shown = g_byte_array_new ();
-  self->rows = g_ptr_array_new ();
+  self->all = g_array_new (FALSE, FALSE, sizeof (gpointer));
+  self->shown = g_array_new (FALSE, FALSE, sizeof (guint8));
+  self->rows = g_array_new (FALSE, FALSE, sizeof (gpointer));
 }
