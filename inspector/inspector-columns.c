@@ -157,20 +157,6 @@ _inspector_window_matches (InspectorWindow *self,
   return FALSE;
 }
 
-G_DEFINE_QUARK (inspector-filter-verdict, _inspector_window_verdict)
-
-/* The filter model's own call: the verdict it used is kept on the entry, so that a change
- * needs a pass over every row only when it turns that verdict (inspector-window.c). */
-gboolean
-_inspector_window_filter_cb (gpointer item,
-                             gpointer user_data)
-{
-  gboolean matches = _inspector_window_matches (user_data, item);
-
-  g_object_set_qdata (item, _inspector_window_verdict_quark (), GINT_TO_POINTER (matches + 1));
-  return matches;
-}
-
 void
 _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
 {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "inspector-details.h"
+#include "inspector-filter-model.h"
 #include "inspector-kernel-view.h"
 #include "inspector-demo.h"
 #include "inspector-window.h"
@@ -44,8 +45,7 @@ struct _InspectorWindow
   InspectorDetails     *details;
 
   FlDirectoryModel     *model;
-  GtkFilterListModel   *filter_model;
-  GtkCustomFilter      *filter;
+  InspectorFilterModel *filter_model;
   GtkSortListModel     *sort_model;
   GtkSingleSelection   *selection;
   GSignalGroup         *selected_signals; /* the selected entry's notify::snapshot */
@@ -57,8 +57,6 @@ struct _InspectorWindow
 
   gint64                now;           /* "now": the model's clock at the last tick */
   guint                 tick_id;
-  guint                 refilter_id;
-  guint                 n_refilters;   /* passes over every row since the window opened */
   guint                 banner_id;     /* hides a success banner after a while */
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
   char                 *search_text;
@@ -77,12 +75,8 @@ struct _InspectorWindow
 };
 
 /* inspector-columns.c */
-gboolean    _inspector_window_filter_cb        (gpointer         item,
-                                                gpointer         user_data);
 gboolean    _inspector_window_matches          (InspectorWindow *self,
                                                 FlEntry         *item);
-/* On an entry: the filter model's last verdict, 1 + whether it passed (0: never filtered). */
-GQuark      _inspector_window_verdict_quark    (void);
 void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
 
 /* inspector-window.c */

@@ -1,6 +1,6 @@
 /* inspector-window.c: the Lock Inspector's main window
  *
- * The list is FlDirectoryModel → GtkFilterListModel (search, problems only) → GtkSortListModel
+ * The list is FlDirectoryModel → InspectorFilterModel (search, problems only) → GtkSortListModel
  * (the column view's sorter) → GtkSingleSelection, declared in inspector-window.ui with the
  * columns; the model is this window's "model" property. The model inserts and removes rows with
  * exact items-changed and updates a changed lock in place, so selection and focus survive.
@@ -66,46 +66,35 @@ loading_notify_cb (FlDirectoryModel *model,
   _inspector_window_update_page (self);
 }
 
-/* The filter does not watch the entries: a lock that turns stale while "problems only" is on
- * must be filtered again. Coalesced into one pass per main loop iteration. */
-static gboolean
-refilter_cb (gpointer user_data)
-{
-  InspectorWindow *self = user_data;
-
-  self->refilter_id = 0;
-  self->n_refilters++;
-  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  return G_SOURCE_REMOVE;
-}
-
-/* A pass over every row (100,000: a frame and more) only when a change turns an entry's
- * verdict: rows that come or go are filtered by the filter model as they arrive. */
+/* The entries change in place (a lock turning stale under "problems only"): the filter model
+ * judges that one entry again, never every row. Rows that come or go it judges itself. */
 static void
 entry_changed_cb (FlDirectoryModel *model,
                   FlEntry          *entry,
                   FlChange          change,
                   InspectorWindow  *self)
 {
-  int verdict;
-
-  if (!(self->problems_only || self->search_text != NULL) || self->refilter_id != 0)
+  /* A release is gone from the rows already; a takeover is followed by its CREATED. */
+  if (change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER)
     return;
-  verdict = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (entry),
-                                                 _inspector_window_verdict_quark ()));
-  if (verdict == 0 || verdict - 1 != _inspector_window_matches (self, entry))
-    self->refilter_id = g_idle_add (refilter_cb, self);
+  if (self->problems_only || self->search_text != NULL)
+    inspector_filter_model_update (self->filter_model, entry);
 }
 
+static gboolean
+match_cb (FlEntry  *entry,
+          gpointer  user_data)
+{
+  return _inspector_window_matches (user_data, entry);
+}
+
+/* One pass over the rows for a new criterion; without one, every row passes unjudged. */
 static void
 apply_filter (InspectorWindow *self)
 {
   gboolean active = self->problems_only || self->search_text != NULL;
 
-  /* Without a criterion, no filter at all: 100,000 rows pass through for free. */
-  gtk_filter_list_model_set_filter (self->filter_model, active ? GTK_FILTER (self->filter) : NULL);
-  if (active)
-    gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  inspector_filter_model_set_match_func (self->filter_model, active ? match_cb : NULL, self);
 }
 
 static void
@@ -135,17 +124,24 @@ selected_notify_snapshot_cb (InspectorWindow *self)
 }
 
 /* The details pane and the actions follow the selected entry's snapshot (the pane through its
- * own signal group, the actions through selected_signals). */
+ * own signal group, the actions through selected_signals). GTK 4.8's GtkSingleSelection also
+ * notifies "selected-item" when only its position moved (a row came or went above it): the
+ * same entry is not shown again, as rebuilding the pane for each lock of a burst cost a
+ * relayout of the window each time. */
 static void
 selection_changed_cb (GtkSingleSelection *selection,
                       GParamSpec         *pspec,
                       InspectorWindow    *self)
 {
   FlEntry *entry = gtk_single_selection_get_selected_item (selection);
+  g_autoptr(GObject) shown = g_signal_group_dup_target (self->selected_signals);
 
-  g_signal_group_set_target (self->selected_signals, entry);
-  inspector_details_set_entry (self->details, self->model, entry);
-  _inspector_window_update_actions (self);
+  if (shown != (GObject *) entry)
+    {
+      g_signal_group_set_target (self->selected_signals, entry);
+      inspector_details_set_entry (self->details, self->model, entry);
+      _inspector_window_update_actions (self);
+    }
   _inspector_window_cursor_follow_selection (self);
 }
 
@@ -229,7 +225,6 @@ inspector_window_dispose (GObject *object)
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
   g_clear_handle_id (&self->tick_id, g_source_remove);
-  g_clear_handle_id (&self->refilter_id, g_source_remove);
   g_clear_handle_id (&self->banner_id, g_source_remove);
   g_clear_handle_id (&self->layout_id, g_source_remove);
   _inspector_window_teardown_rows (self);
@@ -238,7 +233,6 @@ inspector_window_dispose (GObject *object)
   g_clear_object (&self->selected_signals);
   g_clear_object (&self->model_signals);
   gtk_widget_dispose_template (GTK_WIDGET (self), INSPECTOR_TYPE_WINDOW);
-  g_clear_object (&self->filter);
   /* Ends the demo's holders and removes its directory, after the list let go of it. */
   g_clear_object (&self->demo);
   g_clear_object (&self->model);
@@ -336,6 +330,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   g_type_ensure (FL_TYPE_SNAPSHOT);
   g_type_ensure (FL_TYPE_DIRECTORY_MODEL);
   g_type_ensure (INSPECTOR_TYPE_DETAILS);
+  g_type_ensure (INSPECTOR_TYPE_FILTER_MODEL);
   g_type_ensure (INSPECTOR_TYPE_CELL);
   g_type_ensure (INSPECTOR_TYPE_KERNEL_VIEW);
 
@@ -391,8 +386,6 @@ inspector_window_init (InspectorWindow *self)
   self->now = fl_directory_model_get_now (self->model);
 
   gtk_widget_init_template (GTK_WIDGET (self));
-
-  self->filter = gtk_custom_filter_new (_inspector_window_filter_cb, self, NULL);
 
   self->selected_signals = g_signal_group_new (FL_TYPE_ENTRY);
   g_signal_group_connect_swapped (self->selected_signals, "notify::snapshot",
