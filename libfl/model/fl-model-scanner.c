@@ -46,8 +46,12 @@ typedef struct
 
 /* The first rows of a large folder are shown before the whole of it is read: each chunk of a
  * first scan is merged as it is judged (only added: what is not in it yet stays). The first
- * chunk is small, to be quick; the others larger, to be few. */
-#define HAND_OVER_FIRST 1024
+ * chunk is about a screenful, to be quick; the others larger, to be few. A screenful, not more:
+ * a list view that is not yet shown (the Lock Inspector's is on a hidden page until rows come)
+ * makes a row of widgets for each item it is first given, some 3 ms each under Xvfb, so a first
+ * chunk of 1,024 kept the window busy for 0.6 s before it could show anything (64: 0.16-0.28 s;
+ * fl-inspector-bench, docs/performance.md). */
+#define HAND_OVER_FIRST 64
 #define HAND_OVER_CHUNK 8192
 
 void
