@@ -54,8 +54,12 @@ check_run_command (const FlctlArgs *args,
   for (guint i = 0; i < n_command; i++)
     g_assert_cmpstr (args->command_argv[i], ==, argv[separator + 1 + i]);
 
-  g_assert_cmpfloat (args->wait_s, >=, 0);
-  g_assert_cmpfloat (args->wait_s, <=, 1e9);
+  /* -w forever (or -1) is the one value below 0. */
+  if (args->wait_s != FLCTL_WAIT_FOREVER)
+    {
+      g_assert_cmpfloat (args->wait_s, >=, 0);
+      g_assert_cmpfloat (args->wait_s, <=, 1e9);
+    }
   g_assert_cmpint (args->conflict_exit_code, >=, 0);
   g_assert_cmpint (args->conflict_exit_code, <=, 255);
   g_assert_false (args->no_wait && args->wait_s != FLCTL_DEFAULT_WAIT_S);
