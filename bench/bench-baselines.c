@@ -201,23 +201,40 @@ excl_open (const char  *dir,
   return bench_locker_new (&bench_method_excl, dir, target_name, error);
 }
 
+/* One try at creating the lock: TRUE with *held saying whether it was ours, FALSE on an error
+ * other than EEXIST. */
+static gboolean
+excl_try (BenchLocker  *self,
+          gboolean     *held,
+          GError      **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  *held = write_pid_file (self, self->lock_name, &local);
+  if (*held)
+    return TRUE;
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (errno != EEXIST)
+    return set_errno_error (error, errno, "open", self->lock_name);
+  return TRUE;
+}
+
 static gboolean
 excl_acquire (BenchLocker  *self,
               GError      **error)
 {
   for (;;)
     {
-      g_autoptr(GError) local = NULL;
+      gboolean held;
 
-      if (write_pid_file (self, self->lock_name, &local))
+      if (!excl_try (self, &held, error))
+        return FALSE;
+      if (held)
         return TRUE;
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      if (errno != EEXIST)
-        return set_errno_error (error, errno, "open", self->lock_name);
       bench_sleep_ns (BENCH_POLL_NS);
     }
 }
@@ -272,18 +289,13 @@ excl_wake_acquire (BenchLocker  *self,
 {
   for (;;)
     {
-      g_autoptr(GError) local = NULL;
       struct pollfd pfd = { self->fd, POLLIN, 0 };
+      gboolean held;
 
-      if (write_pid_file (self, self->lock_name, &local))
+      if (!excl_try (self, &held, error))
+        return FALSE;
+      if (held)
         return TRUE;
-      if (local != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      if (errno != EEXIST)
-        return set_errno_error (error, errno, "open", self->lock_name);
       /* Held. The watch is armed for the locker's life, so a removal since that try is queued:
        * sleep until one comes. Queued events (our own releases, other names) could be old:
        * read them away and try once more first, which costs an uncontended cycle nothing. */
