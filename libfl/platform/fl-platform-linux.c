@@ -526,6 +526,91 @@ _fl_platform_file_is_remote (FlHandle file)
     }
 }
 
+/* The types are those of <linux/magic.h> (some are out of tree: ZFS, Lustre, AuFS). What each
+ * class means and how it was measured: docs/protocol.md, section 2, "Filesystems". */
+FlFsLocks
+_fl_platform_file_fs_locks (FlHandle file)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd_of (file), &sfs) < 0)
+    return FL_FS_LOCKS_UNPROVEN;
+
+  switch ((unsigned long) sfs.f_type)
+    {
+    case 0xEF53:      /* ext2, ext3, ext4 */
+    case 0x58465342:  /* XFS */
+    case 0x9123683E:  /* Btrfs */
+    case 0x01021994:  /* tmpfs */
+    case 0x858458F6:  /* ramfs */
+    case 0xF2F52010:  /* F2FS */
+    case 0x3153464A:  /* JFS */
+    case 0x52654973:  /* ReiserFS */
+    case 0xCA451A4E:  /* bcachefs */
+    case 0x2FC12FC1:  /* ZFS */
+      return FL_FS_LOCKS_CARRIED;
+
+    case 0x65735546:  /* FUSE (sshfs, bindfs, rclone, s3fs, virtiofs...) */
+    case 0x794C7630:  /* overlayfs */
+    case 0x61756673:  /* AuFS */
+    case 0xF15F:      /* eCryptfs */
+    case 0x6969:      /* NFS */
+    case 0xFF534D42:  /* CIFS */
+    case 0xFE534D42:  /* SMB2 */
+    case 0x517B:      /* SMB */
+    case 0x564C:      /* NCP */
+    case 0x6B414653:  /* AFS */
+    case 0x5346414F:  /* kAFS */
+    case 0x01021997:  /* 9P */
+    case 0x00C36400:  /* Ceph */
+    case 0x01161970:  /* GFS2 */
+    case 0x7461636F:  /* OCFS2 */
+    case 0x20030528:  /* OrangeFS */
+    case 0x0BD00BD0:  /* Lustre */
+    case 0x73757245:  /* Coda */
+      return FL_FS_LOCKS_UNTRUSTED;
+
+    default:
+      return FL_FS_LOCKS_UNPROVEN;
+    }
+}
+
+/* An OFD lock on the last byte a file can have: no content is ever there, flock() never meets
+ * it, and the lock belongs to the kernel inode, whatever its number says. */
+static struct flock
+inode_mark (short type)
+{
+  struct flock mark = { 0 };
+
+  mark.l_type = type;
+  mark.l_whence = SEEK_SET;
+  mark.l_start = INT64_MAX - 1;
+  mark.l_len = 1;
+  return mark;
+}
+
+int
+_fl_platform_inode_mark (FlHandle file,
+                         bool     set)
+{
+  struct flock mark = inode_mark (set ? F_WRLCK : F_UNLCK);
+
+  return fcntl (fd_of (file), F_OFD_SETLK, &mark) < 0 ? errno : 0;
+}
+
+int
+_fl_platform_inode_marked (FlHandle  file,
+                           bool     *seen)
+{
+  struct flock mark = inode_mark (F_RDLCK);
+
+  *seen = false;
+  if (fcntl (fd_of (file), F_OFD_GETLK, &mark) < 0)
+    return errno;
+  *seen = mark.l_type != F_UNLCK;
+  return 0;
+}
+
 int
 _fl_platform_dup (FlHandle  file,
                   FlHandle *out)

@@ -1122,6 +1122,31 @@ _fl_platform_file_is_remote (FlHandle file)
   return GetDriveTypeW (root) == DRIVE_REMOTE;
 }
 
+/* LockFileEx() locks belong to the NTFS file that every hard link names; a share's server
+ * decides for its own clients, and another client's view is not ours to trust. */
+FlFsLocks
+_fl_platform_file_fs_locks (FlHandle file)
+{
+  return _fl_platform_file_is_remote (file) ? FL_FS_LOCKS_UNTRUSTED : FL_FS_LOCKS_CARRIED;
+}
+
+/* Never needed: every Windows volume is FL_FS_LOCKS_CARRIED or _UNTRUSTED, where step A3b
+ * compares file identities. */
+int
+_fl_platform_inode_mark (FlHandle file,
+                         bool     set)
+{
+  return EOPNOTSUPP;
+}
+
+int
+_fl_platform_inode_marked (FlHandle  file,
+                           bool     *seen)
+{
+  *seen = false;
+  return EOPNOTSUPP;
+}
+
 int
 _fl_platform_dup (FlHandle  file,
                   FlHandle *out)

@@ -195,6 +195,31 @@ int         _fl_platform_write_all      (FlHandle         file,
 /* Whether the file is on a network or FUSE filesystem, where PIDs may be another machine's.
  * False when it cannot be told. */
 bool        _fl_platform_file_is_remote (FlHandle         file);
+/* What a free kernel lock on a file of this filesystem proves (docs/protocol.md, section 2,
+ * "Filesystems"). Decided by the filesystem's type, never by what one open shows. */
+typedef enum
+{
+  /* Local disk and memory filesystems: a kernel lock belongs to the one inode that every name
+   * of the file and every opener reaches, so a free one means nobody holds it. */
+  FL_FS_LOCKS_CARRIED,
+  /* Not known either way: a holder checks after the link that its lock is seen through the
+   * lock's name (step A3b), and says so in its identity. */
+  FL_FS_LOCKS_UNPROVEN,
+  /* FUSE, overlayfs, network and cluster filesystems: a hard link or another mount of the same
+   * file may be another kernel inode, so a free kernel lock proves nothing. */
+  FL_FS_LOCKS_UNTRUSTED,
+} FlFsLocks;
+
+FlFsLocks   _fl_platform_file_fs_locks  (FlHandle         file);
+/* A mark on the inode @file is open on, which another handle can look for (step A3b): whether
+ * a name reaches the very inode a lock was taken on, asked of the kernel rather than of inode
+ * numbers (a FUSE hard link may be another kernel inode with the same number). Nobody else
+ * takes it: libfl's own probes are flock()s. EOPNOTSUPP where there is none. */
+int         _fl_platform_inode_mark     (FlHandle         file,
+                                         bool             set);
+/* *@seen: whether the inode @file is open on carries a mark set through another handle. */
+int         _fl_platform_inode_marked   (FlHandle         file,
+                                         bool            *seen);
 /* A second handle on the same open file (sharing its kernel lock), close-on-exec, >= 3. */
 int         _fl_platform_dup            (FlHandle         file,
                                          FlHandle        *out);

@@ -36,6 +36,7 @@ typedef struct
   FlNameInfo     name_info;
   FlEntryKind    kind;
   gboolean       remote;          /* on a network or FUSE filesystem */
+  FlFsLocks      fs_locks;        /* what a free kernel lock proves on its filesystem */
 
   char           content[FL_CONTENT_MAX + 1];
   gsize          content_len;

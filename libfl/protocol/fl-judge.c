@@ -90,20 +90,24 @@ probe_process (FlLockState *self,
     _fl_process_probe (self->pid, FALSE, &self->process);
 }
 
-/* One question per filesystem rather than per file: a thread remembers the last one. */
-static gboolean
-fd_is_remote (FlLockState *self)
+/* Two questions per filesystem rather than per file: a thread remembers the last one's
+ * answers (whose PIDs its locks may hold, and what its kernel locks prove). */
+static void
+note_filesystem (FlLockState *self)
 {
   static _Thread_local guint64 last_dev;
   static _Thread_local gboolean last_known, last_remote;
+  static _Thread_local FlFsLocks last_fs_locks;
 
   if (!last_known || last_dev != self->info.id.dev)
     {
       last_remote = _fl_platform_file_is_remote (self->fd);
+      last_fs_locks = _fl_platform_file_fs_locks (self->fd);
       last_dev = self->info.id.dev;
       last_known = TRUE;
     }
-  return last_remote;
+  self->remote = last_remote;
+  self->fs_locks = last_fs_locks;
 }
 
 static void
@@ -486,11 +490,17 @@ judge_lock (FlLockState         *self,
 
   if (self->pid > 0)
     probe_process (self, mode);
-  self->remote = fd_is_remote (self);
+  if (self->fd != FL_HANDLE_NONE)
+    note_filesystem (self);
   _fl_lock_state_read_identity (self);
 
+  /* A free kernel lock proves the holder gone only where the holder said it took one that
+   * every opener of the name sees (its identity's flag, step A3b), and only where this
+   * filesystem does not give another mount or link of the file another kernel inode: through
+   * an overlayfs or FUSE mount of a directory whose holder locked through the lower one, the
+   * holder's lock is not ours to see (docs/protocol.md, section 2, "Filesystems"). */
   if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
-      self->identity.kernel_lock)
+      self->identity.kernel_lock && self->fs_locks != FL_FS_LOCKS_UNTRUSTED)
     {
       gboolean here = same_machine_and_namespace (self, &elsewhere);
 
@@ -568,6 +578,19 @@ judge_lock (FlLockState         *self,
     }
 
   judge_pid (self, now_us, FALSE);
+  if (!self->stale && self->kernel_lock == FL_KERNEL_LOCK_FREE &&
+      self->fs_locks == FL_FS_LOCKS_UNTRUSTED)
+    {
+      /* TRANSLATORS: %s is why the holder is alive, such as "the holder PID 18583 (db-writer)
+       * is running" */
+      char *unseen = g_strdup_printf (_("%s; a kernel lock is not seen through this filesystem "
+                                        "(FUSE, overlayfs or a network filesystem: another "
+                                        "mount or link of the file may be another inode), so "
+                                        "libfl goes by the PID, as the original module does"),
+                                      self->reason);
+      g_free (self->reason);
+      self->reason = unseen;
+    }
 }
 
 static void

@@ -16,6 +16,11 @@ typedef struct
   FlHandle  fd;    /* the kernel lock (exclusive) is held on it from creation on */
   char     *name;  /* NULL for an unnamed file (O_TMPFILE), which has none until it is the lock */
   int       pid;   /* the PID it holds: this process's, read once while it was made */
+  /* Whether step A3b must look through the lock's name after the link: the kernel lock was
+   * taken on a filesystem not known to carry it to every name (FL_FS_LOCKS_CARRIED). */
+  gboolean  check_name;
+  gboolean  marked;   /* the inode mark of step A3b is set on fd */
+  FlFsLocks fs_locks;
 } FlTemp;
 
 typedef enum
@@ -40,7 +45,9 @@ gboolean     _fl_temp_create    (FlTemp            *temp,
                                  GCancellable      *cancellable,
                                  GError           **error);
 
-/* Step A3: link it to T.lock; a named temp is removed once linked. */
+/* Step A3: link it to T.lock; a named temp is removed once linked. Then step A3b, where the
+ * filesystem may give the name another kernel inode: @temp->fd may become a handle on the
+ * lock opened through its name, holding the kernel lock that others will see. */
 FlLinkResult _fl_temp_link      (FlTemp            *temp,
                                  FlDir             *dir,
                                  const FlLockPath  *lp,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include <glib/gi18n-lib.h>
 
@@ -193,9 +194,17 @@ _fl_temp_create (FlTemp           *temp,
       }
     }
 
+  /* The identity says "kernel lock" only where a free one will prove the holder gone: on a
+   * filesystem that carries it to every name and opener. Elsewhere it says 0 from the start,
+   * so that no judge trusts a free kernel lock in the moment between the link and step A3b
+   * (docs/protocol.md, section 2, "Filesystems"). */
+  temp->fs_locks = kernel_lock ? _fl_platform_file_fs_locks (temp->fd) : FL_FS_LOCKS_UNTRUSTED;
+  temp->check_name = kernel_lock && temp->fs_locks != FL_FS_LOCKS_CARRIED;
+  temp->marked = temp->check_name && _fl_platform_inode_mark (temp->fd, TRUE) == 0;
+
   /* One getpid() for the content, the identity and the owner (temp->pid): a fork in another
    * thread does not change this process's PID, and the child does not run this thread. */
-  if (kernel_lock)
+  if (kernel_lock && temp->fs_locks == FL_FS_LOCKS_CARRIED)
     record_len = _fl_process_self_identity_record (&identity, record, sizeof record);
   else
     {
@@ -222,6 +231,91 @@ _fl_temp_create (FlTemp           *temp,
 }
 
 
+/* Whether @file holds @pid's content: the lock just linked, not someone else's. */
+static gboolean
+holds_pid (FlHandle file,
+           int      pid)
+{
+  char want[16], got[16];
+  gsize len = (gsize) g_snprintf (want, sizeof want, "%d", pid);
+  size_t n;
+
+  return _fl_platform_read_head (file, got, sizeof got, &n) == 0 && n == len &&
+         memcmp (got, want, len) == 0;
+}
+
+/* Whether the file opened through the lock's name is the very inode we lock: asked of the
+ * kernel through the mark where there is one; else by file identity alone, which a FUSE hard
+ * link may share with another kernel inode (so "the same" is then only probably so). */
+static gboolean
+name_reaches_our_inode (FlTemp   *temp,
+                        FlHandle  named,
+                        gboolean *proven)
+{
+  FlFileInfo ours, theirs;
+  bool seen;
+
+  *proven = FALSE;
+  if (_fl_platform_file_info (temp->fd, &ours) != 0 ||
+      _fl_platform_file_info (named, &theirs) != 0)
+    return TRUE;  /* cannot tell: leave everything as it is */
+  if (!fl_file_id_equal (&ours.id, &theirs.id))
+    return FALSE;
+  if (temp->marked && _fl_platform_inode_marked (named, &seen) == 0)
+    {
+      *proven = seen;
+      return seen;
+    }
+  return TRUE;
+}
+
+/* Step A3b (docs/protocol.md, section 2, "Filesystems"): where the filesystem is not known to
+ * keep one kernel inode for every name of a file, does the lock's name reach the inode whose
+ * kernel lock we hold? If it does not (a FUSE hard link: bindfs, sshfs), our lock is seen by
+ * nobody: the file opened through the name becomes the lock's handle, with a kernel lock of its
+ * own that others opening T.lock through this mount meet, and an inode that stays the name's
+ * while it is open (sshfs numbers a file by its name's lookup: section 3a and the release
+ * compare against it). The identity keeps saying 0 on such a filesystem. Only where the name
+ * was proven to reach our very inode on a filesystem of unknown type does it say 1. */
+static void
+lock_through_name (FlTemp           *temp,
+                   FlDir            *dir,
+                   const FlLockPath *lp)
+{
+  FlHandle named;
+  gboolean proven = FALSE;
+
+  if (_fl_platform_open_read (dir, lp->lock_name, &named) != 0)
+    goto out;  /* gone already: section 3a's look finds out */
+  if (!holds_pid (named, temp->pid) || name_reaches_our_inode (temp, named, &proven))
+    {
+      _fl_platform_close (named);
+      if (proven && temp->fs_locks == FL_FS_LOCKS_UNPROVEN)
+        {
+          FlIdentity identity;
+          char record[FL_IDENTITY_MAX];
+          gsize len = _fl_process_self_identity_record (&identity, record, sizeof record);
+
+          if (len > 0 && identity.pid == temp->pid)
+            _fl_platform_identity_set (temp->fd, record, len);
+        }
+      goto out;
+    }
+
+  /* Another kernel inode. A prober of the name may hold LOCK_SH or LOCK_EX on it for a moment
+   * (step A2's brief asks); one that never lets go leaves the name without our kernel lock,
+   * which costs nothing a judge trusts here: it goes by the PID on such a filesystem. */
+  lock_temp (named);
+  _fl_platform_close (temp->fd);
+  temp->fd = named;
+  temp->marked = FALSE;  /* the mark went with the temp's handle */
+
+out:
+  if (temp->marked)
+    _fl_platform_inode_mark (temp->fd, FALSE);
+  temp->marked = FALSE;
+}
+
 /* Step A3 */
 FlLinkResult
 _fl_temp_link (FlTemp           *temp,
@@ -242,6 +336,8 @@ _fl_temp_link (FlTemp           *temp,
       if (temp->name != NULL)
         _fl_platform_unlink (dir, temp->name);
       g_clear_pointer (&temp->name, g_free);
+      if (temp->check_name)
+        lock_through_name (temp, dir, lp);
       return FL_LINK_HELD;
     }
 
