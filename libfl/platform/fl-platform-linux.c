@@ -336,6 +336,16 @@ _fl_platform_open_read (FlDir      *dir,
   return fd < 0 ? errno : 0;
 }
 
+/* Exactly 0644 whatever the umask (docs/protocol.md, section 1): a peer of another user (the
+ * Node module) that cannot read the PID falls back to its mtime rule and takes over a live
+ * lock. Best effort: where the filesystem has no modes (vfat, some FUSE mounts) fchmod() fails
+ * and the mount's options decide, as they do for every file there. */
+static void
+readable_by_all (int fd)
+{
+  (void) fchmod (fd, 0644);
+}
+
 int
 _fl_platform_create_excl (FlDir      *dir,
                           const char *name,
@@ -345,7 +355,10 @@ _fl_platform_create_excl (FlDir      *dir,
                    O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 
   *out = fd;
-  return fd < 0 ? errno : 0;
+  if (fd < 0)
+    return errno;
+  readable_by_all (fd);
+  return 0;
 }
 
 int
@@ -356,7 +369,10 @@ _fl_platform_create_unnamed (FlDir    *dir,
 
   *out = fd;
   if (fd >= 0)
-    return 0;
+    {
+      readable_by_all (fd);
+      return 0;
+    }
   /* Old kernels and filesystems without O_TMPFILE say one of these: no unnamed files here. */
   if (errno == EISDIR || errno == EINVAL || errno == ENOENT)
     return EOPNOTSUPP;

@@ -822,6 +822,8 @@ _fl_platform_create_excl (FlDir      *dir,
 
   if (path == NULL)
     return err;
+  /* Readable by every peer needs nothing here: Windows has no umask, and the new file takes
+   * the directory's inheritable ACL, the same for every file libfl or the module creates. */
   h = open_path (path, GENERIC_READ | GENERIC_WRITE | DELETE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL);
   err = h == INVALID_HANDLE_VALUE ? last_error () : 0;
   free (path);

@@ -142,11 +142,13 @@ int         _fl_platform_stat_path      (const char      *path,
 int         _fl_platform_open_read      (FlDir           *dir,
                                          const char      *name,
                                          FlHandle        *out);
-/* Creates @name, which must not exist (EEXIST), for reading and writing, mode 0644. */
+/* Creates @name, which must not exist (EEXIST), for reading and writing, readable by every
+ * user whatever the creator's umask (mode 0644 on Linux). */
 int         _fl_platform_create_excl    (FlDir           *dir,
                                          const char      *name,
                                          FlHandle        *out);
-/* Creates a file in @dir with no name yet (Linux O_TMPFILE): EOPNOTSUPP where none exists. */
+/* Creates a file in @dir with no name yet (Linux O_TMPFILE), readable as create_excl's:
+ * EOPNOTSUPP where none exists. */
 int         _fl_platform_create_unnamed (FlDir           *dir,
                                          FlHandle        *out);
 
