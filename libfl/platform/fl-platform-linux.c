@@ -1241,6 +1241,9 @@ _fl_platform_self_uid (void)
   return (int64_t) geteuid ();
 }
 
+/* PROC_TIME_INIT_INO of the kernel's include/linux/proc_ns.h: the initial time namespace. */
+#define INIT_TIME_NS_INO 0xEFFFFFFAu
+
 void
 _fl_platform_self (FlPlatformSelf *self)
 {
@@ -1273,7 +1276,15 @@ _fl_platform_self (FlPlatformSelf *self)
     }
 
   if (stat ("/proc/self/ns/pid", &st) == 0)
-    self->pidns = st.st_ino;
+    {
+      self->pidns = st.st_ino;
+      /* /proc/PID/stat's start time is counted in the reader's time namespace. A kernel
+       * without time namespaces (before 5.6) has one clock for all: the initial one's. */
+      if (stat ("/proc/self/ns/time", &st) == 0)
+        self->timens = st.st_ino;
+      else if (errno == ENOENT)
+        self->timens = INIT_TIME_NS_INO;
+    }
 
   if (gethostname (self->host_name, sizeof self->host_name) != 0)
     self->host_name[0] = '\0';

@@ -1442,6 +1442,8 @@ _fl_platform_self (FlPlatformSelf *self)
   memset (self, 0, sizeof *self);
   fill_times (GetCurrentProcess (), &info);
   self->start_ticks = info.start_ticks;
+  /* Creation times are absolute (FILETIME): every process reads them on one clock. */
+  self->timens = 1;
   boot_id (self->boot_id, sizeof self->boot_id);
   if (GetComputerNameExW (ComputerNameDnsHostname, host, &n) &&
       !wide_to_utf8 (host, self->host_name, sizeof self->host_name))

@@ -335,7 +335,9 @@ typedef struct
   uint64_t start_ticks;    /* as FlProcessInfo.start_ticks */
   char     boot_id[40];    /* this boot of this machine, lowercase hex */
   uint64_t pidns;          /* PID namespace */
-  char     host_name[72];
+  uint64_t timens;         /* the clock namespace start_ticks are counted in; the same value
+                            * for every process whose start ticks can be compared */
+  char     host_name[72];  /* for other programs' lock files that record one */
 } FlPlatformSelf;
 
 void        _fl_platform_self           (FlPlatformSelf  *self);
