@@ -1,0 +1,249 @@
+/* test-namespaces.c: holders in other time and UTS namespaces are judged by what their
+ * identity can prove here (issue 29, point 4; docs/protocol.md, section 2)
+ *
+ * /proc/PID/stat's start time is counted in the reader's time namespace, so a holder started
+ * under `unshare --time --boottime 86400` recorded ticks that a judge on the host never reads
+ * back: they prove nothing, and a live holder is alive, never reused. A host name proves
+ * nothing either: a holder that ran with another one (`unshare --uts`) on this machine and
+ * died leaves a stale lock. Real processes, started by unshare(1); root only.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <libfl/fl.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fl-content-private.h"
+#include "fl-process-private.h"
+#include "fl-test-counter.h"
+#include "fl-test-util.h"
+#include "platform/fl-platform-linux.h"
+
+#define BOOTTIME_OFFSET_S 86400
+
+/* Skips the test unless unshare(1) can make the namespace @flag asks for. */
+static gboolean
+can_unshare (const char *flag)
+{
+  const char *argv[] = { "unshare", flag, "--fork", "true", NULL };
+  int status = -1;
+
+  if (!fl_test_is_root ())
+    {
+      g_test_skip ("needs root, to make namespaces with unshare(1)");
+      return FALSE;
+    }
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, NULL, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_test_skip_printf ("unshare %s does not work here", flag);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* `fl-worker VERB [TARGET]` in a new time namespace whose boot clock is a day ahead; its first
+ * line ("held PID", "ready PID") names the worker, unshare's child. */
+static FlTestProc *
+spawn_in_time_ns (const char *verb,
+                  const char *target,
+                  int        *pid)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { "/usr/bin/env", "unshare", "--time", "--boottime",
+                         G_STRINGIFY (BOOTTIME_OFFSET_S), "--fork", "--kill-child", worker, verb,
+                         target, NULL };
+  FlTestProc *proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_autofree char *line = fl_test_proc_read_line (proc, fl_test_deadline_ms (10000));
+  g_autofree char *prefix = g_strdup_printf ("%s ", strcmp (verb, "hold") == 0 ? "held" : "ready");
+
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, prefix));
+  *pid = atoi (line + strlen (prefix));
+  g_assert_cmpint (*pid, >, 0);
+  g_assert_cmpint (*pid, !=, proc->pid);
+  return proc;
+}
+
+static FlSnapshot *
+snapshot_of (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  FlSnapshot *snapshot = fl_snapshot_new (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_test_message ("%s: %s", path, fl_snapshot_get_reason (snapshot));
+  return snapshot;
+}
+
+/* Neither reuse nor an exit is claimed for a process that runs. */
+static void
+assert_not_called_gone (FlSnapshot *snapshot)
+{
+  const char *reason = fl_snapshot_get_reason (snapshot);
+
+  g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
+  g_assert_false (fl_snapshot_get_stale (snapshot));
+  g_assert_null (strstr (reason, "reused"));
+  g_assert_null (strstr (reason, "exited"));
+  g_assert_null (strstr (reason, "inherited"));
+}
+
+/* A libfl holder in another time namespace, with its kernel lock: held, and named. */
+static void
+test_time_held (FlTestDir     *fx,
+                gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autofree char *named = NULL;
+  int pid;
+
+  if (!can_unshare ("--time"))
+    return;
+  holder = spawn_in_time_ns ("hold", fx->target, &pid);
+
+  snapshot = snapshot_of (fx->lock);
+  assert_not_called_gone (snapshot);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, pid);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_HELD);
+  named = g_strdup_printf ("held: PID %d (", pid);
+  g_assert_true (g_str_has_prefix (fl_snapshot_get_reason (snapshot), named));
+  g_assert_cmpstr (fl_snapshot_get_process_name (snapshot), ==, "fl-worker");
+
+  fl_test_holder_release (holder);
+}
+
+/* Where there is no kernel lock to go by (an identity that says none was taken, as where flock
+ * fails): the start ticks of a live process in another time namespace prove no reuse, so it
+ * is alive and its lock is not taken over. The identity is the one that process's libfl would
+ * write: its own boot-clock ticks and its time namespace. */
+static void
+test_time_no_kernel_lock (FlTestDir     *fx,
+                          gconstpointer  data)
+{
+  g_autoptr(FlTestProc) proc = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *content = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *ns = NULL;
+  FlIdentity identity;
+  char record[FL_IDENTITY_MAX];
+  unsigned long long start = 0;
+  unsigned long flags;
+  struct stat st;
+  gsize len;
+  char state;
+  int pid;
+
+  if (!can_unshare ("--time"))
+    return;
+  proc = spawn_in_time_ns ("wait", NULL, &pid);
+
+  content = g_strdup_printf ("%d", pid);
+  fl_test_write (fx->lock, content, -1);
+  g_assert_cmpint (fl_test_read_proc_stat (pid, &state, &flags, &start), !=, 0);
+  ns = g_strdup_printf ("/proc/%d/ns/time", pid);
+  g_assert_cmpint (stat (ns, &st), ==, 0);
+  _fl_process_self_identity (&identity);
+  g_assert_cmpuint (identity.timens, !=, st.st_ino);
+  identity.pid = pid;
+  identity.start_ticks = start + (guint64) BOOTTIME_OFFSET_S * (guint64) sysconf (_SC_CLK_TCK);
+  identity.timens = st.st_ino;
+  identity.kernel_lock = FALSE;
+  len = _fl_identity_format (&identity, record, sizeof record);
+  g_assert_cmpuint (len, >, 0);
+  if (setxattr (fx->lock, FL_IDENTITY_XATTR, record, len, 0) < 0)
+    {
+      g_test_skip ("no user xattrs here");
+      return;
+    }
+
+  snapshot = snapshot_of (fx->lock);
+  assert_not_called_gone (snapshot);
+  g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, pid);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_FREE);
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "another time namespace"));
+
+  lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_assert_null (lock);
+  g_assert_error (error, FL_ERROR, FL_ERROR_BUSY);
+  after = fl_test_read (fx->lock, NULL);
+  g_assert_cmpstr (after, ==, content);
+}
+
+/* Rewrites the identity of @path with kernel lock 0, as a holder that could not take one
+ * would have written it. */
+static void
+drop_kernel_lock_field (const char *path)
+{
+  char buf[FL_IDENTITY_MAX];
+  ssize_t n = getxattr (path, FL_IDENTITY_XATTR, buf, sizeof buf - 1);
+  g_auto(GStrv) fields = NULL;
+  g_autofree char *value = NULL;
+
+  g_assert_cmpint (n, >, 0);
+  buf[n] = '\0';
+  fields = g_strsplit (buf, " ", 8);
+  g_assert_cmpuint (g_strv_length (fields), ==, 7);
+  g_assert_cmpstr (fields[5], ==, "1");
+  g_free (fields[5]);
+  fields[5] = g_strdup ("0");
+  value = g_strjoinv (" ", fields);
+  g_assert_cmpint (setxattr (path, FL_IDENTITY_XATTR, value, strlen (value), 0), ==, 0);
+}
+
+/* A holder with another host name, on this machine (same boot, same PID namespace), killed:
+ * its lock is stale, with or without a kernel lock to go by. */
+static void
+test_uts_dead (FlTestDir     *fx,
+               gconstpointer  data)
+{
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  const char *argv[] = { "/usr/bin/env", "unshare", "--uts", "/bin/sh", "-c",
+                         "hostname libfl-test-other-host && exec \"$0\" hold \"$1\"", worker,
+                         fx->target, NULL };
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *expected = NULL;
+  int pid;
+
+  if (!can_unshare ("--uts"))
+    return;
+  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
+  pid = holder->pid;  /* unshare without --fork execs: one process all along */
+  expected = g_strdup_printf ("held %d", pid);
+  g_assert_cmpstr (line, ==, expected);
+  fl_test_proc_kill (holder);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(FlSnapshot) snapshot = NULL;
+
+      if (i == 1)
+        drop_kernel_lock_field (fx->lock);
+      snapshot = snapshot_of (fx->lock);
+      g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, pid);
+      g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+      g_assert_true (fl_snapshot_get_stale (snapshot));
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  FL_TEST_ADD ("/libfl/namespaces/time-held", NULL, test_time_held);
+  FL_TEST_ADD ("/libfl/namespaces/time-no-kernel-lock", NULL, test_time_no_kernel_lock);
+  FL_TEST_ADD ("/libfl/namespaces/uts-dead", NULL, test_uts_dead);
+  return g_test_run ();
+}
