@@ -5,15 +5,19 @@
  * under `unshare --time --boottime 86400` recorded ticks that a judge on the host never reads
  * back: they prove nothing, and a live holder is alive, never reused. A host name proves
  * nothing either: a holder that ran with another one (`unshare --uts`) on this machine and
- * died leaves a stale lock. Real processes, started by unshare(1); root only.
+ * died leaves a stale lock; but over a network or FUSE filesystem another boot id may be
+ * another machine (bindfs stands in for one). Real processes, started by unshare(1); root only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <libfl/fl.h>
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -233,6 +237,110 @@ test_uts_dead (FlTestDir     *fx,
     }
 }
 
+#define FUSE_SUPER_MAGIC 0x65735546
+
+static gboolean
+is_fuse_cb (gpointer data)
+{
+  struct statfs st;
+
+  return statfs (data, &st) == 0 && st.f_type == FUSE_SUPER_MAGIC;
+}
+
+/* @fx's directory seen through bindfs at DIR/mirror, in a mount namespace of this process's own,
+ * so that nothing stays mounted whatever happens; NULL (skipped) where that cannot be. */
+static FlTestProc *
+mount_mirror (FlTestDir  *fx,
+              char      **mirror)
+{
+  g_autofree char *bindfs = g_find_program_in_path ("bindfs");
+  g_autofree char *real = g_build_filename (fx->dir, "real", NULL);
+  FlTestProc *proc;
+
+  *mirror = g_build_filename (fx->dir, "mirror", NULL);
+  if (!fl_test_is_root () || bindfs == NULL || !g_file_test ("/dev/fuse", G_FILE_TEST_EXISTS) ||
+      unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    {
+      g_test_skip ("needs root, bindfs, /dev/fuse and a mount namespace");
+      return NULL;
+    }
+  g_assert_cmpint (mkdir (real, 0755), ==, 0);
+  g_assert_cmpint (mkdir (*mirror, 0755), ==, 0);
+  {
+    const char *argv[] = { bindfs, "-f", real, *mirror, NULL };
+
+    proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  }
+  g_assert_true (fl_test_wait_until (is_fuse_cb, *mirror, 10000));
+  return proc;
+}
+
+/* A lock of a live PID whose identity names another boot id: through the mirror (remote) the
+ * PID may be another machine's, so unknown, never stale, with or without a kernel lock field;
+ * on the local filesystem below, an earlier boot of this machine, so reused. Dropping the host
+ * name from the identity must not make "another machine" "reused". */
+static void
+test_remote_other_boot (FlTestDir     *fx,
+                        gconstpointer  data)
+{
+  g_autoptr(FlTestProc) waiting = fl_test_spawn_waiting ();
+  g_autoptr(FlTestProc) bindfs = NULL;
+  g_autofree char *mirror = NULL;
+  g_autofree char *real_lock = NULL;
+  g_autofree char *content = g_strdup_printf ("%d", (int) waiting->pid);
+  FlIdentity identity;
+  char record[FL_IDENTITY_MAX];
+  unsigned long long start = 0;
+  unsigned long flags;
+  char state;
+
+  bindfs = mount_mirror (fx, &mirror);
+  if (bindfs == NULL)
+    return;
+  real_lock = g_build_filename (fx->dir, "real", "target.lock", NULL);
+  fl_test_write (real_lock, content, -1);
+  g_assert_cmpint (fl_test_read_proc_stat (waiting->pid, &state, &flags, &start), !=, 0);
+  _fl_process_self_identity (&identity);
+  g_assert_cmpstr (identity.boot_id, !=, "");
+  identity.pid = waiting->pid;
+  identity.start_ticks = start;
+  identity.boot_id[0] = identity.boot_id[0] == '0' ? '1' : '0';
+
+  for (int kernel_lock = 0; kernel_lock <= 1; kernel_lock++)
+    {
+      g_autofree char *mirror_lock = g_build_filename (mirror, "target.lock", NULL);
+      g_autoptr(FlSnapshot) remote = NULL;
+      g_autoptr(FlSnapshot) local = NULL;
+      gsize len;
+
+      identity.kernel_lock = kernel_lock;
+      len = _fl_identity_format (&identity, record, sizeof record);
+      if (setxattr (real_lock, FL_IDENTITY_XATTR, record, len, 0) < 0)
+        {
+          g_test_skip ("no user xattrs here");
+          break;
+        }
+
+      remote = snapshot_of (mirror_lock);
+      g_assert_cmpint (fl_snapshot_get_pid (remote), ==, waiting->pid);
+      g_assert_cmpint (fl_snapshot_get_liveness (remote), ==, FL_LIVENESS_UNKNOWN);
+      g_assert_false (fl_snapshot_get_stale (remote));
+      g_assert_nonnull (strstr (fl_snapshot_get_reason (remote), "another boot or machine"));
+
+      local = snapshot_of (real_lock);
+      g_assert_cmpint (fl_snapshot_get_liveness (local), ==, FL_LIVENESS_REUSED);
+      g_assert_true (fl_snapshot_get_stale (local));
+    }
+
+  {
+    const char *argv[] = { "fusermount", "-u", mirror, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                 NULL, NULL, NULL, NULL));
+  }
+  g_assert_true (fl_test_proc_wait (bindfs, fl_test_deadline_ms (10000)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -241,5 +349,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/namespaces/time-held", NULL, test_time_held);
   FL_TEST_ADD ("/libfl/namespaces/time-no-kernel-lock", NULL, test_time_no_kernel_lock);
   FL_TEST_ADD ("/libfl/namespaces/uts-dead", NULL, test_uts_dead);
+  /* Last: it moves this process into a mount namespace of its own. */
+  FL_TEST_ADD ("/libfl/namespaces/remote-other-boot", NULL, test_remote_other_boot);
   return g_test_run ();
 }
