@@ -98,6 +98,38 @@ assert_not_called_gone (FlSnapshot *snapshot)
   g_assert_null (strstr (reason, "inherited"));
 }
 
+/* The identity @pid's libfl would write if it ran in this process's namespaces: its start
+ * ticks as read here, no kernel lock. */
+static void
+identity_of (int         pid,
+             FlIdentity *identity)
+{
+  unsigned long long start = 0;
+  unsigned long flags;
+  char state;
+
+  g_assert_cmpint (fl_test_read_proc_stat (pid, &state, &flags, &start), !=, 0);
+  _fl_process_self_identity (identity);
+  identity->pid = pid;
+  identity->start_ticks = start;
+  identity->kernel_lock = FALSE;
+}
+
+/* FALSE, the test skipped, where the filesystem has no user xattrs. */
+static gboolean
+set_identity (const char       *path,
+              const FlIdentity *identity)
+{
+  char record[FL_IDENTITY_MAX];
+  gsize len = _fl_identity_format (identity, record, sizeof record);
+
+  g_assert_cmpuint (len, >, 0);
+  if (setxattr (path, FL_IDENTITY_XATTR, record, len, 0) == 0)
+    return TRUE;
+  g_test_skip ("no user xattrs here");
+  return FALSE;
+}
+
 /* A libfl holder in another time namespace, with its kernel lock: held, and named. */
 static void
 test_time_held (FlTestDir     *fx,
@@ -139,12 +171,7 @@ test_time_no_kernel_lock (FlTestDir     *fx,
   g_autofree char *after = NULL;
   g_autofree char *ns = NULL;
   FlIdentity identity;
-  char record[FL_IDENTITY_MAX];
-  unsigned long long start = 0;
-  unsigned long flags;
   struct stat st;
-  gsize len;
-  char state;
   int pid;
 
   if (!can_unshare ("--time"))
@@ -153,22 +180,15 @@ test_time_no_kernel_lock (FlTestDir     *fx,
 
   content = g_strdup_printf ("%d", pid);
   fl_test_write (fx->lock, content, -1);
-  g_assert_cmpint (fl_test_read_proc_stat (pid, &state, &flags, &start), !=, 0);
   ns = g_strdup_printf ("/proc/%d/ns/time", pid);
   g_assert_cmpint (stat (ns, &st), ==, 0);
-  _fl_process_self_identity (&identity);
+  identity_of (pid, &identity);
   g_assert_cmpuint (identity.timens, !=, st.st_ino);
-  identity.pid = pid;
-  identity.start_ticks = start + (guint64) BOOTTIME_OFFSET_S * (guint64) sysconf (_SC_CLK_TCK);
+  /* What it reads in its own namespace, whose boot clock is a day ahead. */
+  identity.start_ticks += (guint64) BOOTTIME_OFFSET_S * (guint64) sysconf (_SC_CLK_TCK);
   identity.timens = st.st_ino;
-  identity.kernel_lock = FALSE;
-  len = _fl_identity_format (&identity, record, sizeof record);
-  g_assert_cmpuint (len, >, 0);
-  if (setxattr (fx->lock, FL_IDENTITY_XATTR, record, len, 0) < 0)
-    {
-      g_test_skip ("no user xattrs here");
-      return;
-    }
+  if (!set_identity (fx->lock, &identity))
+    return;
 
   snapshot = snapshot_of (fx->lock);
   assert_not_called_gone (snapshot);
@@ -289,21 +309,14 @@ test_remote_other_boot (FlTestDir     *fx,
   g_autofree char *real_lock = NULL;
   g_autofree char *content = g_strdup_printf ("%d", (int) waiting->pid);
   FlIdentity identity;
-  char record[FL_IDENTITY_MAX];
-  unsigned long long start = 0;
-  unsigned long flags;
-  char state;
 
   bindfs = mount_mirror (fx, &mirror);
   if (bindfs == NULL)
     return;
   real_lock = g_build_filename (fx->dir, "real", "target.lock", NULL);
   fl_test_write (real_lock, content, -1);
-  g_assert_cmpint (fl_test_read_proc_stat (waiting->pid, &state, &flags, &start), !=, 0);
-  _fl_process_self_identity (&identity);
+  identity_of (waiting->pid, &identity);
   g_assert_cmpstr (identity.boot_id, !=, "");
-  identity.pid = waiting->pid;
-  identity.start_ticks = start;
   identity.boot_id[0] = identity.boot_id[0] == '0' ? '1' : '0';
 
   for (int kernel_lock = 0; kernel_lock <= 1; kernel_lock++)
@@ -311,15 +324,10 @@ test_remote_other_boot (FlTestDir     *fx,
       g_autofree char *mirror_lock = g_build_filename (mirror, "target.lock", NULL);
       g_autoptr(FlSnapshot) remote = NULL;
       g_autoptr(FlSnapshot) local = NULL;
-      gsize len;
 
       identity.kernel_lock = kernel_lock;
-      len = _fl_identity_format (&identity, record, sizeof record);
-      if (setxattr (real_lock, FL_IDENTITY_XATTR, record, len, 0) < 0)
-        {
-          g_test_skip ("no user xattrs here");
-          break;
-        }
+      if (!set_identity (real_lock, &identity))
+        break;
 
       remote = snapshot_of (mirror_lock);
       g_assert_cmpint (fl_snapshot_get_pid (remote), ==, waiting->pid);
