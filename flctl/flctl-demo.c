@@ -227,12 +227,12 @@ write_reused_identity (Demo       *demo,
   if (n <= 0)
     return FALSE;
   buf[n] = '\0';
-  /* "1 <pid> <start ticks, hex> <boot id> <pidns> <kernel lock> <host>" */
+  /* "2 <pid> <start ticks, hex> <boot id> <pidns> <kernel lock> <time namespace>" */
   fields = g_strsplit (buf, " ", 8);
   if (g_strv_length (fields) != 7)
     return FALSE;
   ticks = g_ascii_strtoull (fields[2], NULL, 16);
-  value = g_strdup_printf ("1 %s %" G_GINT64_MODIFIER "x %s %s 0 %s", fields[1],
+  value = g_strdup_printf ("2 %s %" G_GINT64_MODIFIER "x %s %s 0 %s", fields[1],
                            ticks > 0 ? ticks - 1 : ticks + 1, fields[3], fields[4], fields[6]);
   return setxattr (path, "user.libfl.holder", value, strlen (value), 0) == 0;
 }

@@ -336,6 +336,16 @@ _fl_platform_open_read (FlDir      *dir,
   return fd < 0 ? errno : 0;
 }
 
+/* Exactly 0644 whatever the umask (docs/protocol.md, section 1): a peer of another user (the
+ * Node module) that cannot read the PID falls back to its mtime rule and takes over a live
+ * lock. Best effort: where the filesystem has no modes (vfat, some FUSE mounts) fchmod() fails
+ * and the mount's options decide, as they do for every file there. */
+static void
+readable_by_all (int fd)
+{
+  (void) fchmod (fd, 0644);
+}
+
 int
 _fl_platform_create_excl (FlDir      *dir,
                           const char *name,
@@ -345,7 +355,10 @@ _fl_platform_create_excl (FlDir      *dir,
                    O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 
   *out = fd;
-  return fd < 0 ? errno : 0;
+  if (fd < 0)
+    return errno;
+  readable_by_all (fd);
+  return 0;
 }
 
 int
@@ -356,7 +369,10 @@ _fl_platform_create_unnamed (FlDir    *dir,
 
   *out = fd;
   if (fd >= 0)
-    return 0;
+    {
+      readable_by_all (fd);
+      return 0;
+    }
   /* Old kernels and filesystems without O_TMPFILE say one of these: no unnamed files here. */
   if (errno == EISDIR || errno == EINVAL || errno == ENOENT)
     return EOPNOTSUPP;
@@ -1310,6 +1326,9 @@ _fl_platform_self_uid (void)
   return (int64_t) geteuid ();
 }
 
+/* PROC_TIME_INIT_INO of the kernel's include/linux/proc_ns.h: the initial time namespace. */
+#define INIT_TIME_NS_INO 0xEFFFFFFAu
+
 void
 _fl_platform_self (FlPlatformSelf *self)
 {
@@ -1342,7 +1361,15 @@ _fl_platform_self (FlPlatformSelf *self)
     }
 
   if (stat ("/proc/self/ns/pid", &st) == 0)
-    self->pidns = st.st_ino;
+    {
+      self->pidns = st.st_ino;
+      /* /proc/PID/stat's start time is counted in the reader's time namespace. A kernel
+       * without time namespaces (before 5.6) has one clock for all: the initial one's. */
+      if (stat ("/proc/self/ns/time", &st) == 0)
+        self->timens = st.st_ino;
+      else if (errno == ENOENT)
+        self->timens = INIT_TIME_NS_INO;
+    }
 
   if (gethostname (self->host_name, sizeof self->host_name) != 0)
     self->host_name[0] = '\0';

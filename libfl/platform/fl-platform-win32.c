@@ -822,6 +822,8 @@ _fl_platform_create_excl (FlDir      *dir,
 
   if (path == NULL)
     return err;
+  /* Readable by every peer needs nothing here: Windows has no umask, and the new file takes
+   * the directory's inheritable ACL, the same for every file libfl or the module creates. */
   h = open_path (path, GENERIC_READ | GENERIC_WRITE | DELETE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL);
   err = h == INVALID_HANDLE_VALUE ? last_error () : 0;
   free (path);
@@ -1465,6 +1467,8 @@ _fl_platform_self (FlPlatformSelf *self)
   memset (self, 0, sizeof *self);
   fill_times (GetCurrentProcess (), &info);
   self->start_ticks = info.start_ticks;
+  /* Creation times are absolute (FILETIME): every process reads them on one clock. */
+  self->timens = 1;
   boot_id (self->boot_id, sizeof self->boot_id);
   if (GetComputerNameExW (ComputerNameDnsHostname, host, &n) &&
       !wide_to_utf8 (host, self->host_name, sizeof self->host_name))

@@ -142,11 +142,13 @@ int         _fl_platform_stat_path      (const char      *path,
 int         _fl_platform_open_read      (FlDir           *dir,
                                          const char      *name,
                                          FlHandle        *out);
-/* Creates @name, which must not exist (EEXIST), for reading and writing, mode 0644. */
+/* Creates @name, which must not exist (EEXIST), for reading and writing, readable by every
+ * user whatever the creator's umask (mode 0644 on Linux). */
 int         _fl_platform_create_excl    (FlDir           *dir,
                                          const char      *name,
                                          FlHandle        *out);
-/* Creates a file in @dir with no name yet (Linux O_TMPFILE): EOPNOTSUPP where none exists. */
+/* Creates a file in @dir with no name yet (Linux O_TMPFILE), readable as create_excl's:
+ * EOPNOTSUPP where none exists. */
 int         _fl_platform_create_unnamed (FlDir           *dir,
                                          FlHandle        *out);
 
@@ -358,7 +360,9 @@ typedef struct
   uint64_t start_ticks;    /* as FlProcessInfo.start_ticks */
   char     boot_id[40];    /* this boot of this machine, lowercase hex */
   uint64_t pidns;          /* PID namespace */
-  char     host_name[72];
+  uint64_t timens;         /* the clock namespace start_ticks are counted in; the same value
+                            * for every process whose start ticks can be compared */
+  char     host_name[72];  /* for other programs' lock files that record one */
 } FlPlatformSelf;
 
 void        _fl_platform_self           (FlPlatformSelf  *self);

@@ -16,11 +16,12 @@ G_BEGIN_DECLS
 typedef struct
 {
   int      pid;
-  guint64  start_ticks;     /* /proc/<pid>/stat field 22: clock ticks since boot */
+  guint64  start_ticks;     /* /proc/<pid>/stat field 22: clock ticks since boot, as seen
+                             * from the holder's time namespace */
   char     boot_id[40];     /* the first 16 hex digits of /proc/sys/kernel/random/boot_id */
-  guint64  pidns;           /* inode of /proc/self/ns/pid */
+  guint64  pidns;           /* inode of /proc/self/ns/pid, 0 when unknown */
   gboolean kernel_lock;     /* whether the holder took the kernel lock */
-  char     host[72];        /* FNV-1a of the host name, 8 hex digits */
+  guint64  timens;          /* inode of /proc/self/ns/time, 0 when unknown (a version 1 record) */
 } FlIdentity;
 
 gsize    _fl_identity_format (const FlIdentity *identity,
@@ -29,6 +30,21 @@ gsize    _fl_identity_format (const FlIdentity *identity,
 gboolean _fl_identity_parse  (const char       *buf,
                               gsize             len,
                               FlIdentity       *identity);
+
+/* Where an identity was written, seen from this process (fl-identity.c). @remote: the file is
+ * on a network or FUSE filesystem. */
+typedef enum
+{
+  FL_WRITTEN_HERE,          /* this boot of this machine, this PID namespace */
+  FL_WRITTEN_EARLIER_BOOT,  /* an earlier boot of this machine: its PID was reused */
+  FL_WRITTEN_OTHER_PIDNS,   /* another PID namespace: its PID means nothing here */
+  FL_WRITTEN_ELSEWHERE,     /* over a network filesystem, another boot or machine */
+} FlWritten;
+
+FlWritten _fl_identity_written           (const FlIdentity *identity,
+                                          gboolean          remote);
+/* Whether its start ticks and this process's reading of /proc can be compared. */
+gboolean  _fl_identity_ticks_comparable  (const FlIdentity *identity);
 
 /* What a lock file's content means to the original module, which reads it with
  * readFileSync(path, 'utf8').trim(), Number() and process.kill(v, 0) (docs/protocol.md, J4). */

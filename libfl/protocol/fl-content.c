@@ -10,21 +10,23 @@
 #include "fl-content-private.h"
 #include "fl-names-private.h"
 
-/* "1 <pid> <start ticks, hex> <boot id, 16 hex> <pidns, hex> <kernel lock 0|1> <host, 8 hex>"
+/* "2 <pid> <start ticks, hex> <boot id, 16 hex> <pidns, hex> <kernel lock 0|1> <time ns, hex>"
  *
  * At most 55 bytes, on purpose: ext4 keeps an xattr value of up to about 60 bytes inside the
- * inode, and a longer one costs a separate block, which made every acquire on disk 5x slower.
- * The boot id is shortened and the host name hashed: both are only ever compared. */
+ * inode, and a longer one costs a separate block, which made every acquire on disk 5x slower
+ * (docs/protocol.md, section 1, has the worst case). The boot id is shortened: it is only ever
+ * compared. */
 gsize
 _fl_identity_format (const FlIdentity *identity,
                      char             *buf,
                      gsize             size)
 {
-  int n = g_snprintf (buf, size, "1 %d %" G_GINT64_MODIFIER "x %s %" G_GINT64_MODIFIER "x %d %s",
+  int n = g_snprintf (buf, size,
+                      "2 %d %" G_GINT64_MODIFIER "x %s %" G_GINT64_MODIFIER "x %d %"
+                      G_GINT64_MODIFIER "x",
                       identity->pid, identity->start_ticks,
                       identity->boot_id[0] ? identity->boot_id : "-",
-                      identity->pidns, identity->kernel_lock ? 1 : 0,
-                      identity->host[0] ? identity->host : "-");
+                      identity->pidns, identity->kernel_lock ? 1 : 0, identity->timens);
 
   return n > 0 && (gsize) n < size ? (gsize) n : 0;
 }
@@ -43,15 +45,58 @@ is_printable_token (const char *s,
   return TRUE;
 }
 
-/* Strict: anything malformed is treated as no identity at all, never as a partial one. */
+/* Version 1's last field, as its readers accepted it. */
+#define V1_HOST_MAX 72
+
+static gboolean
+parse_hex (const char *s,
+           guint64    *value)
+{
+  return _fl_parse_digits (s, strlen (s), 16, 16, value);
+}
+
+/* The seven fields of either version; @identity is zeroed and may be left half filled. */
+static gboolean
+parse_fields (char       *copy,
+              FlIdentity *identity)
+{
+  g_auto(GStrv) fields = g_strsplit (copy, " ", 8);
+  guint64 value;
+  gboolean v1;
+
+  if (g_strv_length (fields) != 7)
+    return FALSE;
+  v1 = strcmp (fields[0], "1") == 0;
+  if (!v1 && strcmp (fields[0], "2") != 0)
+    return FALSE;
+
+  if (!_fl_parse_pid (fields[1], strlen (fields[1]), &identity->pid))
+    return FALSE;
+  if (!parse_hex (fields[2], &identity->start_ticks))
+    return FALSE;
+  if (!is_printable_token (fields[3], sizeof identity->boot_id))
+    return FALSE;
+  if (strcmp (fields[3], "-") != 0)
+    g_strlcpy (identity->boot_id, fields[3], sizeof identity->boot_id);
+  if (!parse_hex (fields[4], &identity->pidns))
+    return FALSE;
+  if (!_fl_parse_digits (fields[5], strlen (fields[5]), 10, 20, &value) || value > 1)
+    return FALSE;
+  identity->kernel_lock = value == 1;
+  if (v1)
+    return is_printable_token (fields[6], V1_HOST_MAX);
+  return parse_hex (fields[6], &identity->timens);
+}
+
+/* Strict: anything malformed is treated as no identity at all, never as a partial one.
+ * Version 1 (libfl before issue 29) ended in a hash of the host name, which is ignored: it
+ * cannot tell machines apart (docs/protocol.md, section 2); its time namespace is unknown. */
 gboolean
 _fl_identity_parse (const char *buf,
                     gsize       len,
                     FlIdentity *identity)
 {
   char copy[FL_IDENTITY_MAX + 1];
-  g_auto(GStrv) fields = NULL;
-  guint64 value;
 
   memset (identity, 0, sizeof *identity);
 
@@ -60,30 +105,10 @@ _fl_identity_parse (const char *buf,
 
   memcpy (copy, buf, len);
   copy[len] = '\0';
-
-  fields = g_strsplit (copy, " ", 8);
-  if (g_strv_length (fields) != 7 || strcmp (fields[0], "1") != 0)
-    return FALSE;
-
-  if (!_fl_parse_pid (fields[1], strlen (fields[1]), &identity->pid))
-    return FALSE;
-  if (!_fl_parse_digits (fields[2], strlen (fields[2]), 16, 16, &identity->start_ticks))
-    return FALSE;
-  if (!is_printable_token (fields[3], sizeof identity->boot_id))
-    return FALSE;
-  if (strcmp (fields[3], "-") != 0)
-    g_strlcpy (identity->boot_id, fields[3], sizeof identity->boot_id);
-  if (!_fl_parse_digits (fields[4], strlen (fields[4]), 16, 16, &identity->pidns))
-    return FALSE;
-  if (!_fl_parse_digits (fields[5], strlen (fields[5]), 10, 20, &value) || value > 1)
-    return FALSE;
-  identity->kernel_lock = value == 1;
-  if (!is_printable_token (fields[6], sizeof identity->host))
-    return FALSE;
-  if (strcmp (fields[6], "-") != 0)
-    g_strlcpy (identity->host, fields[6], sizeof identity->host);
-
-  return TRUE;
+  if (parse_fields (copy, identity))
+    return TRUE;
+  memset (identity, 0, sizeof *identity);
+  return FALSE;
 }
 
 /* The characters JavaScript's String.prototype.trim() removes (WhiteSpace and LineTerminator). */

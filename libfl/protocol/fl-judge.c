@@ -122,49 +122,31 @@ verdict (FlLockState *self,
   self->reason = reason;
 }
 
-/* FALSE when the identity was written elsewhere: *host is then the other host's name, or NULL
- * for another PID namespace of this host. */
-static gboolean
-same_machine_and_namespace (FlLockState *self,
-                            char       **host)
+/* Where the identity was written (docs/protocol.md, section 2). Whether the file is remote is
+ * asked here, once per filesystem, since the held branch does not reach judge_lock's. */
+static FlWritten
+written (FlLockState *self)
 {
-  FlIdentity me;
-
-  _fl_process_self_identity (&me);
-
-  if (self->identity.host[0] && me.host[0] && strcmp (self->identity.host, me.host) != 0)
-    {
-      *host = g_strdup (self->identity.host);
-      return FALSE;
-    }
-  if (self->identity.pidns != 0 && me.pidns != 0 && self->identity.pidns != me.pidns)
-    {
-      *host = NULL;
-      return FALSE;
-    }
-  return TRUE;
+  self->remote = fd_is_remote (self);
+  return _fl_identity_written (&self->identity, self->remote);
 }
 
-/* Whether the identity's boot differs from ours: only when both are known, since a missing
- * /proc leaves ours empty. */
+/* Whether the running process's start ticks can prove that it is not the one that wrote. */
 static gboolean
-other_boot (FlLockState *self)
+ticks_differ (FlLockState *self)
 {
-  FlIdentity me;
-
-  _fl_process_self_identity (&me);
-  return me.boot_id[0] && self->identity.boot_id[0] &&
-         strcmp (me.boot_id, self->identity.boot_id) != 0;
+  return self->process.start_ticks != 0 && _fl_identity_ticks_comparable (&self->identity) &&
+         self->process.start_ticks != self->identity.start_ticks;
 }
 
-/* "written by PID 18583 on host db2: that PID means nothing here" */
+/* "written by PID 18583 in another PID namespace: that PID means nothing here" */
 static char *
 describe_written_elsewhere (FlLockState *self,
-                            const char  *host)
+                            FlWritten    where)
 {
-  if (host != NULL)
-    return g_strdup_printf (_("written by PID %d on host %s: that PID means nothing here"),
-                            self->pid, host);
+  if (where == FL_WRITTEN_ELSEWHERE)
+    return g_strdup_printf (_("written by PID %d of another boot or machine, over a network "
+                              "filesystem: that PID means nothing here"), self->pid);
   return g_strdup_printf (_("written by PID %d in another PID namespace: that PID means nothing "
                             "here"), self->pid);
 }
@@ -226,7 +208,7 @@ judge_pid (FlLockState *self,
   if (self->has_identity && self->identity.pid == self->pid)
     {
       /* After a reboot no process from before it can be running: the PID was reused. */
-      if (other_boot (self))
+      if (written (self) == FL_WRITTEN_EARLIER_BOOT)
         {
           reused = describe_reused (self);
           /* TRANSLATORS: %s is "PID 18583 is now another process (db-writer)" */
@@ -235,8 +217,7 @@ judge_pid (FlLockState *self,
                                       "the PID was reused"), reused));
           return;
         }
-      if (self->process.start_ticks != 0 &&
-          self->process.start_ticks != self->identity.start_ticks)
+      if (ticks_differ (self))
         {
           reused = describe_reused (self);
           /* TRANSLATORS: %s is "PID 18583 is now another process (db-writer)" */
@@ -260,7 +241,7 @@ judge_pid (FlLockState *self,
       return;
     }
 
-  /* TRANSLATORS: in the next four messages, %s is "PID 18583 (db-writer)" or "PID 18583" */
+  /* TRANSLATORS: in the next six messages, %s is "PID 18583 (db-writer)" or "PID 18583" */
   if (!self->has_identity && self->process.start_real_us > self->mtime_us + STARTED_AFTER_US)
     {
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
@@ -273,6 +254,22 @@ judge_pid (FlLockState *self,
                                     "its PID may have been reused; libfl does not take over "
                                     "without proof, as the original module would call it "
                                     "alive)"), holder));
+      return;
+    }
+
+  if (self->has_identity && self->identity.pid == self->pid &&
+      !_fl_identity_ticks_comparable (&self->identity))
+    {
+      verdict (self, FL_LIVENESS_ALIVE, FALSE,
+               creator
+               ? g_strdup_printf (_("its creator %s is running; whether it is the process that "
+                                    "wrote the file cannot be told (its start time was recorded "
+                                    "in another time namespace, or by an older libfl): libfl "
+                                    "calls it alive, as the original module does"), holder)
+               : g_strdup_printf (_("the holder %s is running; whether it is the process that "
+                                    "wrote the file cannot be told (its start time was recorded "
+                                    "in another time namespace, or by an older libfl): libfl "
+                                    "calls it alive, as the original module does"), holder));
       return;
     }
 
@@ -333,18 +330,20 @@ describe_open_error (FlLockState *self)
 static void
 judge_held_for_inspector (FlLockState *self)
 {
-  g_autofree char *elsewhere = NULL;
   g_autofree char *holder = NULL;
+  FlWritten where = FL_WRITTEN_HERE;
   gboolean gone;
 
   _fl_lock_state_read_identity (self);
-  if (self->has_identity && !same_machine_and_namespace (self, &elsewhere))
+  if (self->has_identity)
+    where = written (self);
+  if (where == FL_WRITTEN_OTHER_PIDNS || where == FL_WRITTEN_ELSEWHERE)
     {
       /* Its PID is another namespace's: probing it here would name an unrelated process. */
       verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               elsewhere != NULL
-               ? g_strdup_printf (_("held by a process on host %s (PID %d there), which keeps "
-                                    "its kernel lock on the file"), elsewhere, self->pid)
+               where == FL_WRITTEN_ELSEWHERE
+               ? g_strdup_printf (_("held by a process of another boot or machine (PID %d "
+                                    "there), which keeps its kernel lock on the file"), self->pid)
                : g_strdup_printf (_("held by a process in another PID namespace (PID %d there), "
                                     "which keeps its kernel lock on the file"), self->pid));
       return;
@@ -352,9 +351,7 @@ judge_held_for_inspector (FlLockState *self)
 
   _fl_process_probe (self->pid, FALSE, &self->process);
   gone = self->process.state == FL_PROCESS_GONE || self->process.state == FL_PROCESS_ZOMBIE ||
-         (self->has_identity && self->process.start_ticks != 0 &&
-          self->process.start_ticks != self->identity.start_ticks) ||
-         (self->has_identity && other_boot (self));
+         where == FL_WRITTEN_EARLIER_BOOT || (self->has_identity && ticks_differ (self));
   if (gone)
     {
       /* Whatever runs under that PID now is not the holder: do not show its name. */
@@ -468,7 +465,7 @@ judge_lock (FlLockState         *self,
             const FlLockOptions *options,
             gint64               now_us)
 {
-  g_autofree char *elsewhere = NULL;
+  FlWritten where = FL_WRITTEN_HERE;
   char *reason;
 
   self->pid = self->content_pid;
@@ -493,6 +490,8 @@ judge_lock (FlLockState         *self,
   if (self->fd != FL_HANDLE_NONE)
     note_filesystem (self);
   _fl_lock_state_read_identity (self);
+  if (self->has_identity)
+    where = written (self);
 
   /* A free kernel lock proves the holder gone only where the holder said it took one that
    * every opener of the name sees (its identity's flag, step A3b), and only where this
@@ -502,15 +501,13 @@ judge_lock (FlLockState         *self,
   if (self->kernel_lock == FL_KERNEL_LOCK_FREE && self->has_identity &&
       self->identity.kernel_lock && self->fs_locks != FL_FS_LOCKS_UNTRUSTED)
     {
-      gboolean here = same_machine_and_namespace (self, &elsewhere);
-
-      if (!here && self->remote)
+      if (where == FL_WRITTEN_ELSEWHERE || (where == FL_WRITTEN_OTHER_PIDNS && self->remote))
         {
           verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                   elsewhere != NULL
-                   ? g_strdup_printf (_("written by PID %d on host %s over a network filesystem: "
-                                        "its kernel lock cannot be seen from here"),
-                                      self->pid, elsewhere)
+                   where == FL_WRITTEN_ELSEWHERE
+                   ? g_strdup_printf (_("written by PID %d of another boot or machine, over a "
+                                        "network filesystem: its kernel lock cannot be seen "
+                                        "from here"), self->pid)
                    : g_strdup_printf (_("written by PID %d in another PID namespace over a "
                                         "network filesystem: its kernel lock cannot be seen "
                                         "from here"), self->pid));
@@ -526,14 +523,13 @@ judge_lock (FlLockState         *self,
           self->liveness = FL_LIVENESS_DEAD;
           break;
         default:
-          if (!here)
+          if (where == FL_WRITTEN_OTHER_PIDNS)
             {
               reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it "
                                           "has exited"), self->pid);
               self->liveness = FL_LIVENESS_UNKNOWN;
             }
-          else if (self->process.start_ticks != 0 &&
-                   self->process.start_ticks != self->identity.start_ticks)
+          else if (where == FL_WRITTEN_EARLIER_BOOT || ticks_differ (self))
             {
               reason = g_strdup_printf (_("stale: PID %d no longer holds its kernel lock: it "
                                           "has exited, and its PID was reused"), self->pid);
@@ -563,9 +559,9 @@ judge_lock (FlLockState         *self,
       return;
     }
 
-  if (self->has_identity && !same_machine_and_namespace (self, &elsewhere))
+  if (where == FL_WRITTEN_OTHER_PIDNS || where == FL_WRITTEN_ELSEWHERE)
     {
-      verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_written_elsewhere (self, elsewhere));
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_written_elsewhere (self, where));
       return;
     }
 
@@ -612,12 +608,11 @@ judge_leftover (FlLockState *self,
 
   if (self->kind == FL_ENTRY_TEMP && self->has_identity && self->identity.pid == self->pid)
     {
-      g_autofree char *elsewhere = NULL;
+      FlWritten where = written (self);
 
-      if (!same_machine_and_namespace (self, &elsewhere))
+      if (where == FL_WRITTEN_OTHER_PIDNS || where == FL_WRITTEN_ELSEWHERE)
         {
-          verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                   describe_written_elsewhere (self, elsewhere));
+          verdict (self, FL_LIVENESS_UNKNOWN, FALSE, describe_written_elsewhere (self, where));
           return;
         }
     }

@@ -119,25 +119,6 @@ static FlIdentity self_identity;
 static char self_record[FL_IDENTITY_MAX];  /* formatted once per process, kernel lock taken */
 static gsize self_record_len;
 
-/* The identity names hosts by a hash: only ever compared for equality, and never the name
- * itself in a file anyone can read. FNV-1a. */
-static void
-hash_host_name (const char *name,
-                char       *out,
-                gsize       size)
-{
-  guint32 hash = 2166136261u;
-
-  if (name[0] == '\0')
-    {
-      out[0] = '\0';
-      return;
-    }
-  for (const char *p = name; *p; p++)
-    hash = (hash ^ (guchar) *p) * 16777619u;
-  g_snprintf (out, size, "%08x", hash);
-}
-
 void
 _fl_process_self_identity (FlIdentity *identity)
 {
@@ -157,7 +138,7 @@ _fl_process_self_identity (FlIdentity *identity)
       /* 64 bits of a random per-boot value tell boots apart; see _fl_identity_format(). */
       g_strlcpy (self_identity.boot_id, self.boot_id, MIN (sizeof self_identity.boot_id, 17));
       self_identity.pidns = self.pidns;
-      hash_host_name (self.host_name, self_identity.host, sizeof self_identity.host);
+      self_identity.timens = self.timens;
 
       self_identity.kernel_lock = TRUE;
       self_record_len = _fl_identity_format (&self_identity, self_record, sizeof self_record);

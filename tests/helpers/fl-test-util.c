@@ -521,18 +521,25 @@ fl_test_proc_free (FlTestProc *proc)
 }
 
 FlTestProc *
-fl_test_spawn_holder_of (const char *env_var,
-                         const char *helper,
-                         const char *target)
+fl_test_spawn_holder_argv (const char * const *argv)
 {
-  g_autofree char *path = fl_test_helper_path (env_var, helper);
-  const char *argv[] = { path, "hold", target, NULL };
   FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
   g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (10000));
   g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
 
   g_assert_cmpstr (line, ==, expected);
   return holder;
+}
+
+FlTestProc *
+fl_test_spawn_holder_of (const char *env_var,
+                         const char *helper,
+                         const char *target)
+{
+  g_autofree char *path = fl_test_helper_path (env_var, helper);
+  const char *argv[] = { path, "hold", target, NULL };
+
+  return fl_test_spawn_holder_argv (argv);
 }
 
 /* The usual holder: fl-worker, which takes the lock with libfl. */

@@ -96,6 +96,8 @@ void        fl_test_proc_free           (FlTestProc          *proc);
 
 /* A holder is a helper run as `HELPER hold TARGET`: it says "held PID" once the lock is its
  * own, and "released" after its stdin closed. */
+/* The same for a holder run by @argv, such as a shell that execs it after setting its umask. */
+FlTestProc *fl_test_spawn_holder_argv   (const char * const  *argv);
 FlTestProc *fl_test_spawn_holder_of     (const char          *env_var,
                                          const char          *helper,
                                          const char          *target);

@@ -63,7 +63,7 @@ check_held (FlTestDir *fx,
     g_test_message ("no user xattrs on %s: identity not checked", fx->dir);
   else
     {
-      g_autofree char *prefix = g_strdup_printf ("1 %s ", pid);
+      g_autofree char *prefix = g_strdup_printf ("2 %s ", pid);
 
       g_assert_cmpint (n, >, 0);
       /* Small enough for ext4 to keep inside the inode (docs/protocol.md, section 1). */

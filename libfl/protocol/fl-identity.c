@@ -1,0 +1,49 @@
+/* fl-identity.c: what a holder's identity proves to this process (docs/protocol.md, section 2)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "fl-content-private.h"
+#include "fl-process-private.h"
+
+/* Same machine is the same boot id and PID namespace; a host name proves nothing (anyone in
+ * a UTS namespace sets another, and two machines may share one). The boot id is compared only
+ * when both are known, since a missing /proc leaves ours empty. */
+FlWritten
+_fl_identity_written (const FlIdentity *identity,
+                      gboolean          remote)
+{
+  FlIdentity me;
+  gboolean boot_known, same_boot;
+
+  _fl_process_self_identity (&me);
+  boot_known = me.boot_id[0] && identity->boot_id[0];
+  same_boot = boot_known && strcmp (me.boot_id, identity->boot_id) == 0;
+
+  /* Over a network filesystem another boot id may be another machine, whose PIDs mean
+   * nothing here; nor can a machine prove it is the one that wrote without both ids. */
+  if (remote && !same_boot)
+    return FL_WRITTEN_ELSEWHERE;
+  /* A local filesystem is this machine's: another boot is an earlier one, whose processes
+   * are all gone. */
+  if (boot_known && !same_boot)
+    return FL_WRITTEN_EARLIER_BOOT;
+  if (identity->pidns != 0 && me.pidns != 0 && identity->pidns != me.pidns)
+    return FL_WRITTEN_OTHER_PIDNS;
+  return FL_WRITTEN_HERE;
+}
+
+/* /proc/PID/stat's start time is counted in the reader's time namespace: a holder in another
+ * one (unshare --time) recorded ticks that this process cannot read back for the same process.
+ * Unknown on either side (a version 1 record) is not equal: reuse is then never proven. */
+gboolean
+_fl_identity_ticks_comparable (const FlIdentity *identity)
+{
+  FlIdentity me;
+
+  _fl_process_self_identity (&me);
+  return identity->timens != 0 && identity->timens == me.timens;
+}
