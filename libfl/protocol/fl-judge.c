@@ -127,7 +127,8 @@ verdict (FlLockState *self,
 static FlWritten
 written (FlLockState *self)
 {
-  self->remote = fd_is_remote (self);
+  if (self->fd != FL_HANDLE_NONE)
+    note_filesystem (self);
   return _fl_identity_written (&self->identity, self->remote);
 }
 
