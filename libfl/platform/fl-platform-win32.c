@@ -1132,8 +1132,8 @@ _fl_platform_file_fs_locks (FlHandle file)
   return _fl_platform_file_is_remote (file) ? FL_FS_LOCKS_UNTRUSTED : FL_FS_LOCKS_CARRIED;
 }
 
-/* Never needed: every Windows volume is FL_FS_LOCKS_CARRIED or _UNTRUSTED, where step A3b
- * compares file identities. */
+/* None: on a share (FL_FS_LOCKS_UNTRUSTED) step A3b compares file identities, which on
+ * Windows are the file's own (volume serial and file index), whatever name reaches it. */
 int
 _fl_platform_inode_mark (FlHandle file,
                          bool     set)

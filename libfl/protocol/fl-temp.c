@@ -346,7 +346,13 @@ _fl_temp_link (FlTemp           *temp,
   if (saved_errno == ENOENT)
     return FL_LINK_RETRY;
 
-  if (saved_errno == EPERM || saved_errno == EOPNOTSUPP || saved_errno == EMLINK)
+  if (saved_errno == ESTALE)
+    g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                 _("Cannot create the lock “%s”: %s. The filesystem's view of the directory is "
+                   "out of date (on overlayfs: its upper directory was changed underneath the "
+                   "mount). Every process sharing this lock must go through the same view of "
+                   "the directory"), lp->lock_path, g_strerror (saved_errno));
+  else if (saved_errno == EPERM || saved_errno == EOPNOTSUPP || saved_errno == EMLINK)
     g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
                  _("Cannot create the lock “%s”: %s. The lock protocol needs a filesystem with "
                    "hard links"), lp->lock_path, g_strerror (saved_errno));

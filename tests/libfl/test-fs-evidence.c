@@ -14,7 +14,12 @@
  */
 #include <libfl/fl.h>
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <glib-unix.h>
 #include <gio/gio.h>
 #include <string.h>
@@ -41,7 +46,7 @@ typedef struct
   char        *under;
   char        *mounted;
   GSubprocess *server;   /* sshfs: sftp-server, talking to sshfs over two pipes */
-  GSubprocess *sshfs;
+  GSubprocess *daemon;   /* bindfs or sshfs, in the foreground */
   gboolean     is_mounted;
 } Mount;
 
@@ -91,6 +96,46 @@ wait_mounted (Mount *m)
   return fl_test_wait_until (is_mounted_cond, &check, (guint) fl_test_scaled_ms (20000));
 }
 
+/* A FUSE daemon or its server dies with the test, even one that fails an assertion: with the
+ * private mount namespace of main(), nothing of a failed run stays mounted. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static GSubprocessLauncher *
+launcher_new (void)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  return launcher;
+}
+
+static gboolean
+mount_bindfs (Mount  *m,
+              char  **why)
+{
+  g_autoptr(GSubprocessLauncher) launcher = launcher_new ();
+  g_autoptr(GError) error = NULL;
+
+  m->daemon = g_subprocess_launcher_spawn (launcher, &error, "bindfs", "-f", m->under,
+                                           m->mounted, NULL);
+  if (m->daemon == NULL)
+    {
+      *why = g_strdup_printf ("cannot run bindfs (build-aux/install-deps installs it): %s",
+                              error->message);
+      return FALSE;
+    }
+  if (!wait_mounted (m))
+    {
+      *why = g_strdup ("bindfs did not mount within its deadline");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 mount_sshfs (Mount  *m,
              char  **why)
@@ -109,7 +154,7 @@ mount_sshfs (Mount  *m,
    * ends of two pipes, no keys, no network. */
   g_assert_true (g_unix_open_pipe (up, FD_CLOEXEC, NULL));
   g_assert_true (g_unix_open_pipe (down, FD_CLOEXEC, NULL));
-  to_server = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  to_server = launcher_new ();
   g_subprocess_launcher_take_stdin_fd (to_server, up[0]);
   g_subprocess_launcher_take_stdout_fd (to_server, down[1]);
   g_subprocess_launcher_set_cwd (to_server, m->under);
@@ -117,12 +162,12 @@ mount_sshfs (Mount  *m,
                                            NULL);
   g_assert_no_error (error);
 
-  to_sshfs = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  to_sshfs = launcher_new ();
   g_subprocess_launcher_take_stdin_fd (to_sshfs, down[0]);
   g_subprocess_launcher_take_stdout_fd (to_sshfs, up[1]);
-  m->sshfs = g_subprocess_launcher_spawn (to_sshfs, &error, "sshfs", "-f", "-o", "passive",
-                                          remote, m->mounted, NULL);
-  if (m->sshfs == NULL)
+  m->daemon = g_subprocess_launcher_spawn (to_sshfs, &error, "sshfs", "-f", "-o", "passive",
+                                           remote, m->mounted, NULL);
+  if (m->daemon == NULL)
     {
       *why = g_strdup_printf ("cannot run sshfs: %s", error->message);
       return FALSE;
@@ -166,15 +211,8 @@ mount_setup (Mount         *m,
   switch (kind)
     {
     case MOUNT_BINDFS:
-      {
-        const char *argv[] = { "bindfs", m->under, m->mounted, NULL };
-
-        ok = run_quiet (argv, &out) && wait_mounted (m);
-        if (!ok)
-          why = g_strdup_printf ("bindfs could not mount (build-aux/install-deps installs it): %s",
-                                 out);
-        break;
-      }
+      ok = mount_bindfs (m, &why);
+      break;
     case MOUNT_OVERLAY:
       {
         g_autofree char *lower = g_build_filename (m->base, "lower", NULL);
@@ -218,17 +256,17 @@ mount_teardown (Mount         *m,
 
       g_assert_true (run_quiet (argv, NULL));
     }
-  if (m->sshfs != NULL)
+  if (m->daemon != NULL)
     {
-      g_subprocess_force_exit (m->sshfs);
-      g_subprocess_wait (m->sshfs, NULL, NULL);
+      g_subprocess_force_exit (m->daemon);
+      g_subprocess_wait (m->daemon, NULL, NULL);
     }
   if (m->server != NULL)
     {
       g_subprocess_force_exit (m->server);
       g_subprocess_wait (m->server, NULL, NULL);
     }
-  g_clear_object (&m->sshfs);
+  g_clear_object (&m->daemon);
   g_clear_object (&m->server);
   fl_test_rm_rf (m->base);
   g_free (m->base);
@@ -492,6 +530,11 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+
+  /* Every mount of this test in a mount namespace of its own, gone with the process. */
+  if (fl_test_is_root () &&
+      (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
+    g_error ("cannot make a private mount namespace as root: %s", g_strerror (errno));
 
   FL_TEST_ADD ("/fs-evidence/local/carried-here", NULL, test_carried_here);
 
