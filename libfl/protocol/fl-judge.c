@@ -570,7 +570,9 @@ judge_lock (FlLockState         *self,
     {
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
                g_strdup_printf (_("on a network filesystem PID %d may belong to another host: "
-                                  "libfl does not judge it"), self->pid));
+                                  "libfl does not take it over by itself; if its holder is "
+                                  "gone, an operator can reclaim it with flctl reclaim "
+                                  "--force"), self->pid));
       return;
     }
 

@@ -544,6 +544,53 @@ test_sshfs_count (Mount         *m,
   g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
 }
 
+/* A holder killed through the mount: its lock is recovered the way the module recovers it
+ * where libfl can see the PID is this machine's (bindfs keeps the identity: the next acquirer
+ * takes over the dead PID), and by an operator where it cannot (sshfs keeps no identity, and a
+ * PID over a network filesystem may be another host's: never guessed, reclaimed forced). */
+static void
+test_dead_holder_recovered (Mount         *m,
+                            gconstpointer  data)
+{
+  MountKind kind = GPOINTER_TO_INT (data);
+  g_autofree char *target = NULL;
+  g_autofree char *lock_path = NULL;
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!m->is_mounted)
+    return;
+  target = g_build_filename (m->mounted, "t", NULL);
+  lock_path = fl_lock_path_for (target);
+  holder = fl_test_spawn_holder (target);
+  fl_test_proc_kill (holder);
+
+  snapshot = fl_snapshot_new (lock_path, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("a killed holder, through the mount: %s", fl_snapshot_get_reason (snapshot));
+  if (kind == MOUNT_SSHFS)
+    {
+      g_assert_false (fl_snapshot_get_stale (snapshot));
+      g_assert_cmpint (fl_snapshot_get_reclaimable (snapshot), ==, FL_RECLAIMABLE_UNPROVEN);
+      g_assert_true (fl_snapshot_reclaim_unproven (snapshot, NULL, &error));
+      g_assert_no_error (error);
+    }
+  else
+    {
+      g_assert_true (fl_snapshot_get_stale (snapshot));
+      g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_DEAD);
+    }
+
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (10000));
+  lock = fl_lock_acquire (target, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -560,6 +607,8 @@ main (int   argc,
   MOUNT_TEST ("/fs-evidence/bindfs/holder-never-stale", MOUNT_BINDFS, test_holder_never_stale);
   MOUNT_TEST ("/fs-evidence/bindfs/lock-seen-through-name", MOUNT_BINDFS,
               test_lock_seen_through_name);
+  MOUNT_TEST ("/fs-evidence/bindfs/dead-holder-recovered", MOUNT_BINDFS,
+              test_dead_holder_recovered);
   MOUNT_TEST ("/fs-evidence/bindfs/count", MOUNT_BINDFS, test_count_through_mount);
   MOUNT_TEST ("/fs-evidence/bindfs/count-across-views", MOUNT_BINDFS, test_count_across_views);
 
@@ -574,6 +623,8 @@ main (int   argc,
   MOUNT_TEST ("/fs-evidence/sshfs/contended", MOUNT_SSHFS, test_sshfs_contended);
   MOUNT_TEST ("/fs-evidence/sshfs/lock-seen-through-name", MOUNT_SSHFS,
               test_lock_seen_through_name);
+  MOUNT_TEST ("/fs-evidence/sshfs/dead-holder-recovered", MOUNT_SSHFS,
+              test_dead_holder_recovered);
   MOUNT_TEST ("/fs-evidence/sshfs/count", MOUNT_SSHFS, test_sshfs_count);
 
   return g_test_run ();
