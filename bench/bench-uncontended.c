@@ -97,10 +97,11 @@ bench_run_uncontended (const BenchConfig *config,
                            BENCH_UNIT_RATIO);
     }
   if (rows[0][BENCH_NODE].valid)
-    bench_report_note (report, "original (node): tests/helpers/original-module.js under node, "
+    bench_report_note (report, "original (node): the module itself (tests/helpers/module-driver.mjs), "
                        "timed by its own clock after a warm-up of 200 cycles (node's start-up "
                        "not counted); measured in section 1 only");
   else
-    bench_report_note (report, "original (node): n/a, node is not installed");
+    bench_report_note (report, "original (node): n/a, node or the module is not installed "
+                       "(build-aux/install-deps)");
 #undef VALUE
 }

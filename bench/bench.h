@@ -187,7 +187,7 @@ void bench_run_waiter_cpu  (const BenchConfig *config, BenchReport *report);
 void bench_run_model       (const BenchConfig *config, BenchReport *report);
 int  bench_model_probe_main (const char *parent, guint n_files);
 
-/* bench-node.c: the original module itself, under node (tests/helpers/original-module.js) */
+/* bench-node.c: the original module itself, under node (tests/helpers/module-driver.mjs) */
 char    *bench_node_program    (void);   /* NULL when node or the module cannot be found */
 char   **bench_node_cycle_argv (const char *node, const char *target, guint cycles);
 double   bench_node_cycle_ns   (const char *dir, guint cycles);  /* NAN when not run */

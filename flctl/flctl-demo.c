@@ -296,12 +296,14 @@ populate (Demo *demo)
     }
   g_clear_pointer (&text, g_free);
 
-  /* Number("") is 0, and the original module's kill(0, 0) always succeeds: never stale by
-   * itself, only an operator's `flctl reclaim --force` removes it. */
+  /* As flock(1) leaves one. The original module goes by its mtime and would take it over at
+   * once; libfl by its last change, which touch cannot move back: it is unknown for the first
+   * 30 s of the demo (an operator may force it), stale after (docs/protocol.md, J4). */
   if (!write_file (empty_lock, "", 10 * 60))
     return FALSE;
   report (demo, "unknown", empty_lock,
-          _("empty, written 10 min ago: never stale by itself (reclaim --force)"));
+          _("empty, its mtime 10 min ago: stale 30 s after it was made (reclaim --force "
+            "before)"));
 
   g_clear_pointer (&pid_text, g_free);
   pid_text = g_strdup_printf ("%d", (int) dead);

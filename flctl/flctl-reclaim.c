@@ -135,8 +135,9 @@ reclaim_one (const char *path,
                         "must go, revoke that lease with --force --lease %s\n"), lease);
         }
       else if (!force && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
-        g_printerr (_("flctl reclaim: libfl never calls it stale by itself; if you know its "
-                      "holder is gone, reclaim it with --force\n"));
+        /* Never by itself, or not yet (empty or unparsable content younger than stale_after). */
+        g_printerr (_("flctl reclaim: libfl does not call it stale (now or ever, as its reason "
+                      "says); if you know its holder is gone, reclaim it with --force\n"));
       return FLCTL_EXIT_REFUSED;
     }
   if (!check_lease (snapshot, shown, lease_arg))

@@ -47,13 +47,15 @@ FlWritten _fl_identity_written           (const FlIdentity *identity,
 gboolean  _fl_identity_ticks_comparable  (const FlIdentity *identity);
 
 /* What a lock file's content means to the original module, which reads it with
- * readFileSync(path, 'utf8').trim(), Number() and process.kill(v, 0) (docs/protocol.md, J4). */
+ * readFileSync(path, 'utf8').trim(), Number(), then isProcessAlive(): not finite or <= 0 is
+ * dead, else process.kill(v, 0), where every error but ESRCH is alive (docs/protocol.md, J4). */
 typedef enum
 {
   FL_CONTENT_PID,         /* an int32 integer 1..FL_PID_MAX: that process */
   FL_CONTENT_NO_SUCH_PID, /* an int32 integer above FL_PID_MAX: kill() says ESRCH */
-  FL_CONTENT_GROUP,       /* an int32 integer <= 0: the module's kill() probes a group */
-  FL_CONTENT_NOT_PID,     /* NaN, a fraction, beyond int32, Infinity: the module's kill throws */
+  FL_CONTENT_EMPTY,       /* only spaces: the module takes it over once its mtime is old */
+  FL_CONTENT_NOT_PID,     /* NaN, <= 0, +-Infinity: the module takes it over at once */
+  FL_CONTENT_NOT_INT32,   /* positive, finite, no int32 (12.5, 2^31): kill() throws: alive */
   FL_CONTENT_UNTOLD,      /* longer than what was read, and the rest could still make a PID */
 } FlContentKind;
 
@@ -61,8 +63,8 @@ typedef enum
  * is read. */
 #define FL_CONTENT_PARSE_MAX 64
 
-/* @complete: whether @buf is the whole file. *@value is the number for PID, NO_SUCH_PID and
- * GROUP, else 0. */
+/* @complete: whether @buf is the whole file. *@value is the number for PID and NO_SUCH_PID,
+ * else 0. */
 FlContentKind _fl_parse_content (const char *buf,
                                  gsize       len,
                                  gboolean    complete,

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "fl-content-private.h"
@@ -129,16 +130,18 @@ is_number_char (gunichar c)
          (g_ascii_isxdigit ((char) c) || strchr ("+-.eExXoObB", (char) c) != NULL);
 }
 
+/* isProcessAlive() of a number: not finite or <= 0 is dead at once; a positive number that is
+ * no int32 makes process.kill() throw ERR_INVALID_ARG_TYPE, which the module calls alive. */
 static FlContentKind
-classify_integer (gint64  v,
-                  gint64 *value)
+classify_number (double  v,
+                 gint64 *value)
 {
-  *value = v;
-  if (v <= 0)
-    return FL_CONTENT_GROUP;
-  if (v > FL_PID_MAX)
-    return FL_CONTENT_NO_SUCH_PID;
-  return FL_CONTENT_PID;
+  if (!isfinite (v) || v <= 0)
+    return FL_CONTENT_NOT_PID;
+  if (v > G_MAXINT32 || v != (double) (gint64) v)
+    return FL_CONTENT_NOT_INT32;
+  *value = (gint64) v;
+  return *value > FL_PID_MAX ? FL_CONTENT_NO_SUCH_PID : FL_CONTENT_PID;
 }
 
 /* 0x, 0o, 0b: no sign, at least one digit, nothing else (Number() has no separators). */
@@ -148,7 +151,7 @@ parse_radix (const char *s,
              guint       base,
              gint64     *value)
 {
-  gint64 v = 0;
+  double v = 0;
 
   if (n == 0)
     return FL_CONTENT_NOT_PID;
@@ -158,13 +161,10 @@ parse_radix (const char *s,
 
       if (digit < 0 || (guint) digit >= base)
         return FL_CONTENT_NOT_PID;
-      /* Anything past int32 is no PID to process.kill(); stop counting there. */
-      if (v <= G_MAXINT32)
-        v = v * base + digit;
+      /* Past int32 only the sign of the value matters, and at most 62 digits stay finite. */
+      v = v * base + digit;
     }
-  if (v > G_MAXINT32)
-    return FL_CONTENT_NOT_PID;
-  return classify_integer (v, value);
+  return classify_number (v, value);
 }
 
 /* StrDecimalLiteral: [+-] ( Infinity | digits [. [digits]] [exp] | . digits [exp] ). */
@@ -180,7 +180,7 @@ parse_decimal (const char *s,
   if (i < n && (s[i] == '+' || s[i] == '-'))
     i++;
   if (n - i == 8 && memcmp (s + i, "Infinity", 8) == 0)
-    return FL_CONTENT_NOT_PID;
+    return FL_CONTENT_NOT_PID;  /* not finite */
   for (; i < n && g_ascii_isdigit (s[i]); i++)
     digits++;
   if (i < n && s[i] == '.')
@@ -203,17 +203,15 @@ parse_decimal (const char *s,
   if (i != n || n > FL_CONTENT_PARSE_MAX)
     return FL_CONTENT_NOT_PID;
 
-  /* Number() rounds to the nearest double, as strtod() does; only then does process.kill()
-   * ask whether it is an int32 (v == (v | 0)). */
+  /* Number() rounds to the nearest double, as strtod() does (1e-400 is 0, 1e400 Infinity);
+   * only then does process.kill() ask whether it is an int32 (v == (v | 0)). */
   memcpy (copy, s, n);
   copy[n] = '\0';
   v = g_ascii_strtod (copy, NULL);
-  if (!(v >= G_MININT32 && v <= G_MAXINT32) || v != (double) (gint64) v)
-    return FL_CONTENT_NOT_PID;
-  return classify_integer ((gint64) v, value);
+  return classify_number (v, value);
 }
 
-/* The module's readFileSync(path, 'utf8').trim(), then Number(), then what process.kill(v, 0)
+/* The module's readFileSync(path, 'utf8').trim(), then Number(), then what isProcessAlive()
  * makes of it: docs/protocol.md, step J4. Invalid UTF-8 decodes to U+FFFD, which is neither
  * space nor digit. */
 FlContentKind
@@ -283,7 +281,7 @@ _fl_parse_content (const char *buf,
     }
 
   if (a == 0)
-    return classify_integer (0, value);  /* Number("") is 0 */
+    return FL_CONTENT_EMPTY;  /* the module looks at the mtime, not at Number("") */
   if (a >= 2 && ascii[0] == '0' && (ascii[1] == 'x' || ascii[1] == 'X'))
     return parse_radix (ascii + 2, a - 2, 16, value);
   if (a >= 2 && ascii[0] == '0' && (ascii[1] == 'o' || ascii[1] == 'O'))

@@ -312,8 +312,13 @@ describe_open_error (FlLockState *self)
     {
     case EACCES:
     case EPERM:
-      return g_strdup_printf (_("cannot read the lock file (%s): ask its owner (uid %u) or an "
-                                "administrator"), g_strerror (self->open_errno),
+      /* The module would take it over by its mtime; libfl cannot without an fd: no kernel
+       * lock to probe or keep, no proof the graveyard is this file (docs/protocol.md, J4). */
+      return g_strdup_printf (_("cannot read the lock file (%s): the original module takes such "
+                                "a lock over once its mtime is older than its staleAfterMs, but "
+                                "libfl cannot see its kernel lock without opening it and never "
+                                "takes it over: its owner (uid %u) or an administrator can run "
+                                "flctl reclaim --force on it"), g_strerror (self->open_errno),
                               (guint) self->info.uid);
     case EMFILE:
     case ENFILE:
@@ -372,6 +377,50 @@ judge_held_for_inspector (FlLockState *self)
            g_strdup_printf (_("held: %s keeps its kernel lock on the file"), holder));
 }
 
+/* Empty content, and content the module calls dead at once (NaN, <= 0, Infinity): stale once
+ * older than stale_after, counted from the last change, which touch cannot move back; the
+ * module goes by the mtime alone (empty) or takes it over at once (docs/protocol.md, J4). */
+static void
+judge_by_age (FlLockState         *self,
+              const FlLockOptions *options,
+              gint64               now_us,
+              const char          *shown)
+{
+  gint64 stale_after_us = _fl_lock_options_stale_after_us (options);
+  gboolean empty = self->content_kind == FL_CONTENT_EMPTY;
+  g_autofree char *limit = NULL;
+
+  if (stale_after_us == G_MAXINT64)
+    {
+      /* FL_STALE_NEVER: such a lock is left to an operator. */
+      self->stale_at_us = 0;
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               empty
+               ? g_strdup (_("the lock file is empty, and this lock's options say such a lock "
+                             "is never stale by age; if no process holds it, an operator can "
+                             "reclaim it with flctl reclaim --force"))
+               : g_strdup_printf (_("the content is not a PID (“%s”), and this lock's options "
+                                    "say such a lock is never stale by age; if no process holds "
+                                    "it, an operator can reclaim it with flctl reclaim --force"),
+                                  shown));
+      return;
+    }
+
+  limit = _fl_format_age (stale_after_us);
+  self->stale_at_us = _fl_lock_options_stale_at_us (options, self->changed_us);
+  verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
+           empty
+           /* TRANSLATORS: %s is an age, such as "5 min" */
+           ? g_strdup_printf (_("the lock file is empty (as flock(1) and other tools leave "
+                                "one): the original module takes it over once its mtime is "
+                                "older than its staleAfterMs; libfl once older than %s, counted "
+                                "from its last change, which touch cannot move back"), limit)
+           /* TRANSLATORS: the second %s is an age, such as "5 min" */
+           : g_strdup_printf (_("the content is not a PID (“%s”): the original module takes it "
+                                "over at once; libfl once older than %s, counted from its last "
+                                "change, which touch cannot move back"), shown, limit));
+}
+
 /* Step J4 for content that names no single process (docs/protocol.md, the J4 table). */
 static void
 judge_not_a_pid (FlLockState         *self,
@@ -389,36 +438,14 @@ judge_not_a_pid (FlLockState         *self,
                                 shown, FL_PID_MAX));
       return;
 
-    case FL_CONTENT_GROUP:
-      {
-        long long value = (long long) self->content_value;
-        char *reason;
-
-        /* One whole sentence for each group that kill(value, 0) probes. */
-        if (value == 0)
-          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
-                                      "original module's kill(%lld, 0) probes its own process "
-                                      "group and calls the holder alive while that exists. "
-                                      "libfl never takes it over by itself; if no process holds "
-                                      "it, an operator can reclaim it with flctl reclaim "
-                                      "--force"), shown, value, value);
-        else if (value == -1)
-          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
-                                      "original module's kill(%lld, 0) probes every process it "
-                                      "may signal and calls the holder alive while one exists. "
-                                      "libfl never takes it over by itself; if no process holds "
-                                      "it, an operator can reclaim it with flctl reclaim "
-                                      "--force"), shown, value, value);
-        else
-          reason = g_strdup_printf (_("the content “%s” is the number %lld, not a PID: the "
-                                      "original module's kill(%lld, 0) probes process group "
-                                      "%lld and calls the holder alive while that exists. "
-                                      "libfl never takes it over by itself; if no process holds "
-                                      "it, an operator can reclaim it with flctl reclaim "
-                                      "--force"), shown, value, value, -value);
-        verdict (self, FL_LIVENESS_UNKNOWN, FALSE, reason);
-        return;
-      }
+    case FL_CONTENT_NOT_INT32:
+      verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
+               g_strdup_printf (_("the content “%s” is a positive number but no whole number "
+                                  "of 32 bits: the original module's process.kill() refuses it, "
+                                  "and the module calls the holder alive for ever. libfl never "
+                                  "takes it over by itself; if no process holds it, an operator "
+                                  "can reclaim it with flctl reclaim --force"), shown));
+      return;
 
     case FL_CONTENT_UNTOLD:
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
@@ -429,34 +456,12 @@ judge_not_a_pid (FlLockState         *self,
                                 FL_CONTENT_MAX));
       return;
 
+    case FL_CONTENT_EMPTY:
     case FL_CONTENT_NOT_PID:
     case FL_CONTENT_PID:
     default:
-      {
-        gint64 stale_after_us = _fl_lock_options_stale_after_us (options);
-        g_autofree char *limit = NULL;
-
-        if (stale_after_us == G_MAXINT64)
-          {
-            /* FL_STALE_NEVER: such a lock is left to an operator. */
-            self->stale_at_us = 0;
-            verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-                     g_strdup_printf (_("the content is not a PID (“%s”), and this lock's "
-                                        "options say such a lock is never stale by age; if no "
-                                        "process holds it, an operator can reclaim it with "
-                                        "flctl reclaim --force"), shown));
-            return;
-          }
-
-        limit = _fl_format_age (stale_after_us);
-        self->stale_at_us = _fl_lock_options_stale_at_us (options, self->changed_us);
-        verdict (self, FL_LIVENESS_UNKNOWN, now_us >= self->stale_at_us,
-                 /* TRANSLATORS: the second %s is an age, such as "5 min" */
-                 g_strdup_printf (_("the content is not a PID (“%s”): such a lock is stale once "
-                                    "older than %s (counted from its last change, which touch "
-                                    "cannot move back)"), shown, limit));
-        return;
-      }
+      judge_by_age (self, options, now_us, shown);
+      return;
     }
 }
 

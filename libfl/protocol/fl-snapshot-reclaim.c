@@ -218,8 +218,9 @@ fl_snapshot_reclaim (FlSnapshot          *self,
  * @error: return location for a #GError
  *
  * The operator's override, for a file libfl never calls stale by itself (see
- * %FL_RECLAIMABLE_UNPROVEN): content that names no single process (empty, `0`, a negative
- * number, more than 64 bytes), a PID that exists without an identity to tell reuse, a holder
+ * %FL_RECLAIMABLE_UNPROVEN): content the original module calls alive for ever (a positive
+ * number that is no int32, such as `12.5`) or that is too long to tell, empty or unparsable
+ * content not yet older than stale_after, a PID that exists without an identity to tell reuse, a holder
  * /proc cannot show, another PID namespace or host. Recovery is never blocked by missing
  * evidence; the caller takes responsibility for the holder really being gone.
  *

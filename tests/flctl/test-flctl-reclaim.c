@@ -111,9 +111,9 @@ test_reclaim_stale (Fixture       *f,
     }
 }
 
-/* An empty lock is never stale by itself (the original module calls its holder alive): plain
- * reclaim refuses it and says how to force it; --force reclaims it. A held kernel lock is
- * refused even forced. */
+/* An empty lock younger than stale_after (30 s from its last change, whatever its mtime says)
+ * is not stale yet: plain reclaim refuses it and says how to force it; --force reclaims it. A
+ * held kernel lock is refused even forced. */
 static void
 test_reclaim_force (Fixture       *f,
                     gconstpointer  data)

@@ -542,6 +542,36 @@ fl_test_spawn_holder_of (const char *env_var,
   return fl_test_spawn_holder_argv (argv);
 }
 
+char **
+fl_test_module_argv (void)
+{
+  g_autofree char *node = g_find_program_in_path ("node");
+  const char *driver = g_getenv ("FL_MODULE_DRIVER");
+  const char *module = g_getenv ("FL_NODE_REFERENCE");
+
+  /* Not a skip: a run without the reference would pass without checking what it claims. */
+  if (node == NULL || driver == NULL || module == NULL ||
+      !g_file_test (module, G_FILE_TEST_IS_REGULAR))
+    g_error ("the Node.js module these tests compare libfl with is missing (node: %s; "
+             "FL_NODE_REFERENCE: %s): run build-aux/install-deps",
+             node != NULL ? node : "not found", module != NULL ? module : "unset");
+  return g_strdupv ((char *[]) { node, (char *) driver, NULL });
+}
+
+FlTestProc *
+fl_test_spawn_module_holder (const char *target)
+{
+  g_auto(GStrv) module = fl_test_module_argv ();
+  const char *argv[] = { module[0], module[1], "hold", target, NULL };
+  FlTestProc *holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  /* node's start-up, on a busy machine, is most of this. */
+  g_autofree char *line = fl_test_proc_read_line (holder, fl_test_deadline_ms (30000));
+  g_autofree char *expected = g_strdup_printf ("held %d", (int) holder->pid);
+
+  g_assert_cmpstr (line, ==, expected);
+  return holder;
+}
+
 /* The usual holder: fl-worker, which takes the lock with libfl. */
 FlTestProc *
 fl_test_spawn_holder (const char *target)

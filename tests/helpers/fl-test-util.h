@@ -102,6 +102,12 @@ FlTestProc *fl_test_spawn_holder_of     (const char          *env_var,
                                          const char          *helper,
                                          const char          *target);
 FlTestProc *fl_test_spawn_holder        (const char          *target);
+/* The Node.js module itself (tests/node-reference), through tests/helpers/module-driver.mjs:
+ * { node, driver, NULL }, to which a caller appends the driver's command. Where node or the
+ * installed module is missing the test fails, saying to run build-aux/install-deps. */
+char      **fl_test_module_argv         (void);
+/* `node module-driver.mjs hold TARGET`: the module's withFileLock() holding TARGET. */
+FlTestProc *fl_test_spawn_module_holder (const char          *target);
 void        fl_test_holder_release      (FlTestProc          *holder);
 /* `fl-worker wait`: a live process that holds nothing, once it said it is ready. */
 FlTestProc *fl_test_spawn_waiting       (void);

@@ -1,16 +1,20 @@
 /* original-peer.c: the Node.js module's lock algorithm, faithfully, in C
  *
- * No libfl and no kernel lock: this is what a service still running the original module does,
- * flaws included (docs/protocol.md, section 8). The interop tests run it against libfl.
+ * No libfl and no kernel lock: this is what a service still running the original module
+ * (@dogfood-lab/findings' lib/file-lock.js) does, flaws included (docs/protocol.md, section 8),
+ * for the tests that cannot run node: the portable interop test (Windows) and the model's
+ * steps. Elsewhere the tests run the module itself (tests/helpers/module-driver.mjs).
  *
  *   original-peer count TARGET COUNTER N   N critical sections on COUNTER (fl-test-counter.c)
  *   original-peer hold TARGET              acquire, print "held <pid>", wait for stdin to close,
  *                                          release
  *   original-peer acquire TARGET MS        try for MS milliseconds: print "acquired" (and
  *                                          release, exit 0) or "timeout" (exit 2)
- *   original-peer judge CONTENT            "alive" or "dead": the module's isAlive() of that
- *   original-peer judge-file FILE...       content (the second for bytes argv cannot carry,
- *                                          one line per FILE)
+ *   original-peer judge STALE_AFTER_MS FILE...
+ *                                          for each FILE, what the module's tryAcquire() does
+ *                                          with a lock of its content and mtime: "taken" or
+ *                                          "held" (test-content-rule.c checks it against the
+ *                                          module itself)
  *   original-peer sections TARGET COUNTER RECORD N
  *                                          N sections as test-exclusion.c's workers do them:
  *                                          counter + 1, the value written appended to RECORD
@@ -49,14 +53,16 @@
 #else
 #include <signal.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fl-test-counter.h"
 #endif
 
-/* The module polls at this fixed interval while the lock is held. */
+/* The module's defaults: a poll every 15 ms while the lock is held, staleAfterMs. */
 #define POLL_MS 15
+#define STALE_AFTER_MS 30000
 
 /* Platform: the module's fs and process calls, as Node makes them on each system */
 
@@ -119,12 +125,6 @@ open_shared (const char *path,
     }
   free (w);
   return h;
-}
-
-static long
-now_ms (void)
-{
-  return (long) GetTickCount64 ();
 }
 
 static int
@@ -226,10 +226,11 @@ remove_file (const char *path)
   CHECK_W (wa != NULL && DeleteFileW (wa));
 }
 
-/* uv_kill(pid, 0): OpenProcess; a process that cannot be opened for lack of rights exists
- * (EPERM); one that opens but has an exit code other than STILL_ACTIVE is gone (ESRCH). */
+/* uv_kill(pid, 0): OpenProcess; no such process (ERROR_INVALID_PARAMETER) or an exit code other
+ * than STILL_ACTIVE is ESRCH; any other failure is another error, which the module calls
+ * alive. */
 static int
-pid_exists (int pid)
+kill_not_esrch (int pid)
 {
   HANDLE h;
   DWORD code = 0;
@@ -237,10 +238,41 @@ pid_exists (int pid)
 
   h = OpenProcess (PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD) pid);
   if (h == NULL)
-    return GetLastError () == ERROR_ACCESS_DENIED;
-  alive = GetExitCodeProcess (h, &code) && code == STILL_ACTIVE;
+    return GetLastError () != ERROR_INVALID_PARAMETER;
+  alive = !GetExitCodeProcess (h, &code) || code == STILL_ACTIVE;
   CloseHandle (h);
   return alive;
+}
+
+/* Date.now() and statSync().mtimeMs: milliseconds since 1970. */
+#define FILETIME_1970 116444736000000000ULL
+
+static double
+wall_ms (void)
+{
+  FILETIME ft;
+  ULARGE_INTEGER t;
+
+  GetSystemTimeAsFileTime (&ft);
+  t.LowPart = ft.dwLowDateTime;
+  t.HighPart = ft.dwHighDateTime;
+  return (double) (t.QuadPart - FILETIME_1970) / 10000.0;
+}
+
+static double
+mtime_ms (const char *path)
+{
+  WIN32_FILE_ATTRIBUTE_DATA data;
+  wchar_t *w = wide (path);
+  ULARGE_INTEGER t;
+  BOOL ok = w != NULL && GetFileAttributesExW (w, GetFileExInfoStandard, &data);
+
+  free (w);
+  if (!ok)
+    return NAN;
+  t.LowPart = data.ftLastWriteTime.dwLowDateTime;
+  t.HighPart = data.ftLastWriteTime.dwHighDateTime;
+  return (double) ((long long) t.QuadPart - (long long) FILETIME_1970) / 10000.0;
 }
 
 static void
@@ -342,12 +374,30 @@ remove_file (const char *path)
   return unlink (path);
 }
 
+/* process.kill(pid, 0): only ESRCH makes the module call the holder dead. */
 static int
-pid_exists (int pid)
+kill_not_esrch (int pid)
 {
-  if (kill ((pid_t) pid, 0) == 0)
-    return 1;
-  return errno == EPERM;
+  return kill ((pid_t) pid, 0) == 0 || errno != ESRCH;
+}
+
+static double
+wall_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+static double
+mtime_ms (const char *path)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    return NAN;
+  return st.st_mtim.tv_sec * 1000.0 + st.st_mtim.tv_nsec / 1e6;
 }
 
 static void
@@ -464,59 +514,100 @@ js_number (const char *s)
   return strtod (s, &end);
 }
 
-/* The module's readFileSync(path, 'utf8').trim() and Number(): NaN when the text is no number.
- * *missing is set when there is no such file. */
-static double
-read_pid (const char *path,
-          int        *missing)
+/* The module's readFileSync(path, 'utf8').trim(), as code points; Number() of it. */
+typedef struct
+{
+  int           read;   /* 0: the read failed (pidRaw stays null) */
+  size_t        len;
+  unsigned int *cps;    /* len code points, trimmed */
+} Text;
+
+static void
+text_clear (Text *text)
+{
+  free (text->cps);
+  memset (text, 0, sizeof *text);
+}
+
+static void
+read_text (const char *path,
+           Text       *text)
 {
   static unsigned char buf[READ_MAX];
-  static unsigned int cps[READ_MAX];
-  static char ascii[READ_MAX + 1];
-  size_t total, n = 0, start, end, a = 0;
+  size_t total, n = 0, start, end;
+  unsigned int *cps;
   long got;
 
-  *missing = 0;
+  memset (text, 0, sizeof *text);
   got = read_bounded (path, buf, sizeof buf);
   if (got < 0)
-    {
-      *missing = errno == ENOENT;
-      return NAN;
-    }
+    return;
   total = (size_t) got;
-
+  cps = malloc ((total + 1) * sizeof *cps);
+  if (cps == NULL)
+    return;
   for (size_t i = 0, used; i < total; i += used)
     cps[n++] = decode_utf8 (buf + i, total - i, &used);
   for (start = 0; start < n && is_js_space (cps[start]); start++)
     ;
   for (end = n; end > start && is_js_space (cps[end - 1]); end--)
     ;
-  for (size_t i = start; i < end; i++)
+  memmove (cps, cps + start, (end - start) * sizeof *cps);
+  text->read = 1;
+  text->len = end - start;
+  text->cps = cps;
+}
+
+static int
+text_equal (const Text *a,
+            const Text *b)
+{
+  return a->len == b->len && (a->len == 0 || memcmp (a->cps, b->cps, a->len * sizeof *a->cps) == 0);
+}
+
+/* Number() of trimmed text: NaN for anything but ASCII. */
+static double
+text_number (const Text *text)
+{
+  static char ascii[READ_MAX + 1];
+
+  for (size_t i = 0; i < text->len; i++)
     {
-      if (cps[i] == 0 || cps[i] >= 0x80)
+      if (text->cps[i] == 0 || text->cps[i] >= 0x80)
         return NAN;
-      ascii[a++] = (char) cps[i];
+      ascii[i] = (char) text->cps[i];
     }
-  ascii[a] = '\0';
+  ascii[text->len] = '\0';
   return js_number (ascii);
 }
 
-/* The common idiom: try { process.kill(pid, 0); return true }
- * catch (e) { return e.code === 'EPERM' }. Node's kill throws (dead) unless pid == (pid | 0);
- * a value <= 0 then probes a process group, as the module does (signal 0 sends nothing). */
+/* isProcessAlive(): not finite or <= 0 is dead; else process.kill(n, 0), where Node throws
+ * ERR_INVALID_ARG_TYPE unless n == (n | 0), and every error but ESRCH is alive. */
 static int
 is_alive (double pid)
 {
-  if (!(pid >= INT_MIN && pid <= INT_MAX) || pid != (double) (int) pid)
+  if (!isfinite (pid) || pid <= 0)
     return 0;
-#ifdef _WIN32
-  /* uv_kill() on Windows: PID 0 is the caller itself, and no PID is negative. */
-  if (pid == 0)
+  if (pid > INT_MAX || pid != (double) (int) pid)
     return 1;
-  if (pid < 0)
-    return 0;
-#endif
-  return pid_exists ((int) pid);
+  return kill_not_esrch ((int) pid);
+}
+
+/* tryAcquire()'s decision on an existing lock: whether it is to be taken over (a dead PID at
+ * once; empty or unreadable content once its mtime is older than stale_after_ms; a failed
+ * stat never). *text is what was read, the graveyard's expected content. */
+static int
+is_stale (const char *lock,
+          long        stale_after_ms,
+          Text       *text)
+{
+  double mtime;
+
+  read_text (lock, text);
+  mtime = mtime_ms (lock);
+  if (text->read && text->len > 0)
+    return !is_alive (text_number (text));
+  return isfinite (mtime) && wall_ms () - mtime > (double) stale_after_ms;
 }
 
 static int
@@ -528,70 +619,77 @@ write_temp (const char *temp)
   return write_new (temp, text, (size_t) len);
 }
 
-/* The module's takeover: not atomic, and it puts back with rename(), which can replace a lock
+/* atomicCreateLock(): 1 linked, 0 EEXIST, -1 another error. */
+static int
+create_lock (const char *lock)
+{
+  char temp[PATH_MAX + 64];
+  int ret;
+
+  snprintf (temp, sizeof temp, "%s.%d.%08x.tmp", lock, peer_pid (), random_u32 ());
+  if (write_temp (temp) < 0)
+    {
+      fprintf (stderr, "original-peer: cannot write %s: %s\n", temp, strerror (errno));
+      return -1;
+    }
+  ret = link_file (temp, lock) == 0 ? 1 : errno == EEXIST ? 0 : -1;
+  if (ret < 0)
+    fprintf (stderr, "original-peer: cannot link %s: %s\n", lock, strerror (errno));
+  remove_file (temp);
+  return ret;
+}
+
+/* reclaimViaGraveyard(): not atomic, and it puts back with rename(), which can replace a lock
  * created meanwhile. Kept as is on purpose. */
-static void
+static int
 take_over (const char *lock,
-           double      judged)
+           const Text *expected)
 {
   char gy[PATH_MAX + 64];
-  int missing;
+  Text actual;
 
   snprintf (gy, sizeof gy, "%s.gy.%d.%08x", lock, peer_pid (), random_u32 ());
   if (rename_file (lock, gy) < 0)
-    return;
-  if (read_pid (gy, &missing) != judged)
-    rename_file (gy, lock);
-  else
-    remove_file (gy);
+    return 0;
+  read_text (gy, &actual);
+  if (actual.read && actual.len > 0 && !text_equal (&actual, expected))
+    {
+      if (rename_file (gy, lock) < 0)
+        remove_file (gy);
+      text_clear (&actual);
+      return 0;
+    }
+  text_clear (&actual);
+  remove_file (gy);
+  return create_lock (lock);
 }
 
-/* Returns 0 once held, 1 on timeout (timeout_ms < 0: never), -1 on error. */
+/* withFileLock()'s loop: 0 once held, 1 on timeout (timeout_ms < 0: never), -1 on error. */
 static int
 acquire (const char *target,
          long        timeout_ms)
 {
   char lock[PATH_MAX];
-  char temp[PATH_MAX + 64];
-  long deadline = timeout_ms < 0 ? -1 : now_ms () + timeout_ms;
+  double deadline = wall_ms () + (double) timeout_ms;
 
   snprintf (lock, sizeof lock, "%s.lock", target);
-  for (;;)
+  while (timeout_ms < 0 || wall_ms () < deadline)
     {
-      double pid;
-      int missing;
+      int ret = create_lock (lock);
 
-      snprintf (temp, sizeof temp, "%s.%d.%08x.tmp", lock, peer_pid (), random_u32 ());
-      if (write_temp (temp) < 0)
+      if (ret == 0)
         {
-          fprintf (stderr, "original-peer: cannot write %s: %s\n", temp, strerror (errno));
-          return -1;
-        }
-      if (link_file (temp, lock) == 0)
-        {
-          remove_file (temp);
-          return 0;
-        }
-      if (errno != EEXIST)
-        {
-          fprintf (stderr, "original-peer: cannot link %s: %s\n", lock, strerror (errno));
-          remove_file (temp);
-          return -1;
-        }
-      remove_file (temp);
+          Text text;
 
-      pid = read_pid (lock, &missing);
-      if (missing)
-        continue;
-      if (!is_alive (pid))
-        {
-          take_over (lock, pid);
-          continue;
+          if (is_stale (lock, STALE_AFTER_MS, &text))
+            ret = take_over (lock, &text);
+          text_clear (&text);
         }
-      if (deadline >= 0 && now_ms () >= deadline)
-        return 1;
+      if (ret != 0)
+        return ret > 0 ? 0 : -1;
       sleep_ms (POLL_MS);
     }
+  return 1;
 }
 
 static void
@@ -715,18 +813,16 @@ cmd_acquire (const char *target,
   return ret == 0 ? 0 : 2;
 }
 
+/* What the module's tryAcquire() would do with a lock of this content and mtime. */
 static int
-cmd_judge (const char *path)
+cmd_judge (const char *path,
+           long        stale_after_ms)
 {
-  int missing;
-  double pid = read_pid (path, &missing);
+  Text text;
+  int stale = is_stale (path, stale_after_ms, &text);
 
-  if (missing)
-    {
-      fprintf (stderr, "original-peer: no such file %s\n", path);
-      return FL_TEST_EXIT_FAILED;
-    }
-  printf ("%s\n", is_alive (pid) ? "alive" : "dead");
+  text_clear (&text);
+  printf ("%s\n", stale ? "taken" : "held");
   return 0;
 }
 
@@ -744,42 +840,15 @@ main (int   argc,
     return cmd_hold (argv[2]);
   if (argc == 4 && strcmp (argv[1], "acquire") == 0)
     return cmd_acquire (argv[2], strtol (argv[3], NULL, 10));
-  if (argc >= 3 && strcmp (argv[1], "judge-file") == 0)
+  if (argc >= 4 && strcmp (argv[1], "judge") == 0)
     {
-      for (int i = 2; i < argc; i++)
-        if (cmd_judge (argv[i]) != 0)
-          return FL_TEST_EXIT_FAILED;
+      for (int i = 3; i < argc; i++)
+        cmd_judge (argv[i], strtol (argv[2], NULL, 10));
       fflush (stdout);
       return 0;
     }
-  if (argc == 3 && strcmp (argv[1], "judge") == 0)
-    {
-#ifdef _WIN32
-      char path[MAX_PATH + 64];
-      DWORD len = GetTempPathA (MAX_PATH, path);
-      int ret;
-
-      if (len == 0 || len > MAX_PATH)
-        return FL_TEST_EXIT_FAILED;
-      snprintf (path + len, sizeof path - len, "original-peer-judge-%d-%08x", peer_pid (),
-                random_u32 ());
-      if (write_new (path, argv[2], strlen (argv[2])) < 0)
-        return FL_TEST_EXIT_FAILED;
-#else
-      char path[] = "/tmp/original-peer-judge-XXXXXX";
-      int fd = mkstemp (path);
-      int ret;
-
-      if (fd < 0 || write (fd, argv[2], strlen (argv[2])) != (ssize_t) strlen (argv[2]))
-        return FL_TEST_EXIT_FAILED;
-      close (fd);
-#endif
-      ret = cmd_judge (path);
-      remove_file (path);
-      return ret;
-    }
   fprintf (stderr, "usage: original-peer count TARGET COUNTER N | hold TARGET"
-           " | acquire TARGET MS | judge CONTENT | judge-file FILE..."
+           " | acquire TARGET MS | judge STALE_AFTER_MS FILE..."
            " | sections TARGET COUNTER RECORD N\n");
   return 64;
 }

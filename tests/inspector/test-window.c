@@ -26,7 +26,7 @@ static const Expected demo_states[] = {
   { "projects/site/index.html.lock", FL_ENTRY_STATE_HELD },
   { "report.csv.lock", FL_ENTRY_STATE_STALE },
   { "session.db.lock", FL_ENTRY_STATE_STALE },
-  { "upload.part.lock", FL_ENTRY_STATE_UNKNOWN },  /* empty: never stale by itself */
+  { "upload.part.lock", FL_ENTRY_STATE_UNKNOWN },  /* empty, younger than stale_after */
   { "legacy.lock", FL_ENTRY_STATE_FOREIGN },
 };
 

@@ -2,8 +2,8 @@
  *
  * Such a lock cannot be judged by its PID: it is "unknown", left alone while younger than
  * stale_after, and stale once older, counted from its last change (ctime), which touch cannot
- * move back. (What the original module reads as a number, PIDs <= 0 included, is
- * test-content-rule.c's.) The cases with a PID followed by garbage use a live PID and
+ * move back. (What the original module reads as a number, PIDs <= 0 and the positive numbers
+ * it calls alive for ever, 12.5 or 99999999999, are test-content-rule.c's.) The cases with a PID followed by garbage use a live PID and
  * a dead one, so that a lenient parser fails either way: it would call the first alive after
  * stale_after and the second dead before it.
  *
@@ -11,6 +11,7 @@
  */
 #include <libfl/fl.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,8 +53,6 @@ static const BadContent cases[] = {
   { "live-pid-twice", S (""), PID_LIVE, S (" 1") },
   { "over-64-bytes", S (""), PID_DEAD,
     S ("garbagegarbagegarbagegarbagegarbagegarbagegarbagegarbagegarbagegarbage") },
-  { "fraction", S (""), PID_LIVE, S (".5") },
-  { "beyond-int32", S ("99999999999"), PID_NONE, S ("") },
   { "hex-fraction", S ("0x10.5"), PID_NONE, S ("") },
 };
 
@@ -210,6 +209,52 @@ test_wait_until_stale (FlTestDir     *fx,
   g_assert_cmpint (elapsed_ms, <, 15000);
 }
 
+/* Issue 29: `flock T.lock CMD` (util-linux) creates T.lock empty and leaves it behind. The
+ * module takes such a lock over once its mtime is older than staleAfterMs; libfl once it is
+ * older than stale_after, not before (it used to wait for it for ever). */
+static void
+test_flock_leftover (FlTestDir     *fx,
+                     gconstpointer  data)
+{
+  g_autofree char *flock_path = g_find_program_in_path ("flock");
+  const char *argv[] = { flock_path, fx->lock, "true", NULL };
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlTestProc) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *content = NULL;
+  gint64 stale_after_ms = fl_test_scaled_ms (2000), changed_us;
+  struct stat st;
+  gsize len;
+
+  g_assert_nonnull (flock_path);  /* util-linux: build-aux/install-deps installs it */
+  proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  g_assert_true (fl_test_proc_wait (proc, fl_test_deadline_ms (10000)));
+  g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
+  g_assert_cmpint (stat (fx->lock, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, 0);
+  changed_us = MAX ((gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000,
+                    (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000);
+
+  fl_lock_options_set_stale_after_ms (options, stale_after_ms);
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (30000));
+  lock = fl_lock_try_acquire (fx->target, options, &error);
+  g_assert_cmpint (g_get_real_time () - changed_us, <, stale_after_ms * 1000);
+  g_assert_null (lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  g_clear_error (&error);
+
+  /* A waiter gets it once stale_after has passed, and not before. */
+  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  g_assert_cmpint (g_get_real_time () - changed_us, >=, stale_after_ms * 1000);
+  content = fl_test_read (fx->lock, &len);
+  g_assert_cmpint (atoi (content), ==, getpid ());
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -223,6 +268,7 @@ main (int   argc,
       FL_TEST_ADD (path, &cases[i], test_bad_content);
     }
   FL_TEST_ADD ("/libfl/bad-input/content/wait-until-stale", NULL, test_wait_until_stale);
+  FL_TEST_ADD ("/libfl/bad-input/content/flock-leftover", NULL, test_flock_leftover);
 
   return g_test_run ();
 }

@@ -536,7 +536,8 @@ test_async_add (ModelFixture  *fx,
 }
 
 /* The model re-judges a lock by age only when the judge says it will turn stale, and at the
- * judge's time. An empty lock (never stale by itself) had a deadline once it was older than
+ * judge's time. A lock never stale by itself (then an empty one; now "12.5", which the
+ * original module calls alive for ever: issue 29) had a deadline once it was older than
  * stale_after: the deadline fired, the lock stayed "not stale", and the model re-judged it
  * from a 0 ms timeout for ever (a core spent, the inspector's window never redrawn). So did a
  * lock whose mtime was set back: its deadline came from the mtime, the judge's from the ctime. */
@@ -544,17 +545,17 @@ static void
 test_deadline_only_by_the_judge (ModelFixture  *fx,
                                  gconstpointer  data)
 {
-  g_autofree char *empty = model_path (fx, "empty.lock");
+  g_autofree char *never = model_path (fx, "never.lock");
   g_autofree char *junk = model_path (fx, "junk.lock");
   gint64 hour_ago = g_get_real_time () - G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC;
   gint64 next;
   FlSnapshot *snap;
 
-  fl_test_write (empty, "", 0);
-  set_mtime_us (empty, hour_ago);
+  fl_test_write (never, "12.5", -1);
+  set_mtime_us (never, hour_ago);
   add_dir (fx);
 
-  snap = fl_entry_get_snapshot (model_lookup (fx, "empty.lock"));
+  snap = fl_entry_get_snapshot (model_lookup (fx, "never.lock"));
   g_assert_false (fl_snapshot_get_stale (snap));
   g_assert_cmpint (_fl_directory_model_get_next_deadline (fx->model), ==, G_MAXINT64);
 

@@ -1,8 +1,8 @@
-/* test-interop.c: libfl and the original Node module's protocol exclude each other
+/* test-interop.c: libfl and the original Node module exclude each other
  *
- * The peer is tests/helpers/original-peer, a faithful C copy of the module's algorithm: no
- * kernel lock, no identity, a poll every 15 ms, a takeover by rename; where node is installed,
- * tests/helpers/original-module.js, the module in Node, too.
+ * The peer is the module itself (@dogfood-lab/findings' lib/file-lock.js, installed by
+ * build-aux/install-deps: tests/node-reference), run by tests/helpers/module-driver.mjs: no
+ * kernel lock, no identity, a poll every 15 ms, a takeover by rename.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,19 +16,19 @@
 
 #define SECTIONS 300
 
-/* Runs `original-peer acquire TARGET MS` and returns its exit code (0 acquired, 2 timeout). */
+/* Runs the module's `acquire TARGET MS` and returns its exit code (0 acquired, 2 timeout). */
 static int
-peer_acquire (FlTestDir *fx,
-              int        timeout_ms)
+module_acquire (FlTestDir *fx,
+                int        timeout_ms)
 {
-  g_autofree char *peer = fl_test_helper_path ("FL_ORIGINAL_PEER", "original-peer");
+  g_auto(GStrv) module = fl_test_module_argv ();
   g_autofree char *ms = g_strdup_printf ("%d", timeout_ms);
-  const char *argv[] = { peer, "acquire", fx->target, ms, NULL };
+  const char *argv[] = { module[0], module[1], "acquire", fx->target, ms, NULL };
   g_autoptr(FlTestProc) proc = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  g_autofree char *out = fl_test_proc_read_all (proc, fl_test_deadline_ms (timeout_ms + 10000));
+  g_autofree char *out = fl_test_proc_read_all (proc, fl_test_deadline_ms (timeout_ms + 30000));
 
   g_assert_true (fl_test_proc_wait (proc, fl_test_deadline_ms (10000)));
-  g_test_message ("original-peer acquire: %s", out);
+  g_test_message ("the module's acquire: %s", out);
   if (fl_test_proc_exit_code (proc) == 0)
     g_assert_cmpstr (out, ==, "acquired\n");
   else if (fl_test_proc_exit_code (proc) == 2)
@@ -41,7 +41,7 @@ test_count (FlTestDir     *fx,
             gconstpointer  data)
 {
   g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  g_autofree char *peer = fl_test_helper_path ("FL_ORIGINAL_PEER", "original-peer");
+  g_auto(GStrv) module = fl_test_module_argv ();
   g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
   g_autofree char *n = g_strdup_printf ("%d", SECTIONS);
   g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
@@ -50,9 +50,11 @@ test_count (FlTestDir     *fx,
 
   for (guint i = 0; i < total; i++)
     {
-      const char *argv[] = { i % 2 ? peer : worker, "count", fx->target, counter, n, NULL };
+      const char *module_argv[] = { module[0], module[1], "count", fx->target, counter, n, NULL };
+      const char *worker_argv[] = { worker, "count", fx->target, counter, n, NULL };
 
-      g_ptr_array_add (procs, fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT));
+      g_ptr_array_add (procs, fl_test_proc_spawn (i % 2 ? module_argv : worker_argv, NULL,
+                                                  FL_TEST_SPAWN_DEFAULT));
     }
   for (guint done = 0; done < total; done++)
     {
@@ -65,7 +67,7 @@ test_count (FlTestDir     *fx,
       proc = g_ptr_array_index (procs, i);
       if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
         g_error ("%s %d found another holder inside the critical section",
-                 i % 2 ? "original-peer" : "fl-worker", (int) proc->pid);
+                 i % 2 ? "the module" : "fl-worker", (int) proc->pid);
       g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
     }
   g_assert_cmpint (fl_test_counter_read (counter), ==, (long) total * SECTIONS);
@@ -80,19 +82,18 @@ test_libfl_holds (FlTestDir     *fx,
   g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
 
   /* The peer polls for 300 ms and gives up: it never took the lock. */
-  g_assert_cmpint (peer_acquire (fx, 300), ==, 2);
+  g_assert_cmpint (module_acquire (fx, 300), ==, 2);
   g_assert_true (fl_test_kernel_lock_held (fx->lock));
 
   fl_test_holder_release (holder);
-  g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
+  g_assert_cmpint (module_acquire (fx, 10000), ==, 0);
 }
 
 static void
-test_peer_holds (FlTestDir     *fx,
+test_module_holds (FlTestDir     *fx,
                  gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = fl_test_spawn_holder_of ("FL_ORIGINAL_PEER", "original-peer",
-                                                          fx->target);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_module_holder (fx->target);
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
@@ -134,24 +135,23 @@ test_peer_holds (FlTestDir     *fx,
 
 /* The module's own recovery works on a dead libfl holder's lock... */
 static void
-test_peer_takes_dead_libfl (FlTestDir     *fx,
+test_module_takes_dead_libfl (FlTestDir     *fx,
                             gconstpointer  data)
 {
   g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
 
   fl_test_proc_kill (holder);
-  g_assert_cmpint (peer_acquire (fx, 10000), ==, 0);
+  g_assert_cmpint (module_acquire (fx, 10000), ==, 0);
   g_assert_false (fl_test_exists (fx->lock));
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
 }
 
 /* ...and libfl's on a dead peer's. */
 static void
-test_libfl_takes_dead_peer (FlTestDir     *fx,
+test_libfl_takes_dead_module (FlTestDir     *fx,
                             gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = fl_test_spawn_holder_of ("FL_ORIGINAL_PEER", "original-peer",
-                                                          fx->target);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_module_holder (fx->target);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
 
@@ -160,30 +160,6 @@ test_libfl_takes_dead_peer (FlTestDir     *fx,
   g_assert_no_error (error);
   g_assert_true (fl_test_kernel_lock_held (fx->lock));
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
-}
-
-/* The Node module itself as a holder (`node original-module.js hold TARGET`), or NULL with
- * the test skipped where node is not installed. */
-static FlTestProc *
-spawn_node_holder (const char *target)
-{
-  g_autofree char *node = g_find_program_in_path ("node");
-  const char *module = g_getenv ("FL_ORIGINAL_MODULE");
-  const char *argv[] = { node, module, "hold", target, NULL };
-  g_autoptr(FlTestProc) holder = NULL;
-  g_autofree char *line = NULL;
-  g_autofree char *expected = NULL;
-
-  if (node == NULL || module == NULL)
-    {
-      g_test_skip ("needs node (build-aux/install-deps installs it) and FL_ORIGINAL_MODULE");
-      return NULL;
-    }
-  holder = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
-  line = fl_test_proc_read_line (holder, fl_test_deadline_ms (30000));
-  expected = g_strdup_printf ("held %d", (int) holder->pid);
-  g_assert_cmpstr (line, ==, expected);
-  return g_steal_pointer (&holder);
 }
 
 /* Issue 18, part 1: a live holder of the original module, its lock's mtime moved an hour back
@@ -220,62 +196,12 @@ check_mtime_moved_back (FlTestDir  *fx,
 }
 
 static void
-test_node_mtime_moved_back (FlTestDir     *fx,
+test_module_mtime_moved_back (FlTestDir     *fx,
                             gconstpointer  data)
 {
-  g_autoptr(FlTestProc) holder = spawn_node_holder (fx->target);
-
-  if (holder != NULL)
-    check_mtime_moved_back (fx, holder);
-}
-
-static void
-test_peer_mtime_moved_back (FlTestDir     *fx,
-                            gconstpointer  data)
-{
-  g_autoptr(FlTestProc) holder = fl_test_spawn_holder_of ("FL_ORIGINAL_PEER", "original-peer",
-                                                          fx->target);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_module_holder (fx->target);
 
   check_mtime_moved_back (fx, holder);
-}
-
-/* The Node module and libfl exclude each other, counted. */
-static void
-test_node_count (FlTestDir     *fx,
-                 gconstpointer  data)
-{
-  g_autofree char *node = g_find_program_in_path ("node");
-  const char *module = g_getenv ("FL_ORIGINAL_MODULE");
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
-  g_autofree char *counter = g_build_filename (fx->dir, "counter", NULL);
-  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
-  gint64 deadline = fl_test_deadline_ms (170000);
-  const char *n = "100";
-  guint total = 4;
-
-  if (node == NULL || module == NULL)
-    {
-      g_test_skip ("needs node (build-aux/install-deps installs it) and FL_ORIGINAL_MODULE");
-      return;
-    }
-  for (guint i = 0; i < total; i++)
-    {
-      const char *node_argv[] = { node, module, "count", fx->target, counter, n, NULL };
-      const char *worker_argv[] = { worker, "count", fx->target, counter, n, NULL };
-
-      g_ptr_array_add (procs, fl_test_proc_spawn (i % 2 ? node_argv : worker_argv, NULL,
-                                                  FL_TEST_SPAWN_DEFAULT));
-    }
-  for (guint done = 0; done < total; done++)
-    {
-      int i = fl_test_proc_wait_any (procs, deadline);
-
-      if (i < 0)
-        g_error ("still running at the deadline; counter at %ld", fl_test_counter_read (counter));
-      g_assert_cmpint (fl_test_proc_exit_code (g_ptr_array_index (procs, i)), ==, 0);
-    }
-  g_assert_cmpint (fl_test_counter_read (counter), ==, 100L * total);
-  g_assert_false (fl_test_exists (fx->lock));
 }
 
 int
@@ -286,12 +212,10 @@ main (int   argc,
 
   FL_TEST_ADD ("/libfl/interop/count", NULL, test_count);
   FL_TEST_ADD ("/libfl/interop/libfl-holds", NULL, test_libfl_holds);
-  FL_TEST_ADD ("/libfl/interop/peer-holds", NULL, test_peer_holds);
-  FL_TEST_ADD ("/libfl/interop/peer-takes-dead-libfl", NULL, test_peer_takes_dead_libfl);
-  FL_TEST_ADD ("/libfl/interop/libfl-takes-dead-peer", NULL, test_libfl_takes_dead_peer);
-  FL_TEST_ADD ("/libfl/interop/peer-mtime-moved-back", NULL, test_peer_mtime_moved_back);
-  FL_TEST_ADD ("/libfl/interop/node-mtime-moved-back", NULL, test_node_mtime_moved_back);
-  FL_TEST_ADD ("/libfl/interop/node-count", NULL, test_node_count);
+  FL_TEST_ADD ("/libfl/interop/module-holds", NULL, test_module_holds);
+  FL_TEST_ADD ("/libfl/interop/module-takes-dead-libfl", NULL, test_module_takes_dead_libfl);
+  FL_TEST_ADD ("/libfl/interop/libfl-takes-dead-module", NULL, test_libfl_takes_dead_module);
+  FL_TEST_ADD ("/libfl/interop/module-mtime-moved-back", NULL, test_module_mtime_moved_back);
 
   return g_test_run ();
 }

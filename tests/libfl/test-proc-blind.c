@@ -1,10 +1,10 @@
 /* test-proc-blind.c: a /proc that cannot show the holder never makes its lock stale (issue 19)
  *
- * The holder is the Node module itself (tests/helpers/original-module.js) where node is
- * installed, else its C copy: no kernel lock, no identity, so only kill() and /proc speak for
- * it. libfl judges from inside (a) a PID namespace without its own /proc, (b) a /proc mounted
- * hidepid=invisible, as an unprivileged user, (c) no /proc at all. Each needs root (unshare,
- * mount) and is skipped without it.
+ * The holder is the Node module itself (tests/helpers/module-driver.mjs, tests/node-reference):
+ * no kernel lock, no identity, so only kill() and /proc speak for it. libfl judges from inside
+ * (a) a PID namespace without its own /proc, (b) a /proc mounted hidepid=invisible, as an
+ * unprivileged user, (c) no /proc at all. Each needs root (unshare, mount) and is skipped
+ * without it.
  *
  * The judge runs as this very program, re-executed with `--judge TARGET`: it prints the
  * verdict and what a try-acquire says, and with `--cycle TARGET` acquires and releases.
@@ -76,18 +76,11 @@ cycle_main (const char *target)
   return 0;
 }
 
-/* The holder's command, as "$H" in the scripts below. */
+/* The holder's command, as "$H" in the scripts below: the module itself. */
 static char **
 holder_argv (void)
 {
-  g_autofree char *node = g_find_program_in_path ("node");
-  const char *module = g_getenv ("FL_ORIGINAL_MODULE");
-
-  if (node != NULL && module != NULL)
-    return g_strdupv ((char *[]) { node, (char *) module, NULL });
-  g_test_message ("node missing: the holder is original-peer, the module's C copy");
-  return g_strdupv ((char *[]) { fl_test_helper_path ("FL_ORIGINAL_PEER", "original-peer"),
-                                 NULL });
+  return fl_test_module_argv ();
 }
 
 /* A PID that is free here, so that the namespace's holder gets a PID this /proc does not show

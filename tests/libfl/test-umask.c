@@ -13,22 +13,6 @@
 
 #include "fl-test-util.h"
 
-/* The module as its users install it (issue 29, point 2). TO BE SWITCHED to the shared driver
- * and the npm-installed copy that the tests of the module part bring; until then this inline
- * driver and this path (or FL_TEST_FILE_LOCK_JS) stand in for them. */
-#define FILE_LOCK_JS "/work/modref-scratch/node_modules/@dogfood-lab/findings/lib/file-lock.js"
-#define NODE_DRIVER \
-  "import { pathToFileURL } from 'node:url';\n" \
-  "const [, mod, target, ms] = process.argv;\n" \
-  "const { withFileLock } = await import(pathToFileURL(mod));\n" \
-  "try {\n" \
-  "  withFileLock(target, () => console.log('acquired'),\n" \
-  "               { timeoutMs: Number(ms), staleAfterMs: 50 });\n" \
-  "} catch (e) {\n" \
-  "  if (e.code !== 'ELOCKTIMEOUT') throw e;\n" \
-  "  console.log('timeout');\n" \
-  "}\n"
-
 /* `fl-worker hold TARGET` under umask 077; exec keeps the PID the holder names. */
 static FlTestProc *
 spawn_umask_077_holder (const char *target)
@@ -52,13 +36,13 @@ test_mode (FlTestDir     *fx,
   fl_test_holder_release (holder);
 }
 
-/* The module, as nobody, waits its whole timeout while the umask 077 holder runs. */
+/* The module itself (tests/helpers/module-driver.mjs), as nobody, with a staleAfterMs of 50 ms:
+ * it waits its whole timeout while the umask 077 holder runs. */
 static void
 test_node_other_user (FlTestDir     *fx,
                       gconstpointer  data)
 {
-  g_autofree char *node = g_find_program_in_path ("node");
-  const char *module = g_getenv ("FL_TEST_FILE_LOCK_JS");
+  g_auto(GStrv) module = fl_test_module_argv ();
   g_autoptr(FlTestProc) holder = NULL;
   g_autoptr(FlTestProc) peer = NULL;
   g_autofree char *ms = g_strdup_printf ("%" G_GINT64_FORMAT, fl_test_scaled_ms (1500));
@@ -66,16 +50,9 @@ test_node_other_user (FlTestDir     *fx,
   g_autofree char *content = NULL;
   g_autofree char *expected = NULL;
 
-  if (module == NULL)
-    module = FILE_LOCK_JS;
   if (!fl_test_is_root ())
     {
       g_test_skip ("needs root, to run the module as another user (nobody)");
-      return;
-    }
-  if (node == NULL || !g_file_test (module, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("needs node and the module's lib/file-lock.js (FL_TEST_FILE_LOCK_JS)");
       return;
     }
 
@@ -83,15 +60,14 @@ test_node_other_user (FlTestDir     *fx,
   g_assert_cmpint (chmod (fx->dir, 0777), ==, 0);
   holder = spawn_umask_077_holder (fx->target);
   {
-    const char *argv[] = { node, "--input-type=module", "-e", NODE_DRIVER, module, fx->target,
-                           ms, NULL };
+    const char *argv[] = { module[0], module[1], "acquire", fx->target, ms, "50", NULL };
 
     peer = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_AS_NOBODY);
   }
   out = fl_test_proc_read_all (peer, fl_test_deadline_ms (30000));
   g_assert_true (fl_test_proc_wait (peer, fl_test_deadline_ms (10000)));
   g_assert_cmpstr (out, ==, "timeout\n");
-  g_assert_cmpint (fl_test_proc_exit_code (peer), ==, 0);
+  g_assert_cmpint (fl_test_proc_exit_code (peer), ==, 2);
 
   content = fl_test_read (fx->lock, NULL);
   expected = g_strdup_printf ("%d", (int) holder->pid);

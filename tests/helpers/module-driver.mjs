@@ -1,0 +1,195 @@
+// module-driver.mjs: the Node.js module itself, driven from the tests
+//
+// Imports the real lib/file-lock.js of @dogfood-lab/findings (installed by
+// build-aux/install-deps at the version tests/node-reference pins; its path comes in
+// FL_NODE_REFERENCE) and runs its own withFileLock(): nothing here decides anything the module
+// decides. It is what a service still running the module does, flaws included.
+//
+//   node module-driver.mjs hold TARGET              acquire, print "held <pid>", release when
+//                                                   stdin closes
+//   node module-driver.mjs acquire TARGET MS [STALE_AFTER_MS]
+//                                                   "acquired" (exit 0) or "timeout" (exit 2);
+//                                                   MS < 0 waits for ever; the module's own
+//                                                   staleAfterMs unless given
+//   node module-driver.mjs count TARGET COUNTER N   N critical sections on COUNTER, the
+//                                                   protocol of tests/helpers/fl-test-counter.c
+//   node module-driver.mjs judge STALE_AFTER_MS CONTENT-FILE...
+//                                                   for each file, a lock with its bytes and its
+//                                                   mtime, offered to withFileLock() with that
+//                                                   staleAfterMs: "taken" if the module took it
+//                                                   over, "held" if it timed out
+//   node module-driver.mjs cycle TARGET N           N uncontended acquire+release cycles after
+//                                                   a warm-up; prints ns per cycle (fl-bench)
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const EXIT_TIMEOUT = 2;
+const EXIT_OVERLAP = 3;
+const EXIT_FAILED = 4;
+
+// Long enough for the module's first try and a few polls (it decides on its first); a verdict
+// never depends on it, since every content is decided at once or by the mtime it was given.
+const JUDGE_TIMEOUT_MS = 60;
+
+async function loadModule() {
+  const where = process.env.FL_NODE_REFERENCE;
+  if (!where || !fs.existsSync(where)) {
+    process.stderr.write(`module-driver.mjs: the real module is not installed (FL_NODE_REFERENCE=` +
+                         `${where ?? '(unset)'}): run build-aux/install-deps\n`);
+    process.exit(EXIT_FAILED);
+  }
+  return import(pathToFileURL(where).href);
+}
+
+function isTimeout(e) {
+  return e && e.code === 'ELOCKTIMEOUT';
+}
+
+// Blocks until stdin closes: the module's critical section is synchronous.
+function waitStdinEof() {
+  const buf = Buffer.alloc(256);
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN')
+        continue;
+      if (e.code === 'EOF')
+        return;
+      throw e;
+    }
+    if (n === 0)
+      return;
+  }
+}
+
+// fl-test-counter.c's critical section: a marker made by link(), a counter read, bumped and
+// written back, and the marker checked to be still ours.
+function criticalSection(counter) {
+  const marker = `${counter}.holder`;
+  const me = String(process.pid);
+  const temp = `${marker}.${me}`;
+  try { fs.unlinkSync(temp); } catch (e) { /* none */ }
+  fs.writeFileSync(temp, me, { flag: 'wx' });
+  try {
+    fs.linkSync(temp, marker);
+  } catch (e) {
+    fs.unlinkSync(temp);
+    if (e.code === 'EEXIST') {
+      process.stderr.write(`OVERLAP: ${me} entered while ${fs.readFileSync(marker, 'utf8')} holds it\n`);
+      return EXIT_OVERLAP;
+    }
+    throw e;
+  }
+  fs.unlinkSync(temp);
+
+  let text = '';
+  try { text = fs.readFileSync(counter, 'utf8'); } catch (e) { /* a new counter */ }
+  const value = text === '' ? 0 : parseInt(text, 10);
+  fs.writeFileSync(counter, String(value + 1).padStart(20, '0'));
+
+  if (fs.readFileSync(marker, 'utf8') !== me) {
+    process.stderr.write(`OVERLAP: marker ${marker} was replaced under ${me}\n`);
+    return EXIT_OVERLAP;
+  }
+  fs.unlinkSync(marker);
+  return 0;
+}
+
+// One verdict of the module's own: a lock with @file's bytes and mtime, in a folder of its own.
+function judge(withFileLock, staleAfterMs, file) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'module-driver-'));
+  try {
+    const target = path.join(dir, 't');
+    const st = fs.statSync(file);
+    fs.writeFileSync(`${target}.lock`, fs.readFileSync(file));
+    fs.utimesSync(`${target}.lock`, st.atimeMs / 1000, st.mtimeMs / 1000);
+    let ran = false;
+    try {
+      withFileLock(target, () => { ran = true; },
+                   { timeoutMs: JUDGE_TIMEOUT_MS, retryIntervalMs: 5, staleAfterMs });
+    } catch (e) {
+      if (!isTimeout(e))
+        throw e;
+    }
+    return ran ? 'taken' : 'held';
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv) {
+  const usage = 'usage: module-driver.mjs hold TARGET | acquire TARGET MS | ' +
+                'count TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N\n';
+  const known = { hold: 2, acquire: 3, count: 4, cycle: 3 };
+  if (!(known[argv[0]] === argv.length || (argv[0] === 'judge' && argv.length >= 3))) {
+    process.stderr.write(usage);
+    return 64;
+  }
+  const { withFileLock } = await loadModule();
+  const forever = { timeoutMs: Infinity };
+
+  switch (argv[0]) {
+    case 'hold':
+      withFileLock(argv[1], () => {
+        process.stdout.write(`held ${process.pid}\n`);
+        waitStdinEof();
+      }, forever);
+      return 0;
+    case 'acquire': {
+      const ms = Number(argv[2]);
+      const options = ms < 0 ? { ...forever } : { timeoutMs: ms };
+      if (argv[3] !== undefined)
+        options.staleAfterMs = Number(argv[3]);
+      try {
+        withFileLock(argv[1], () => {}, options);
+      } catch (e) {
+        if (!isTimeout(e))
+          throw e;
+        process.stdout.write('timeout\n');
+        return EXIT_TIMEOUT;
+      }
+      process.stdout.write('acquired\n');
+      return 0;
+    }
+    case 'count':
+      for (let i = 0; i < Number(argv[3]); i++) {
+        const ret = withFileLock(argv[1], () => criticalSection(argv[2]), forever);
+        if (ret !== 0)
+          return ret;
+      }
+      return 0;
+    case 'cycle': {
+      // For fl-bench: a fixed warm-up (the same in every run, so that strace's counts of two
+      // runs differ by the cycles alone), then N cycles; prints nanoseconds per cycle.
+      const n = Number(argv[2]);
+      for (let i = 0; i < 200; i++)
+        withFileLock(argv[1], () => {}, forever);
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < n; i++)
+        withFileLock(argv[1], () => {}, forever);
+      const ns = Number(process.hrtime.bigint() - start);
+      process.stdout.write(`${n > 0 ? ns / n : 0}\n`);
+      return 0;
+    }
+    default: {
+      const staleAfterMs = Number(argv[1]);
+      for (const file of argv.slice(2))
+        process.stdout.write(`${judge(withFileLock, staleAfterMs, file)}\n`);
+      return 0;
+    }
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+  process.stderr.write(`module-driver.mjs: ${e.message}\n`);
+  process.exitCode = EXIT_FAILED;
+}
