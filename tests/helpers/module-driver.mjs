@@ -125,10 +125,11 @@ function judge(withFileLock, staleAfterMs, file) {
 }
 
 async function main(argv) {
-  const usage = 'usage: module-driver.mjs hold TARGET | acquire TARGET MS | ' +
+  const usage = 'usage: module-driver.mjs hold TARGET | acquire TARGET MS [STALE_AFTER_MS] | ' +
                 'count TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N\n';
   const known = { hold: 2, acquire: 3, count: 4, cycle: 3 };
-  if (!(known[argv[0]] === argv.length || (argv[0] === 'judge' && argv.length >= 3))) {
+  if (!(known[argv[0]] === argv.length || (argv[0] === 'judge' && argv.length >= 3) ||
+        (argv[0] === 'acquire' && argv.length === 4))) {
     process.stderr.write(usage);
     return 64;
   }

@@ -334,15 +334,18 @@ test_holder_never_stale (Mount         *m,
   check_holder_from_both_sides (m->under, m->mounted, "t2");
 }
 
-/* P workers x N read-increment-write sections; @dirs[i % n_dirs] is worker i's view. */
+/* P workers x N read-increment-write sections; @dirs[i % n_dirs] is worker i's view. With
+ * @with_module every other worker is the Node module itself (tests/helpers/module-driver.mjs). */
 static void
 count_through (const char * const *dirs,
                guint               n_dirs,
                const char         *counter_dir,
                guint               processes,
-               guint               sections)
+               guint               sections,
+               gboolean            with_module)
 {
   g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_auto(GStrv) module = with_module ? fl_test_module_argv () : NULL;
   g_autofree char *counter = g_build_filename (counter_dir, "counter", NULL);
   g_autofree char *n = g_strdup_printf ("%u", sections);
   g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) fl_test_proc_free);
@@ -353,8 +356,12 @@ count_through (const char * const *dirs,
       g_autofree char *target = g_build_filename (dirs[i % n_dirs], "t", NULL);
       const char *argv[] = { worker, "--timeout-ms", "200000", "count", target, counter, n,
                              NULL };
+      const char *module_argv[] = { module != NULL ? module[0] : NULL,
+                                    module != NULL ? module[1] : NULL,
+                                    "count", target, counter, n, NULL };
 
-      g_ptr_array_add (procs, fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT));
+      g_ptr_array_add (procs, fl_test_proc_spawn (with_module && i % 2 ? module_argv : argv,
+                                                  NULL, FL_TEST_SPAWN_DEFAULT));
     }
   for (guint finished = 0; finished < processes; finished++)
     {
@@ -381,7 +388,22 @@ test_count_through_mount (Mount         *m,
 
   if (!m->is_mounted)
     return;
-  count_through (dirs, 1, m->under, 4, 100);
+  count_through (dirs, 1, m->under, 4, 100, FALSE);
+  g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
+}
+
+/* libfl and the module itself, two processes each, through the mount: they exclude each other
+ * there as on a local filesystem (the module judges by the PID; so does libfl there). */
+static void
+test_count_with_module (Mount         *m,
+                        gconstpointer  data)
+{
+  const char *dirs[] = { m->mounted };
+
+  if (!m->is_mounted)
+    return;
+  count_through (dirs, 1, m->mounted, 4, GPOINTER_TO_INT (data) == MOUNT_SSHFS ? 25 : 100,
+                 TRUE);
   g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
 }
 
@@ -393,7 +415,7 @@ test_count_across_views (Mount         *m,
 
   if (!m->is_mounted)
     return;
-  count_through (dirs, 2, m->under, 4, 100);
+  count_through (dirs, 2, m->under, 4, 100, FALSE);
   g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
 }
 
@@ -540,7 +562,7 @@ test_sshfs_count (Mount         *m,
 
   if (!m->is_mounted)
     return;
-  count_through (dirs, 1, m->mounted, 4, 25);
+  count_through (dirs, 1, m->mounted, 4, 25, FALSE);
   g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
 }
 
@@ -611,6 +633,7 @@ main (int   argc,
               test_dead_holder_recovered);
   MOUNT_TEST ("/fs-evidence/bindfs/count", MOUNT_BINDFS, test_count_through_mount);
   MOUNT_TEST ("/fs-evidence/bindfs/count-across-views", MOUNT_BINDFS, test_count_across_views);
+  MOUNT_TEST ("/fs-evidence/bindfs/count-with-module", MOUNT_BINDFS, test_count_with_module);
 
   MOUNT_TEST ("/fs-evidence/overlay/holder-never-stale", MOUNT_OVERLAY, test_holder_never_stale);
   MOUNT_TEST ("/fs-evidence/overlay/count", MOUNT_OVERLAY, test_count_through_mount);
@@ -626,6 +649,7 @@ main (int   argc,
   MOUNT_TEST ("/fs-evidence/sshfs/dead-holder-recovered", MOUNT_SSHFS,
               test_dead_holder_recovered);
   MOUNT_TEST ("/fs-evidence/sshfs/count", MOUNT_SSHFS, test_sshfs_count);
+  MOUNT_TEST ("/fs-evidence/sshfs/count-with-module", MOUNT_SSHFS, test_count_with_module);
 
   return g_test_run ();
 }
