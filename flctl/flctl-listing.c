@@ -117,7 +117,7 @@ snapshot_cell (FlSnapshot *snapshot,
         return fl_snapshot_dup_owner_summary (snapshot);
       return g_strdup (process != NULL ? process : "-");
     case COL_LIVENESS:
-      return g_strdup (foreign ? "-" : fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+      return g_strdup (foreign ? "-" : flctl_liveness_label (snapshot));
     case COL_HOST:
       return g_strdup (host != NULL ? host : "-");
     case COL_LEASE:

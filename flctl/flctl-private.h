@@ -127,6 +127,7 @@ void            flctl_listing_free         (FlctlListing        *listing);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlListing, flctl_listing_free)
 
+const char     *flctl_liveness_label       (FlSnapshot          *snapshot);
 char           *flctl_describe_holder      (FlSnapshot          *snapshot,
                                             gint64               now_us);
 /* An etcd lease as etcd's own tools and the lock keys show it: hex. */

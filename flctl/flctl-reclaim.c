@@ -73,6 +73,32 @@ check_lease (FlSnapshot *snapshot,
   return TRUE;
 }
 
+/* A held kernel lock is the one thing no option overrides: say so, and how to end its holder. */
+static void
+explain_held (FlSnapshot *snapshot,
+              gboolean    force)
+{
+  int pid = fl_snapshot_get_pid (snapshot);
+  int keeper = fl_snapshot_get_keeper_pid (snapshot);
+
+  if (force)
+    g_printerr (_("flctl reclaim: --force overrides only libfl's doubt about a holder it cannot "
+                  "prove gone; it never removes a lock whose kernel lock is held, since a "
+                  "process still holds it\n"));
+  if (fl_snapshot_get_holder_exited (snapshot) && keeper > 0)
+    g_printerr (_("flctl reclaim: to free it, end the process that keeps it: kill %d\n"),
+                keeper);
+  else if (fl_snapshot_get_holder_exited (snapshot))
+    g_printerr (_("flctl reclaim: to free it, end the process that inherited the descriptor "
+                  "of PID %d (as root, flctl status names it)\n"), pid);
+  else if (fl_snapshot_get_holder_stopped (snapshot))
+    g_printerr (_("flctl reclaim: to free it, continue its holder (kill -CONT %d) so that it "
+                  "finishes, or end it (kill %d)\n"), pid, pid);
+  else if (pid > 0)
+    g_printerr (_("flctl reclaim: to free it, let its holder finish, or end it: kill %d\n"),
+                pid);
+}
+
 static int
 reclaim_one (const char *path,
              gboolean    dry_run,
@@ -137,6 +163,8 @@ reclaim_one (const char *path,
       else if (!force && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
         g_printerr (_("flctl reclaim: libfl never calls it stale by itself; if you know its "
                       "holder is gone, reclaim it with --force\n"));
+      else if (fl_snapshot_get_kernel_lock (snapshot) == FL_KERNEL_LOCK_HELD)
+        explain_held (snapshot, force);
       return FLCTL_EXIT_REFUSED;
     }
   if (!check_lease (snapshot, shown, lease_arg))

@@ -61,6 +61,10 @@ snapshot_from_state (FlLockState *state,
   self->process_cmdline = g_strdup (state->process.cmdline);
   self->process_uid = state->process.uid;
   self->process_start_time = state->process.start_real_us;
+  self->holder_exited = state->holder_exited;
+  self->holder_stopped = state->process.stopped && state->kind == FL_ENTRY_LOCK;
+  self->keeper_pid = state->keeper_pid;
+  self->keeper_name = g_strdup (state->keeper_name);
   self->file_uid = state->info.uid;
   self->liveness = state->liveness;
   self->kernel_lock = state->kernel_lock;

@@ -61,6 +61,12 @@ struct _FlSnapshot
   char         *owner_user;
   char         *owner_name;
   gint64        owner_since;
+
+  /* Evidence for people about a held lock's holder (fl_snapshot_get_holder_exited()...). */
+  gboolean      holder_exited;
+  gboolean      holder_stopped;
+  int           keeper_pid;
+  char         *keeper_name;
 };
 
 /* Judges @name in the open directory @dir (whose path is @directory, for messages and the

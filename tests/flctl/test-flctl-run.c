@@ -254,9 +254,16 @@ test_run_status_after_flctl_killed (Fixture       *f,
   g_autoptr(FlctlResult) status = NULL;
   g_autoptr(JsonArray) records = NULL;
   JsonObject *record;
+  g_autoptr(FlctlResult) human = NULL;
+  g_autoptr(FlctlResult) reclaim = NULL;
+  g_autofree char *holder_line = NULL;
+  g_autofree char *kill_keeper = NULL;
   int flctl_pid = 0;
   int command_pid = start_orphaned_command (f, &runner, &flctl_pid);
 
+  holder_line = g_strdup_printf ("PID %d, exited; the lock is kept by PID %d (sh)", flctl_pid,
+                                 command_pid);
+  kill_keeper = g_strdup_printf ("kill %d\n", command_pid);
   status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
@@ -268,6 +275,21 @@ test_run_status_after_flctl_killed (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_pid);
   g_assert_true (g_str_has_prefix (json_object_get_string_member (record, "reason"), "held"));
   g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"), "inherited"));
+
+  /* The holder is said to have exited, and the command that keeps the lock is named. */
+  g_assert_true (json_object_get_boolean_member (record, "holder_exited"));
+  g_assert_cmpint (json_object_get_int_member (record, "keeper_pid"), ==, command_pid);
+  g_assert_cmpstr (json_object_get_string_member (record, "keeper_process"), ==, "sh");
+  human = flctl_test_run (0, NULL, "status", f->target, NULL);
+  g_assert_cmpint (human->status, ==, 0);
+  g_assert_nonnull (strstr (human->out, holder_line));
+  g_assert_null (strstr (human->out, "alive"));
+
+  /* reclaim --force cannot end it, and says what will. */
+  reclaim = flctl_test_run (0, NULL, "reclaim", "--force", "-y", f->lock, NULL);
+  g_assert_cmpint (reclaim->status, ==, 1);
+  g_assert_nonnull (strstr (reclaim->err, kill_keeper));
+  g_assert_true (g_file_test (f->lock, G_FILE_TEST_EXISTS));
 
   flctl_test_write (runner, "done\n");
   g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));
