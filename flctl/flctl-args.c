@@ -28,7 +28,7 @@ typedef struct
 } CommandInfo;
 
 static const CommandInfo command_infos[] = {
-  { FLCTL_COMMAND_RUN, "run", N_("TARGET -- COMMAND [ARG…]"),
+  { FLCTL_COMMAND_RUN, "run", N_("TARGET [--] COMMAND [ARG…] | TARGET -c COMMAND"),
     N_("Hold the lock of a target while a command runs"),
     N_("Hold the lock of TARGET (the file TARGET.lock) while COMMAND runs, and exit with\n"
        "COMMAND's status."),
@@ -36,7 +36,8 @@ static const CommandInfo command_infos[] = {
        "with 75 (or CODE). If COMMAND is killed by signal N, flctl releases the lock and dies\n"
        "of the same signal: the shell shows 128+N. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
        "flctl are passed on to COMMAND; while waiting, they end the wait and leave nothing\n"
-       "behind. COMMAND does not inherit the lock's file descriptor.") },
+       "behind. COMMAND starts at the first word after TARGET that is not an option, or after\n"
+       "'--', as with flock(1); -c runs a command line through the shell.") },
   { FLCTL_COMMAND_STATUS, "status", N_("PATH…"),
     N_("Show the holder and state of locks"),
     N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
@@ -70,7 +71,8 @@ static const CommandInfo command_infos[] = {
     N_("Remove orphaned temp and graveyard files"),
     N_("Remove the temp and graveyard files in each DIR whose creator is provably gone."),
     N_("Locks are never removed by clean: use 'flctl reclaim' for a stale lock.\n"
-       "Exit status: 0 removed, 1 nothing to clean, 2 usage, 74 an I/O or permission error.") },
+       "Exit status: 0 removed or nothing to clean, 1 not confirmed, 2 usage, 74 an I/O or\n"
+       "permission error.") },
   { FLCTL_COMMAND_WATCH, "watch", N_("DIR…"),
     N_("Print lock changes in directories as they happen"),
     N_("Print the changes to the lock, temp and graveyard files in each DIR as they happen,\n"
@@ -223,15 +225,72 @@ parse_wait (const char *text,
   return TRUE;
 }
 
-/* The index of the "--" that ends `flctl run`'s own arguments, or 0. */
+/* Where `flctl run`'s own arguments end, as flock(1) reads them: at a "--", or else at the
+ * first word that is neither an option (nor its value) nor TARGET. Returns that index, argc when
+ * no COMMAND follows (-c gives it); *@dashes says whether it is a "--" to skip. */
 static int
-find_separator (int           argc,
-                char * const *argv)
+find_command_start (int           argc,
+                    char * const *argv,
+                    gboolean     *dashes)
 {
+  static const char *const long_with_value[] = { "wait", "conflict-exit-code", "command" };
+  gboolean target_seen = FALSE;
+
+  *dashes = FALSE;
   for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      return i;
-  return 0;
+    {
+      const char *arg = argv[i];
+
+      if (g_str_equal (arg, "--"))
+        {
+          *dashes = TRUE;
+          return i;
+        }
+      if (arg[0] == '-' && arg[1] == '-')
+        {
+          for (gsize j = 0; j < G_N_ELEMENTS (long_with_value); j++)
+            if (g_str_equal (arg + 2, long_with_value[j]))
+              i++;  /* its value is the next word */
+        }
+      else if (arg[0] == '-' && arg[1] != '\0')
+        {
+          /* A cluster: "-nv", "-w5", "-w 5"; the first letter that takes a value ends it. */
+          for (const char *p = arg + 1; *p != '\0'; p++)
+            if (strchr ("wEc", *p) != NULL)
+              {
+                if (p[1] == '\0')
+                  i++;
+                break;
+              }
+        }
+      else if (!target_seen)
+        target_seen = TRUE;
+      else
+        return i;
+    }
+  return argc;
+}
+
+/* -c: the command line goes to the shell, as flock(1) -c gives it ($SHELL, else /bin/sh). */
+static char **
+shell_argv (const char *command)
+{
+#ifdef G_OS_WIN32
+  const char *shell = "cmd.exe";
+  const char *flag = "/c";
+#else
+  const char *shell = g_getenv ("SHELL");
+  const char *flag = "-c";
+
+  if (shell == NULL || shell[0] == '\0')
+    shell = "/bin/sh";
+#endif
+  char **argv = g_new0 (char *, 4);
+
+  argv[0] = g_strdup (shell);
+  argv[1] = g_strdup (flag);
+  argv[2] = g_strdup (command);
+  return argv;
 }
 
 /* What each command accepts after its options, checked once GOption is done. */
@@ -245,7 +304,7 @@ check_operands (FlctlArgs  *args,
     case FLCTL_COMMAND_RUN:
       if (argc != 2)
         return usage_error (error, "%s", argc < 2 ? _("no TARGET given")
-                                                  : _("give exactly one TARGET before '--'"));
+                                                  : _("give exactly one TARGET before COMMAND"));
       return TRUE;
     case FLCTL_COMMAND_HOLD:
       if (argc != 2)
@@ -287,9 +346,11 @@ parse_command (FlctlArgs         *args,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char *wait_text = NULL;
+  g_autofree char *shell_command = NULL;
   g_autofree char *prgname = g_strdup_printf ("flctl %s", info->name);
   gboolean help = FALSE;
-  int separator = 0;
+  gboolean dashes = FALSE;
+  int command_start = argc;
   int own_argc = argc;
   const GOptionEntry run_entries[] = {
     /* FILENAME: bytes as given. A STRING is converted from the locale's charset first, and a
@@ -303,6 +364,9 @@ parse_command (FlctlArgs         *args,
       N_("Exit with CODE instead of 75 when the lock cannot be had"), N_("CODE") },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &args->verbose,
       N_("Say so when waiting, even when standard error is not a terminal"), NULL },
+    { "command", 'c', 0, G_OPTION_ARG_FILENAME, &shell_command,
+      N_("Run COMMAND through the shell ($SHELL, else /bin/sh), as flock -c does"),
+      N_("COMMAND") },
     { NULL }
   };
   /* As lslocks(8) spells them. -j, flctl's first spelling of -J, stays (hidden). */
@@ -397,12 +461,11 @@ parse_command (FlctlArgs         *args,
                                 info->description != NULL ? _(info->description) : NULL,
                                 entries, &help);
 
-  /* run: GOption sees only what precedes "--"; COMMAND and its arguments are not flctl's. */
+  /* run: GOption sees only what precedes COMMAND; COMMAND and its arguments are not flctl's. */
   if (info->command == FLCTL_COMMAND_RUN)
     {
-      separator = find_separator (argc, argv);
-      if (separator > 0)
-        own_argc = separator;
+      command_start = find_command_start (argc, argv, &dashes);
+      own_argc = command_start;
     }
   if (!g_option_context_parse (context, &own_argc, &argv, error))
     return FALSE;
@@ -414,20 +477,23 @@ parse_command (FlctlArgs         *args,
 
   if (info->command == FLCTL_COMMAND_RUN)
     {
-      if (separator == 0)
-        return usage_error (error, "%s", _("missing '--' before COMMAND"));
+      int first = dashes ? command_start + 1 : command_start;
+
       if (!check_operands (args, own_argc, error))
         return FALSE;
-      if (separator + 1 >= argc)
-        return usage_error (error, "%s", _("no COMMAND given after '--'"));
+      if (shell_command != NULL && first < argc)
+        return usage_error (error, "%s", _("give either -c COMMAND or a COMMAND, not both"));
+      if (shell_command == NULL && first >= argc)
+        return usage_error (error, "%s", _("no COMMAND given"));
       if (args->no_wait && wait_text != NULL)
         return usage_error (error, "%s", _("-w and -n cannot be used together"));
       if (wait_text != NULL && !parse_wait (wait_text, &args->wait_s))
         return usage_error (error, _("-w expects a number of seconds, not '%s'"), wait_text);
       if (args->conflict_exit_code < 0 || args->conflict_exit_code > 255)
         return usage_error (error, "%s", _("-E expects a code from 0 to 255"));
-      /* GOption compacted what precedes the separator; what follows it is untouched. */
-      args->command_argv = g_strdupv (argv + separator + 1);
+      /* GOption compacted what precedes COMMAND; COMMAND and what follows are untouched. */
+      args->command_argv = shell_command != NULL ? shell_argv (shell_command)
+                                                 : g_strdupv (argv + first);
       args->operands = g_new0 (char *, 2);
       args->operands[0] = g_strdup (argv[1]);
       return TRUE;

@@ -45,7 +45,8 @@ typedef struct
                                      * after a failed parse, the help to print instead of the
                                      * error (flctl alone, without a command) */
   char         **operands;          /* TARGET, PATH…, LOCKFILE… or DIR…; NULL-terminated */
-  char         **command_argv;      /* run: COMMAND [ARG…], after "--" */
+  char         **command_argv;      /* run: COMMAND [ARG…] (after TARGET or "--"), or the shell
+                                     * running -c's command */
 
   gboolean       json;              /* status, list, watch: -J, --json (-j too) */
   char          *output;            /* status, list, clean: -o, the columns (flctl-columns.c) */

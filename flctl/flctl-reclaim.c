@@ -246,8 +246,9 @@ flctl_clean_main (const FlctlArgs *args)
     {
       if (status != FLCTL_EXIT_OK)
         return status;
+      /* Nothing to do is success, as for rm -f: a quiet night fails no `set -e` job. */
       g_printerr (_("flctl clean: nothing to clean: no orphaned temp or graveyard file\n"));
-      return FLCTL_EXIT_REFUSED;
+      return FLCTL_EXIT_OK;
     }
 
   for (guint i = 0; i < orphans->len; i++)

@@ -89,6 +89,15 @@ flctl_status_main (const FlctlArgs *args)
       g_autoptr(GError) error = NULL;
       StatusItem item = { NULL, NULL };
 
+      if (!flctl_is_etcd (args->operands[i]) && flctl_os_is_real_directory (args->operands[i]))
+        {
+          g_autofree char *shown = flctl_printable (args->operands[i]);
+
+          /* Its lock would be DIR.lock; what an operator asking about a folder wants is
+           * most likely the locks in it. */
+          g_printerr (_("flctl status: %s is a directory: this is the lock of the directory "
+                        "itself; 'flctl list %s' lists the locks in it\n"), shown, shown);
+        }
       item.snapshot = flctl_snapshot_for_path (args->operands[i], NULL, &error);
       if (item.snapshot == NULL && flctl_error_is_not_found (error))
         item.unlocked_target = unlocked_target_for (args->operands[i]);

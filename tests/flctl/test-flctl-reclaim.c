@@ -236,8 +236,9 @@ test_clean (Fixture       *f,
     }
   g_assert_cmpuint (orphans, ==, 2);
 
+  /* Nothing left to do is success: a `set -e` cron job does not fail on a quiet night. */
   again = flctl_test_run (0, NULL, "clean", "-y", "-r", f->dir, NULL);
-  g_assert_cmpint (again->status, ==, 1);
+  g_assert_cmpint (again->status, ==, 0);
   g_assert_nonnull (strstr (again->err, "nothing to clean"));
 }
 

@@ -456,6 +456,7 @@ test_run_usage (Fixture       *f,
   g_autoptr(FlctlResult) unknown = NULL;
   g_autoptr(FlctlResult) no_separator = NULL;
   g_autoptr(FlctlResult) no_command = NULL;
+  g_autoptr(FlctlResult) shell_and_command = NULL;
   g_autoptr(FlctlResult) both = NULL;
   g_autoptr(FlctlResult) bad_wait = NULL;
   g_autoptr(FlctlResult) help = NULL;
@@ -464,12 +465,15 @@ test_run_usage (Fixture       *f,
   g_assert_cmpint (unknown->status, ==, 2);
   g_assert_nonnull (strstr (unknown->err, "--frobnicate"));
 
-  no_separator = flctl_test_run (0, NULL, "run", f->target, "true", NULL);
+  no_separator = flctl_test_run (0, NULL, "run", f->target, NULL);
   g_assert_cmpint (no_separator->status, ==, 2);
-  g_assert_nonnull (strstr (no_separator->err, "missing '--'"));
+  g_assert_nonnull (strstr (no_separator->err, "no COMMAND given"));
 
   no_command = flctl_test_run (0, NULL, "run", f->target, "--", NULL);
   g_assert_cmpint (no_command->status, ==, 2);
+
+  shell_and_command = flctl_test_run (0, NULL, "run", "-c", "true", f->target, "true", NULL);
+  g_assert_cmpint (shell_and_command->status, ==, 2);
 
   both = flctl_test_run (0, NULL, "run", "-n", "-w", "3", f->target, "--", "true", NULL);
   g_assert_cmpint (both->status, ==, 2);
@@ -480,7 +484,8 @@ test_run_usage (Fixture       *f,
 
   help = flctl_test_run (0, NULL, "run", "--help", NULL);
   g_assert_cmpint (help->status, ==, 0);
-  g_assert_nonnull (strstr (help->out, "TARGET -- COMMAND"));
+  g_assert_nonnull (strstr (help->out, "TARGET [--] COMMAND"));
+  g_assert_nonnull (strstr (help->out, "TARGET -c COMMAND"));
 
   /* Nothing ran, nothing was left. */
   g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));

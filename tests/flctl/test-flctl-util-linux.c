@@ -288,6 +288,62 @@ test_conflict_exit_code_as_flock (Fixture       *f,
   flctl_test_release (holder);
 }
 
+/* flock(1)'s script forms: `flock FILE -c 'LINE'` and `flock FILE COMMAND` (no "--"); flctl run
+ * takes both, and gives the command line to the shell the same way. */
+static void
+test_run_as_flock (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *file = g_build_filename (f->dir, "flocked", NULL);
+  g_autofree char *target = g_build_filename (f->dir, "target", NULL);
+  const char *line = "echo \"$((6 * 7))\" $0";
+  const char *flock_c[] = { "flock", file, "-c", line, NULL };
+  const char *flock_plain[] = { "flock", file, "printf", "%s\\n", "-n", NULL };
+  g_autofree char *flock_c_out = NULL;
+  g_autofree char *flock_plain_out = NULL;
+  g_autoptr(FlctlResult) flctl_c = NULL;
+  g_autoptr(FlctlResult) flctl_c_first = NULL;
+  g_autoptr(FlctlResult) flctl_plain = NULL;
+  g_autoptr(FlctlResult) status = NULL;
+
+  if (!have_tool ("flock"))
+    return;
+  g_assert_cmpint (run_tool (&flock_c_out, flock_c), ==, 0);
+  g_assert_cmpint (run_tool (&flock_plain_out, flock_plain), ==, 0);
+
+  flctl_c = flctl_test_run (0, NULL, "run", target, "-c", line, NULL);
+  g_assert_cmpint (flctl_c->status, ==, 0);
+  g_assert_cmpstr (flctl_c->out, ==, flock_c_out);
+  flctl_c_first = flctl_test_run (0, NULL, "run", "-c", line, target, NULL);
+  g_assert_cmpstr (flctl_c_first->out, ==, flock_c_out);
+  /* The -n after COMMAND is COMMAND's argument, not flctl's (nor flock's) no-wait. */
+  flctl_plain = flctl_test_run (0, NULL, "run", target, "printf", "%s\\n", "-n", NULL);
+  g_assert_cmpint (flctl_plain->status, ==, 0);
+  g_assert_cmpstr (flock_plain_out, ==, "-n\n");
+  g_assert_cmpstr (flctl_plain->out, ==, flock_plain_out);
+
+  /* The status of the shell's command is flctl's, as it is flock's. */
+  status = flctl_test_run (0, NULL, "run", target, "-c", "exit 3", NULL);
+  g_assert_cmpint (status->status, ==, 3);
+}
+
+/* lslocks --noheadings keeps libsmartcols' padding (a column is as wide as its header), so a
+ * script takes one bare value with --raw; flctl status the same. */
+static void
+test_single_value (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "free", NULL);
+  g_autoptr(FlctlResult) raw = NULL;
+  g_autoptr(FlctlResult) padded = NULL;
+
+  raw = flctl_test_run (0, NULL, "status", "-o", "PID", "--noheadings", "--raw", target, NULL);
+  g_assert_cmpint (raw->status, ==, 0);
+  g_assert_cmpstr (raw->out, ==, "-\n");
+  padded = flctl_test_run (0, NULL, "status", "-o", "PID", "--noheadings", target, NULL);
+  g_assert_cmpstr (padded->out, ==, "  -\n");
+}
+
 /* -w forever (and -w -1) waits past any deadline flctl has, until the holder lets go; a
  * word that is neither a number nor "forever" is still refused. */
 static void
@@ -403,6 +459,8 @@ main (int    argc,
   ADD ("json-options", test_json_options);
   ADD ("conflict-exit-code-as-flock", test_conflict_exit_code_as_flock);
   ADD ("wait-forever", test_wait_forever);
+  ADD ("run-as-flock", test_run_as_flock);
+  ADD ("single-value", test_single_value);
   ADD ("run-warns-on-lock-file", test_run_warns_on_lock_file);
   ADD ("c-locale-quotes", test_c_locale_quotes);
 #undef ADD
