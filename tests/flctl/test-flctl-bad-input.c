@@ -204,6 +204,37 @@ test_missing_dir (Fixture       *f,
     }
 }
 
+/* util-linux's case: "flctl list: cannot read ...", never "flctl list: Cannot read ...". */
+static void
+test_message_case (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *missing = g_build_filename (f->dir, "gone", NULL);
+  g_autofree char *expected = g_strdup_printf ("flctl list: cannot read the directory “%s”",
+                                               missing);
+  g_autoptr(FlctlResult) result = NULL;
+  g_autoptr(FlctlResult) option = NULL;
+
+  result = flctl_test_run (0, NULL, "list", missing, NULL);
+  g_assert_cmpint (result->status, ==, 74);
+  g_assert_true (g_str_has_prefix (result->err, expected));
+  option = flctl_test_run (0, NULL, "list", "--bogus", f->dir, NULL);
+  g_assert_true (g_str_has_prefix (option->err, "flctl list: unknown option --bogus"));
+}
+
+/* `status DIR`: the lock of the directory itself, and a pointer to `list DIR`. */
+static void
+test_status_dir (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *hint = g_strdup_printf ("'flctl list %s' lists the locks in it", f->dir);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "status", f->dir, NULL);
+
+  g_assert_cmpint (result->status, ==, 0);
+  g_assert_nonnull (strstr (result->out, "unlocked"));
+  g_assert_nonnull (strstr (result->err, hint));
+}
+
 /* A lock in a directory that does not exist: the operator reads what to do, not the name of
  * a C function. */
 static void
@@ -506,6 +537,8 @@ main (int    argc,
   ADD ("/flctl/bad-input/undecodable-value", test_undecodable_value, NULL);
   ADD ("/flctl/bad-input/escape-sequences", test_escape_sequences, NULL);
   ADD ("/flctl/bad-input/optional-separator", test_optional_separator, NULL);
+  ADD ("/flctl/bad-input/message-case", test_message_case, NULL);
+  ADD ("/flctl/bad-input/status-dir", test_status_dir, NULL);
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
   ADD ("/flctl/bad-input/missing-lock-dir", test_missing_lock_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);
