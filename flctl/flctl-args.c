@@ -92,6 +92,65 @@ static const CommandInfo command_infos[] = {
     N_("Hold the lock of TARGET until signalled (internal)."), NULL },
 };
 
+/* The columns of -o, in --help as lslocks --help lists its own. The names are those of
+ * flctl-listing.c and flctl-kernel.c (a test checks that each is here). */
+typedef struct
+{
+  const char *name;
+  const char *help;
+} ColumnInfo;
+
+static const ColumnInfo file_columns[] = {
+  { "STATE", N_("held, stale, unknown, active, orphan, foreign, free or unlocked") },
+  { "KIND", N_("lock, temp, graveyard, foreign, or another program's (git, emacs…)") },
+  { "PID", N_("the holder's PID (the creator's for a temp or graveyard file)") },
+  { "PROCESS", N_("its process name") },
+  { "LIVENESS", N_("alive, dead, reused or unknown; stopped or exited for a holder") },
+  { "HOST", N_("an etcd holder's host") },
+  { "LEASE", N_("an etcd holder's lease, in hex") },
+  { "WAITERS", N_("how many wait for an etcd lock") },
+  { "AGE", N_("time since the file was written") },
+  { "PATH", N_("the file") },
+  { "TARGET", N_("the locked file it belongs to") },
+};
+
+static const ColumnInfo kernel_columns[] = {
+  { "TYPE", N_("flock, posix, ofd, lease or deleg") },
+  { "MODE", N_("read or write, and (waiting) for a waiter") },
+  { "PID", N_("the PID that took the lock (or waits for it)") },
+  { "PROCESS", N_("its process name") },
+  { "RANGE", N_("the locked bytes, START-END or START-EOF") },
+  { "LIBFL", N_("lock when it is a libfl holder's kernel lock") },
+  { "PATH", N_("the file; a libfl holder's lock file") },
+};
+
+static void
+describe_columns (GString          *text,
+                  const char       *title,
+                  const ColumnInfo *columns,
+                  gsize             n)
+{
+  g_string_append_printf (text, "\n\n%s", title);
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (text, "\n  %-9s %s", columns[i].name, _(columns[i].help));
+}
+
+/* The text below the options: the command's description, then its columns. */
+static char *
+describe_command (const CommandInfo *info)
+{
+  GString *text = g_string_new (info->description != NULL ? _(info->description) : "");
+
+  if (info->command == FLCTL_COMMAND_LIST || info->command == FLCTL_COMMAND_STATUS
+      || info->command == FLCTL_COMMAND_CLEAN)
+    describe_columns (text, _("Available output columns (-o):"), file_columns,
+                      G_N_ELEMENTS (file_columns));
+  if (info->command == FLCTL_COMMAND_LIST)
+    describe_columns (text, _("Available output columns with --kernel:"), kernel_columns,
+                      G_N_ELEMENTS (kernel_columns));
+  return g_string_free (text, FALSE);
+}
+
 G_DEFINE_QUARK (flctl-args-error-quark, flctl_args_error)
 
 static const CommandInfo *
@@ -347,6 +406,7 @@ parse_command (FlctlArgs         *args,
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char *wait_text = NULL;
   g_autofree char *shell_command = NULL;
+  g_autofree char *description = NULL;
   g_autofree char *prgname = g_strdup_printf ("flctl %s", info->name);
   gboolean help = FALSE;
   gboolean dashes = FALSE;
@@ -369,29 +429,35 @@ parse_command (FlctlArgs         *args,
       N_("COMMAND") },
     { NULL }
   };
-  /* As lslocks(8) spells them. -j, flctl's first spelling of -J, stays (hidden). */
+  /* As lslocks(8) spells them, letters included. */
 #define TABLE_ENTRIES \
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, \
       N_("The columns to show, comma-separated (+LIST: the default ones and LIST)"), \
       N_("LIST") }, \
-    { "noheadings", 0, 0, G_OPTION_ARG_NONE, &args->noheadings, \
+    { "output-all", 0, 0, G_OPTION_ARG_NONE, &args->output_all, \
+      N_("Show every column"), NULL }, \
+    { "noheadings", 'n', 0, G_OPTION_ARG_NONE, &args->noheadings, \
       N_("Do not print the header line"), NULL }, \
-    { "raw", 0, 0, G_OPTION_ARG_NONE, &args->raw, \
+    { "raw", 'r', 0, G_OPTION_ARG_NONE, &args->raw, \
       N_("One space between cells; blanks and unprintable bytes written \\xNN"), NULL }, \
-    { "notruncate", 0, 0, G_OPTION_ARG_NONE, &args->notruncate, \
+    { "notruncate", 'u', 0, G_OPTION_ARG_NONE, &args->notruncate, \
       N_("Do not cut paths to the terminal's width"), NULL }
-#define JSON_ENTRIES(help) \
-    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json, help, NULL }, \
-    { "json-j", 'j', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &args->json, NULL, NULL }
+#define JSON_ENTRIES \
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json, \
+      N_("Print the columns in JSON, as lslocks -J: {\"locks\": [...]}"), NULL }, \
+    { "records", 'j', 0, G_OPTION_ARG_NONE, &args->records, \
+      N_("Print a JSON array of flctl's whole records (schema in flctl(1))"), NULL }
   const GOptionEntry status_entries[] = {
-    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    JSON_ENTRIES,
     TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry list_entries[] = {
-    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    JSON_ENTRIES,
     TABLE_ENTRIES,
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &args->pid,
+      N_("Only the locks held by PID"), N_("PID") },
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
     { "kernel", 'k', 0, G_OPTION_ARG_NONE, &args->kernel,
       N_("List the kernel locks (as lslocks does), a libfl holder's as its lock file; DIR… optional"),
@@ -416,14 +482,15 @@ parse_command (FlctlArgs         *args,
       N_("List what would be removed, remove nothing"), NULL },
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &args->yes,
       N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also clean the directories below each DIR"), NULL },
     TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry watch_entries[] = {
-    JSON_ENTRIES (N_("Print one JSON object per line and event (schema in flctl(1))")),
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json,
+      N_("Print one JSON object per line and event (schema in flctl(1))"), NULL },
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also watch the directories below each DIR"), NULL },
     { NULL }
   };
@@ -457,9 +524,9 @@ parse_command (FlctlArgs         *args,
     }
 
   args->command = info->command;
+  description = describe_command (info);
   context = option_context_new (_(info->parameters), _(info->long_summary),
-                                info->description != NULL ? _(info->description) : NULL,
-                                entries, &help);
+                                description[0] != '\0' ? description : NULL, entries, &help);
 
   /* run: GOption sees only what precedes COMMAND; COMMAND and its arguments are not flctl's. */
   if (info->command == FLCTL_COMMAND_RUN)
@@ -501,11 +568,16 @@ parse_command (FlctlArgs         *args,
 
   if (!check_operands (args, own_argc, error))
     return FALSE;
-  /* JSON records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
+  /* Records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
    * format given with them would be silently ignored. */
-  if (args->json && flctl_args_has_table_options (args))
-    return usage_error (error, "%s", _("--json prints whole records, not a table: -o, --raw, "
-                                       "--noheadings and --notruncate do not apply to it"));
+  if (args->records && flctl_args_has_table_options (args))
+    return usage_error (error, "%s", _("-j prints whole records, not a table: -o, --output-all, "
+                                       "-J, --raw, --noheadings and --notruncate do not apply "
+                                       "to it"));
+  if (args->output != NULL && args->output_all)
+    return usage_error (error, "%s", _("-o and --output-all cannot be used together"));
+  if (args->pid < 0)
+    return usage_error (error, "%s", _("-p expects a PID"));
   args->operands = g_new0 (char *, own_argc);
   for (int i = 1; i < own_argc; i++)
     args->operands[i - 1] = g_strdup (argv[i]);
@@ -528,7 +600,7 @@ flctl_args_parse (FlctlArgs     *args,
   const CommandInfo *info;
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
-    { "version", 0, 0, G_OPTION_ARG_NONE, &args->version, N_("Print the version and exit"),
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &args->version, N_("Print the version and exit"),
       NULL },
     { NULL }
   };

@@ -174,7 +174,7 @@ flctl_list_kernel_main (const FlctlArgs *args)
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) columns = NULL;
 
-  columns = flctl_columns_select (args->output, column_names, default_columns,
+  columns = flctl_columns_select (args->output, args->output_all, column_names, default_columns,
                                   G_N_ELEMENTS (default_columns), &error);
   if (columns == NULL)
     return flctl_usage_error ("list", "%s", error->message);
@@ -193,10 +193,14 @@ flctl_list_kernel_main (const FlctlArgs *args)
         }
       return flctl_report_error ("list", error);
     }
+  if (args->pid > 0)
+    for (guint i = locks->len; i-- > 0;)
+      if (fl_kernel_lock_info_get_pid (g_ptr_array_index (locks, i)) != args->pid)
+        g_ptr_array_remove_index (locks, i);
   report_unnamed (locks);
 
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -208,7 +212,7 @@ flctl_list_kernel_main (const FlctlArgs *args)
       return FLCTL_EXIT_OK;
     }
 #endif
-  if (locks->len == 0)
+  if (locks->len == 0 && !args->json)
     g_printerr (_("flctl list: no kernel locks found\n"));
   else
     print_table (args, columns, locks);

@@ -106,6 +106,7 @@ void            flctl_print_record         (FlSnapshot          *snapshot,
 
 /* flctl-columns.c: -o and the table options of the command line */
 GArray         *flctl_columns_select       (const char          *spec,
+                                            gboolean             all,
                                             const char * const  *names,
                                             const guint         *defaults,
                                             guint                n_defaults,

@@ -125,7 +125,7 @@ flctl_status_main (const FlctlArgs *args)
       return status;
     }
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -175,9 +175,13 @@ flctl_list_main (const FlctlArgs *args)
     return flctl_usage_error ("list", "%s", error->message);
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "list", &status);
+  if (args->pid > 0)
+    for (guint i = snapshots->len; i-- > 0;)
+      if (fl_snapshot_get_pid (g_ptr_array_index (snapshots, i)) != args->pid)
+        g_ptr_array_remove_index (snapshots, i);
   now = g_get_real_time ();
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -190,7 +194,7 @@ flctl_list_main (const FlctlArgs *args)
     }
   else
 #endif
-  if (snapshots->len > 0)
+  if (snapshots->len > 0 || args->json)
     {
       for (guint i = 0; i < snapshots->len; i++)
         flctl_listing_add (listing, g_ptr_array_index (snapshots, i));

@@ -297,7 +297,7 @@ make_deep_tree (const char *dir,
   return g_string_free (deepest, FALSE);
 }
 
-/* list -r below the 64 levels it descends: what it could read is listed, the directory it did
+/* list -R below the 64 levels it descends: what it could read is listed, the directory it did
  * not read is named, and the status says the listing is incomplete (74). */
 static void
 test_list_too_deep (Fixture       *f,
@@ -306,7 +306,7 @@ test_list_too_deep (Fixture       *f,
   g_autofree char *top_lock = NULL;
   g_autofree char *bottom_lock = NULL;
   g_autofree char *deepest = make_deep_tree (f->dir, 65, &top_lock, &bottom_lock);
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir,
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir,
                                                   NULL);
   g_autoptr(JsonArray) records = NULL;
 
@@ -317,7 +317,7 @@ test_list_too_deep (Fixture       *f,
   g_assert_nonnull (strstr (result->err, deepest));
 }
 
-/* list -r with too few descriptors to open every subdirectory (RLIMIT_NOFILE lowered before
+/* list -R with too few descriptors to open every subdirectory (RLIMIT_NOFILE lowered before
  * exec): each directory it could not open is named with the system's reason, the rest is
  * listed, and the status is 74. */
 static void
@@ -328,7 +328,7 @@ test_list_emfile (Fixture       *f,
   g_autofree char *bottom_lock = NULL;
   g_autofree char *deepest = make_deep_tree (f->dir, 40, &top_lock, &bottom_lock);
   const char *argv[] = {
-    "sh", "-c", "ulimit -n 24 && exec \"$FLCTL\" list --json -r \"$0\"", f->dir, NULL
+    "sh", "-c", "ulimit -n 24 && exec \"$FLCTL\" list --records -R \"$0\"", f->dir, NULL
   };
   g_autoptr(GSubprocess) list = flctl_test_spawnv (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                                    G_SUBPROCESS_FLAGS_STDERR_PIPE, argv);
@@ -390,7 +390,7 @@ test_foreign_lock (Fixture       *f,
     }
   g_assert_cmpint (lstat (lock, &before), ==, 0);
 
-  status = flctl_test_run (0, NULL, "status", "--json", lock, target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", lock, target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   array = flctl_test_parse_array (status->out);
   g_assert_cmpuint (json_array_get_length (array), ==, 2);
@@ -445,7 +445,7 @@ test_odd_names (Fixture       *f,
 
   holder = flctl_test_hold (target);
 
-  json = flctl_test_run (0, NULL, "list", "--json", f->dir, NULL);
+  json = flctl_test_run (0, NULL, "list", "--records", f->dir, NULL);
   g_assert_cmpint (json->status, ==, 0);
   array = flctl_test_parse_array (json->out);
   g_assert_cmpuint (json_array_get_length (array), ==, 1);
@@ -490,7 +490,7 @@ test_unreadable_proc (Fixture       *f,
   g_assert_true (g_file_set_contents (lock, "1", -1, NULL));
   g_assert_cmpint (chmod (lock, 0644), ==, 0);
 
-  status = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "status", "--json", lock, NULL);
+  status = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "status", "--records", lock, NULL);
   g_assert_cmpint (status->status, ==, 0);
   array = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (array, 0);

@@ -59,7 +59,7 @@ list_kernel_json_as (FlctlRunFlags   flags,
                      const char     *dir,
                      char          **err)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (flags, NULL, "list", "--kernel", "--json", dir,
+  g_autoptr(FlctlResult) result = flctl_test_run (flags, NULL, "list", "--kernel", "--records", dir,
                                                   NULL);
 
   g_assert_cmpint (result->status, ==, 0);

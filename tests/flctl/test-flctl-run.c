@@ -264,7 +264,7 @@ test_run_status_after_flctl_killed (Fixture       *f,
   holder_line = g_strdup_printf ("PID %d, exited; the lock is kept by PID %d (sh)", flctl_pid,
                                  command_pid);
   kill_keeper = g_strdup_printf ("kill %d\n", command_pid);
-  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", f->target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
   g_assert_cmpuint (json_array_get_length (records), ==, 1);
@@ -306,7 +306,7 @@ test_run_status_names_command (Fixture       *f,
   JsonObject *record;
   const char *cmdline;
 
-  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", f->target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (records, 0);

@@ -114,8 +114,8 @@ static void
 test_list_json (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir, NULL);
-  g_autoptr(FlctlResult) flat = flctl_test_run (0, NULL, "list", "--json", f->dir, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir, NULL);
+  g_autoptr(FlctlResult) flat = flctl_test_run (0, NULL, "list", "--records", f->dir, NULL);
   g_autoptr(JsonArray) all = NULL;
   g_autoptr(JsonArray) top = NULL;
   g_autofree char *db = path_in (f, "database.sqlite.lock");
@@ -200,7 +200,7 @@ test_status_json (Fixture       *f,
   JsonObject *record;
 
   /* A target, a lock file, a temp file, and a target nobody holds. */
-  result = flctl_test_run (0, NULL, "status", "--json", db_target, dead, f->temp, free_target,
+  result = flctl_test_run (0, NULL, "status", "--records", db_target, dead, f->temp, free_target,
                            NULL);
   g_assert_cmpint (result->status, ==, 0);
   array = flctl_test_parse_array (result->out);
@@ -236,7 +236,7 @@ test_human (Fixture       *f,
   g_assert_nonnull (strstr (status->out, "reused, for 24 h"));
   g_assert_null (strchr (status->out, '\033'));
 
-  list = flctl_test_run (0, NULL, "list", "-r", f->dir, NULL);
+  list = flctl_test_run (0, NULL, "list", "-R", f->dir, NULL);
   g_assert_cmpint (list->status, ==, 0);
   g_assert_null (strchr (list->out, '\033'));
   lines = g_strsplit (list->out, "\n", -1);
@@ -287,7 +287,7 @@ static void
 test_demo_sigterm (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir, NULL);
   g_autoptr(JsonArray) array = flctl_test_parse_array (result->out);
   g_autoptr(GArray) holders = g_array_new (FALSE, FALSE, sizeof (int));
   g_autofree char *db = path_in (f, "database.sqlite.lock");
@@ -333,7 +333,7 @@ test_demo_detach (void)
   g_assert_cmpstr (lines[n_lines - 2], ==, "ready");
   g_assert_cmpstr (lines[n_lines - 1], ==, "");
 
-  list = flctl_test_run (0, NULL, "list", "--json", "-r", dir, NULL);
+  list = flctl_test_run (0, NULL, "list", "--records", "-R", dir, NULL);
   array = flctl_test_parse_array (list->out);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
@@ -392,7 +392,7 @@ test_stopped_holder (void)
                    ==, 0);
   g_assert_cmpint (info.si_code, ==, CLD_STOPPED);
 
-  status = flctl_test_run (0, NULL, "status", "--json", target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (records, 0);

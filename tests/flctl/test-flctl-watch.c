@@ -29,7 +29,7 @@ fixture_set_up (Fixture       *f,
 
   f->dir = flctl_test_make_dir ();
   f->watch = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                               "watch", json ? "--json" : "-r", f->dir, NULL);
+                               "watch", json ? "--json" : "-R", f->dir, NULL);
   /* Printed once the directory is watched: what happens from now on is reported. */
   ready = flctl_test_read_until (g_subprocess_get_stderr_pipe (f->watch), "watching",
                                  FLCTL_TEST_TIMEOUT_MS);
