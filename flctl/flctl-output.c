@@ -240,15 +240,19 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   flctl_json_add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
   flctl_json_add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
   flctl_json_add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
+  /* Gone (state given): no file, so no kernel lock on it, and its holder is judged no more. */
   flctl_json_add_string_or_null (builder, "liveness",
-                      fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+                                 state != NULL ? "unknown"
+                                 : fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
   json_builder_set_member_name (builder, "kernel_lock");
-  if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
+  if (state != NULL)
+    json_builder_add_boolean_value (builder, FALSE);
+  else if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
     json_builder_add_null_value (builder);
   else
     json_builder_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
   json_builder_set_member_name (builder, "stale");
-  json_builder_add_boolean_value (builder, fl_snapshot_get_stale (snapshot));
+  json_builder_add_boolean_value (builder, state == NULL && fl_snapshot_get_stale (snapshot));
   flctl_json_add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
   flctl_json_add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
   flctl_json_add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
@@ -257,7 +261,7 @@ flctl_add_snapshot_members (JsonBuilder *builder,
                    MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
   add_etcd_members (builder, snapshot, now_us);
   add_owner_members (builder, snapshot);
-  add_holder_members (builder, snapshot);
+  add_holder_members (builder, state == NULL ? snapshot : NULL);
 }
 
 /* Last in every record printed at the top level (not in the waiters nested in one): added

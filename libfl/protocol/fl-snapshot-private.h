@@ -88,6 +88,12 @@ FlSnapshot *_fl_snapshot_new_full (FlDir               *dir,
                                    gboolean             details,
                                    GError             **error);
 
+/* A lock file that the kernel said was created (and then removed) between two reads, so
+ * that nobody judged it: its name is all that is known. Its holder, liveness and kernel lock
+ * are unknown; kind from the name. */
+FlSnapshot *_fl_snapshot_new_unseen (const char          *path,
+                                     gint64               now_us);
+
 /* st_mode of the file as seen, to tell what a foreign entry is. */
 guint       _fl_snapshot_get_mode (FlSnapshot          *self);
 /* When the judge's age rule turns this not-yet-stale lock stale (its clock, counted from the
