@@ -961,6 +961,30 @@ read_link_at (int         dir_fd,
   return strdup (target);
 }
 
+/* The open files of @pid, /proc/PID/fd, to read with readdir() and fstatat (dirfd ()); NULL
+ * with errno set when it is gone (ENOENT) or closed to us. */
+static DIR *
+open_process_fds (int pid)
+{
+  char path[64];
+  DIR *dir;
+  int dir_fd;
+
+  snprintf (path, sizeof path, "/proc/%d/fd", pid);
+  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (dir_fd < 0)
+    return NULL;
+  dir = fdopendir (dir_fd);
+  if (dir == NULL)
+    {
+      int saved = errno;
+
+      close (dir_fd);
+      errno = saved;
+    }
+  return dir;
+}
+
 /* Finds the paths of @locks among the open files of @pid, as lslocks does: the locks @pid
  * holds, or (@unknown) the locks of no known process that one of its open files holds. A
  * process that is gone or hides its files (EACCES) leaves them unknown. */
@@ -970,23 +994,14 @@ match_process_files (int           pid,
                      size_t        n,
                      bool          unknown)
 {
-  char path[64];
   struct dirent *entry;
   size_t seen = 0;
-  DIR *dir;
+  DIR *dir = open_process_fds (pid);
   int dir_fd;
 
-  snprintf (path, sizeof path, "/proc/%d/fd", pid);
-  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (dir_fd < 0)
-    return;
-  dir = fdopendir (dir_fd);
   if (dir == NULL)
-    {
-      close (dir_fd);
-      return;
-    }
-
+    return;
+  dir_fd = dirfd (dir);
   while ((entry = readdir (dir)) != NULL && seen++ < PROCESS_FDS_MAX)
     {
       struct stat st;
@@ -1041,23 +1056,15 @@ static int
 process_has_file (int             pid,
                   const FlFileId *id)
 {
-  char path[64];
   struct dirent *entry;
   size_t seen = 0;
   int found = 0;
-  DIR *dir;
+  DIR *dir = open_process_fds (pid);
   int dir_fd;
 
-  snprintf (path, sizeof path, "/proc/%d/fd", pid);
-  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (dir_fd < 0)
-    return errno == ENOENT ? 0 : -1;
-  dir = fdopendir (dir_fd);
   if (dir == NULL)
-    {
-      close (dir_fd);
-      return -1;
-    }
+    return errno == ENOENT ? 0 : -1;
+  dir_fd = dirfd (dir);
   while (found == 0 && (entry = readdir (dir)) != NULL && seen++ < PROCESS_FDS_MAX)
     {
       struct stat st;

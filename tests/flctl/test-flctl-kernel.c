@@ -4,8 +4,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "flctl-test-util.h"
@@ -168,23 +166,13 @@ test_list_kernel_inherited (void)
   g_autofree char *dir = flctl_test_make_dir ();
   g_autofree char *target = g_build_filename (dir, "job", NULL);
   g_autofree char *lock = g_build_filename (dir, "job.lock", NULL);
-  g_autoptr(GSubprocess) runner = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDIN_PIPE
-                                                    | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                                    "run", target, "--",
-                                                    "sh", "-c", "echo $$; read line", NULL);
-  g_autofree char *line = flctl_test_read_line (g_subprocess_get_stdout_pipe (runner),
-                                                FLCTL_TEST_TIMEOUT_MS);
+  g_autoptr(GSubprocess) runner = NULL;
   g_autoptr(JsonArray) records = NULL;
   g_autofree char *err = NULL;
   g_autofree char *keeper = NULL;
   JsonObject *record;
-  int flctl_pid = flctl_test_pid (runner);
-  int command_pid;
-
-  g_assert_nonnull (line);
-  command_pid = atoi (line);
-  g_subprocess_send_signal (runner, SIGKILL);
-  g_assert_cmpint (flctl_test_wait (runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGKILL);
+  int flctl_pid = 0;
+  int command_pid = flctl_test_start_orphaned_command (target, &runner, &flctl_pid);
 
   records = list_kernel_json_as (FLCTL_RUN_DEFAULT, dir, &err);
   record = flctl_test_find_record (records, lock);

@@ -198,24 +198,13 @@ test_run_fd_inherited (Fixture       *f,
   g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
 }
 
-/* `flctl run T -- sh -c 'echo $$; read line'`, SIGKILLed once its command runs: the command
- * lives on, without flctl. Returns the command's PID; @runner is the dead flctl, whose PID was
- * @flctl_pid. */
+/* flctl_test_start_orphaned_command() on the fixture's target. */
 static int
 start_orphaned_command (Fixture      *f,
                         GSubprocess **runner,
                         int          *flctl_pid)
 {
-  int command_pid = 0;
-
-  *runner = start_running_holder (f, &command_pid);
-  g_assert_cmpint (command_pid, >, 0);
-  if (flctl_pid != NULL)
-    *flctl_pid = flctl_test_pid (*runner);
-  g_subprocess_send_signal (*runner, SIGKILL);
-  g_assert_cmpint (flctl_test_wait (*runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGKILL);
-  g_assert_false (flctl_test_pid_gone (command_pid));
-  return command_pid;
+  return flctl_test_start_orphaned_command (f->target, runner, flctl_pid);
 }
 
 /* flctl SIGKILLed (or killed by any signal it cannot pass on) while its command runs: the lock
