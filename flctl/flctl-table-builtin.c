@@ -217,8 +217,8 @@ flctl_table_print (FlctlTable *self)
 
   for (guint i = 0; i < n; i++)
     {
-      if (!(self->flags & FLCTL_TABLE_NOHEADINGS))
-        widths[i] = (int) g_utf8_strlen (self->headers->pdata[i], -1);
+      /* With --noheadings too, as libsmartcols (and so lslocks) sizes a column. */
+      widths[i] = (int) g_utf8_strlen (self->headers->pdata[i], -1);
       for (guint r = 0; r < self->rows->len; r++)
         widths[i] = MAX (widths[i], (int) g_utf8_strlen (((char **) self->rows->pdata[r])[i], -1));
       used += widths[i] + 1;
