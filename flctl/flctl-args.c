@@ -43,7 +43,8 @@ static const CommandInfo command_infos[] = {
     N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
        "a lock file, a temp or graveyard file, or an etcd lock etcd://HOST:PORT/PREFIX/NAME\n"
        "(its holder's host, lease, TTL left, token and waiters)."),
-    N_("A target that nobody holds is reported with the state \"unlocked\".\n"
+    N_("A target that nobody holds is reported with the state \"unlocked\". A directory is\n"
+       "the target of its own lock (DIR.lock): 'flctl list DIR' lists the locks in it.\n"
        "Exit status: 0 when every PATH was reported, 74 when one could not be read.") },
   { FLCTL_COMMAND_LIST, "list", N_("DIR…"),
     N_("List the lock, temp and graveyard files in directories"),
