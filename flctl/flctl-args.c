@@ -28,7 +28,7 @@ typedef struct
 } CommandInfo;
 
 static const CommandInfo command_infos[] = {
-  { FLCTL_COMMAND_RUN, "run", N_("TARGET -- COMMAND [ARG…]"),
+  { FLCTL_COMMAND_RUN, "run", N_("TARGET [--] COMMAND [ARG…] | TARGET -c COMMAND"),
     N_("Hold the lock of a target while a command runs"),
     N_("Hold the lock of TARGET (the file TARGET.lock) while COMMAND runs, and exit with\n"
        "COMMAND's status."),
@@ -36,13 +36,15 @@ static const CommandInfo command_infos[] = {
        "with 75 (or CODE). If COMMAND is killed by signal N, flctl releases the lock and dies\n"
        "of the same signal: the shell shows 128+N. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
        "flctl are passed on to COMMAND; while waiting, they end the wait and leave nothing\n"
-       "behind. COMMAND does not inherit the lock's file descriptor.") },
+       "behind. COMMAND starts at the first word after TARGET that is not an option, or after\n"
+       "'--', as with flock(1); -c runs a command line through the shell.") },
   { FLCTL_COMMAND_STATUS, "status", N_("PATH…"),
     N_("Show the holder and state of locks"),
     N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"
        "a lock file, a temp or graveyard file, or an etcd lock etcd://HOST:PORT/PREFIX/NAME\n"
        "(its holder's host, lease, TTL left, token and waiters)."),
-    N_("A target that nobody holds is reported with the state \"unlocked\".\n"
+    N_("A target that nobody holds is reported with the state \"unlocked\". A directory is\n"
+       "the target of its own lock (DIR.lock): 'flctl list DIR' lists the locks in it.\n"
        "Exit status: 0 when every PATH was reported, 74 when one could not be read.") },
   { FLCTL_COMMAND_LIST, "list", N_("DIR…"),
     N_("List the lock, temp and graveyard files in directories"),
@@ -70,7 +72,8 @@ static const CommandInfo command_infos[] = {
     N_("Remove orphaned temp and graveyard files"),
     N_("Remove the temp and graveyard files in each DIR whose creator is provably gone."),
     N_("Locks are never removed by clean: use 'flctl reclaim' for a stale lock.\n"
-       "Exit status: 0 removed, 1 nothing to clean, 2 usage, 74 an I/O or permission error.") },
+       "Exit status: 0 removed or nothing to clean, 1 not confirmed, 2 usage, 74 an I/O or\n"
+       "permission error.") },
   { FLCTL_COMMAND_WATCH, "watch", N_("DIR…"),
     N_("Print lock changes in directories as they happen"),
     N_("Print the changes to the lock, temp and graveyard files in each DIR as they happen,\n"
@@ -89,6 +92,65 @@ static const CommandInfo command_infos[] = {
   { FLCTL_COMMAND_HOLD, "hold", N_("TARGET"), NULL,
     N_("Hold the lock of TARGET until signalled (internal)."), NULL },
 };
+
+/* The columns of -o, in --help as lslocks --help lists its own. The names are those of
+ * flctl-listing.c and flctl-kernel.c (a test checks that each is here). */
+typedef struct
+{
+  const char *name;
+  const char *help;
+} ColumnInfo;
+
+static const ColumnInfo file_columns[] = {
+  { "STATE", N_("held, stale, unknown, active, orphan, foreign, free or unlocked") },
+  { "KIND", N_("lock, temp, graveyard, foreign, or another program's (git, emacs…)") },
+  { "PID", N_("the holder's PID (the creator's for a temp or graveyard file)") },
+  { "PROCESS", N_("its process name") },
+  { "LIVENESS", N_("alive, dead, reused or unknown; stopped or exited for a holder") },
+  { "HOST", N_("an etcd holder's host") },
+  { "LEASE", N_("an etcd holder's lease, in hex") },
+  { "WAITERS", N_("how many wait for an etcd lock") },
+  { "AGE", N_("time since the file was written") },
+  { "PATH", N_("the file") },
+  { "TARGET", N_("the locked file it belongs to") },
+};
+
+static const ColumnInfo kernel_columns[] = {
+  { "TYPE", N_("flock, posix, ofd, lease or deleg") },
+  { "MODE", N_("read or write, and (waiting) for a waiter") },
+  { "PID", N_("the PID that took the lock (or waits for it)") },
+  { "PROCESS", N_("its process name") },
+  { "RANGE", N_("the locked bytes, START-END or START-EOF") },
+  { "LIBFL", N_("lock when it is a libfl holder's kernel lock") },
+  { "PATH", N_("the file; a libfl holder's lock file") },
+};
+
+static void
+describe_columns (GString          *text,
+                  const char       *title,
+                  const ColumnInfo *columns,
+                  gsize             n)
+{
+  g_string_append_printf (text, "\n\n%s", title);
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (text, "\n  %-9s %s", columns[i].name, _(columns[i].help));
+}
+
+/* The text below the options: the command's description, then its columns. */
+static char *
+describe_command (const CommandInfo *info)
+{
+  GString *text = g_string_new (info->description != NULL ? _(info->description) : "");
+
+  if (info->command == FLCTL_COMMAND_LIST || info->command == FLCTL_COMMAND_STATUS
+      || info->command == FLCTL_COMMAND_CLEAN)
+    describe_columns (text, _("Available output columns (-o):"), file_columns,
+                      G_N_ELEMENTS (file_columns));
+  if (info->command == FLCTL_COMMAND_LIST)
+    describe_columns (text, _("Available output columns with --kernel:"), kernel_columns,
+                      G_N_ELEMENTS (kernel_columns));
+  return g_string_free (text, FALSE);
+}
 
 G_DEFINE_QUARK (flctl-args-error-quark, flctl_args_error)
 
@@ -223,15 +285,72 @@ parse_wait (const char *text,
   return TRUE;
 }
 
-/* The index of the "--" that ends `flctl run`'s own arguments, or 0. */
+/* Where `flctl run`'s own arguments end, as flock(1) reads them: at a "--", or else at the
+ * first word that is neither an option (nor its value) nor TARGET. Returns that index, argc when
+ * no COMMAND follows (-c gives it); *@dashes says whether it is a "--" to skip. */
 static int
-find_separator (int           argc,
-                char * const *argv)
+find_command_start (int           argc,
+                    char * const *argv,
+                    gboolean     *dashes)
 {
+  static const char *const long_with_value[] = { "wait", "conflict-exit-code", "command" };
+  gboolean target_seen = FALSE;
+
+  *dashes = FALSE;
   for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      return i;
-  return 0;
+    {
+      const char *arg = argv[i];
+
+      if (g_str_equal (arg, "--"))
+        {
+          *dashes = TRUE;
+          return i;
+        }
+      if (arg[0] == '-' && arg[1] == '-')
+        {
+          for (gsize j = 0; j < G_N_ELEMENTS (long_with_value); j++)
+            if (g_str_equal (arg + 2, long_with_value[j]))
+              i++;  /* its value is the next word */
+        }
+      else if (arg[0] == '-' && arg[1] != '\0')
+        {
+          /* A cluster: "-nv", "-w5", "-w 5"; the first letter that takes a value ends it. */
+          for (const char *p = arg + 1; *p != '\0'; p++)
+            if (strchr ("wEc", *p) != NULL)
+              {
+                if (p[1] == '\0')
+                  i++;
+                break;
+              }
+        }
+      else if (!target_seen)
+        target_seen = TRUE;
+      else
+        return i;
+    }
+  return argc;
+}
+
+/* -c: the command line goes to the shell, as flock(1) -c gives it ($SHELL, else /bin/sh). */
+static char **
+shell_argv (const char *command)
+{
+#ifdef G_OS_WIN32
+  const char *shell = "cmd.exe";
+  const char *flag = "/c";
+#else
+  const char *shell = g_getenv ("SHELL");
+  const char *flag = "-c";
+
+  if (shell == NULL || shell[0] == '\0')
+    shell = "/bin/sh";
+#endif
+  char **argv = g_new0 (char *, 4);
+
+  argv[0] = g_strdup (shell);
+  argv[1] = g_strdup (flag);
+  argv[2] = g_strdup (command);
+  return argv;
 }
 
 /* What each command accepts after its options, checked once GOption is done. */
@@ -245,7 +364,7 @@ check_operands (FlctlArgs  *args,
     case FLCTL_COMMAND_RUN:
       if (argc != 2)
         return usage_error (error, "%s", argc < 2 ? _("no TARGET given")
-                                                  : _("give exactly one TARGET before '--'"));
+                                                  : _("give exactly one TARGET before COMMAND"));
       return TRUE;
     case FLCTL_COMMAND_HOLD:
       if (argc != 2)
@@ -287,9 +406,12 @@ parse_command (FlctlArgs         *args,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char *wait_text = NULL;
+  g_autofree char *shell_command = NULL;
+  g_autofree char *description = NULL;
   g_autofree char *prgname = g_strdup_printf ("flctl %s", info->name);
   gboolean help = FALSE;
-  int separator = 0;
+  gboolean dashes = FALSE;
+  int command_start = argc;
   int own_argc = argc;
   const GOptionEntry run_entries[] = {
     /* FILENAME: bytes as given. A STRING is converted from the locale's charset first, and a
@@ -303,31 +425,40 @@ parse_command (FlctlArgs         *args,
       N_("Exit with CODE instead of 75 when the lock cannot be had"), N_("CODE") },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &args->verbose,
       N_("Say so when waiting, even when standard error is not a terminal"), NULL },
+    { "command", 'c', 0, G_OPTION_ARG_FILENAME, &shell_command,
+      N_("Run COMMAND through the shell ($SHELL, else /bin/sh), as flock -c does"),
+      N_("COMMAND") },
     { NULL }
   };
-  /* As lslocks(8) spells them. -j, flctl's first spelling of -J, stays (hidden). */
+  /* As lslocks(8) spells them, letters included. */
 #define TABLE_ENTRIES \
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, \
       N_("The columns to show, comma-separated (+LIST: the default ones and LIST)"), \
       N_("LIST") }, \
-    { "noheadings", 0, 0, G_OPTION_ARG_NONE, &args->noheadings, \
+    { "output-all", 0, 0, G_OPTION_ARG_NONE, &args->output_all, \
+      N_("Show every column"), NULL }, \
+    { "noheadings", 'n', 0, G_OPTION_ARG_NONE, &args->noheadings, \
       N_("Do not print the header line"), NULL }, \
-    { "raw", 0, 0, G_OPTION_ARG_NONE, &args->raw, \
+    { "raw", 'r', 0, G_OPTION_ARG_NONE, &args->raw, \
       N_("One space between cells; blanks and unprintable bytes written \\xNN"), NULL }, \
-    { "notruncate", 0, 0, G_OPTION_ARG_NONE, &args->notruncate, \
+    { "notruncate", 'u', 0, G_OPTION_ARG_NONE, &args->notruncate, \
       N_("Do not cut paths to the terminal's width"), NULL }
-#define JSON_ENTRIES(help) \
-    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json, help, NULL }, \
-    { "json-j", 'j', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &args->json, NULL, NULL }
+#define JSON_ENTRIES \
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json, \
+      N_("Print the columns in JSON, as lslocks -J: {\"locks\": [...]}"), NULL }, \
+    { "records", 'j', 0, G_OPTION_ARG_NONE, &args->records, \
+      N_("Print a JSON array of flctl's whole records (schema in flctl(1))"), NULL }
   const GOptionEntry status_entries[] = {
-    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    JSON_ENTRIES,
     TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry list_entries[] = {
-    JSON_ENTRIES (N_("Print a JSON array of records (schema in flctl(1))")),
+    JSON_ENTRIES,
     TABLE_ENTRIES,
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &args->pid,
+      N_("Only the locks held by PID"), N_("PID") },
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also list the directories below each DIR (symbolic links are not followed)"), NULL },
     { "kernel", 'k', 0, G_OPTION_ARG_NONE, &args->kernel,
       N_("List the kernel locks (as lslocks does), a libfl holder's as its lock file; DIR… optional"),
@@ -352,14 +483,15 @@ parse_command (FlctlArgs         *args,
       N_("List what would be removed, remove nothing"), NULL },
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &args->yes,
       N_("Do not ask for confirmation (needed when standard input is not a terminal)"), NULL },
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also clean the directories below each DIR"), NULL },
     TABLE_ENTRIES,
     { NULL }
   };
   const GOptionEntry watch_entries[] = {
-    JSON_ENTRIES (N_("Print one JSON object per line and event (schema in flctl(1))")),
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &args->recursive,
+    { "json", 'J', 0, G_OPTION_ARG_NONE, &args->json,
+      N_("Print one JSON object per line and event (schema in flctl(1))"), NULL },
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &args->recursive,
       N_("Also watch the directories below each DIR"), NULL },
     { NULL }
   };
@@ -393,16 +525,15 @@ parse_command (FlctlArgs         *args,
     }
 
   args->command = info->command;
+  description = describe_command (info);
   context = option_context_new (_(info->parameters), _(info->long_summary),
-                                info->description != NULL ? _(info->description) : NULL,
-                                entries, &help);
+                                description[0] != '\0' ? description : NULL, entries, &help);
 
-  /* run: GOption sees only what precedes "--"; COMMAND and its arguments are not flctl's. */
+  /* run: GOption sees only what precedes COMMAND; COMMAND and its arguments are not flctl's. */
   if (info->command == FLCTL_COMMAND_RUN)
     {
-      separator = find_separator (argc, argv);
-      if (separator > 0)
-        own_argc = separator;
+      command_start = find_command_start (argc, argv, &dashes);
+      own_argc = command_start;
     }
   if (!g_option_context_parse (context, &own_argc, &argv, error))
     return FALSE;
@@ -414,20 +545,23 @@ parse_command (FlctlArgs         *args,
 
   if (info->command == FLCTL_COMMAND_RUN)
     {
-      if (separator == 0)
-        return usage_error (error, "%s", _("missing '--' before COMMAND"));
+      int first = dashes ? command_start + 1 : command_start;
+
       if (!check_operands (args, own_argc, error))
         return FALSE;
-      if (separator + 1 >= argc)
-        return usage_error (error, "%s", _("no COMMAND given after '--'"));
+      if (shell_command != NULL && first < argc)
+        return usage_error (error, "%s", _("give either -c COMMAND or a COMMAND, not both"));
+      if (shell_command == NULL && first >= argc)
+        return usage_error (error, "%s", _("no COMMAND given"));
       if (args->no_wait && wait_text != NULL)
         return usage_error (error, "%s", _("-w and -n cannot be used together"));
       if (wait_text != NULL && !parse_wait (wait_text, &args->wait_s))
         return usage_error (error, _("-w expects a number of seconds, not '%s'"), wait_text);
       if (args->conflict_exit_code < 0 || args->conflict_exit_code > 255)
         return usage_error (error, "%s", _("-E expects a code from 0 to 255"));
-      /* GOption compacted what precedes the separator; what follows it is untouched. */
-      args->command_argv = g_strdupv (argv + separator + 1);
+      /* GOption compacted what precedes COMMAND; COMMAND and what follows are untouched. */
+      args->command_argv = shell_command != NULL ? shell_argv (shell_command)
+                                                 : g_strdupv (argv + first);
       args->operands = g_new0 (char *, 2);
       args->operands[0] = g_strdup (argv[1]);
       return TRUE;
@@ -435,11 +569,16 @@ parse_command (FlctlArgs         *args,
 
   if (!check_operands (args, own_argc, error))
     return FALSE;
-  /* JSON records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
+  /* Records always carry every member (flctl(1), JSON OUTPUT): a column list or a table
    * format given with them would be silently ignored. */
-  if (args->json && flctl_args_has_table_options (args))
-    return usage_error (error, "%s", _("--json prints whole records, not a table: -o, --raw, "
-                                       "--noheadings and --notruncate do not apply to it"));
+  if (args->records && flctl_args_has_table_options (args))
+    return usage_error (error, "%s", _("-j prints whole records, not a table: -o, --output-all, "
+                                       "-J, --raw, --noheadings and --notruncate do not apply "
+                                       "to it"));
+  if (args->output != NULL && args->output_all)
+    return usage_error (error, "%s", _("-o and --output-all cannot be used together"));
+  if (args->pid < 0)
+    return usage_error (error, "%s", _("-p expects a PID"));
   args->operands = g_new0 (char *, own_argc);
   for (int i = 1; i < own_argc; i++)
     args->operands[i - 1] = g_strdup (argv[i]);
@@ -462,7 +601,7 @@ flctl_args_parse (FlctlArgs     *args,
   const CommandInfo *info;
   gboolean help = FALSE;
   const GOptionEntry entries[] = {
-    { "version", 0, 0, G_OPTION_ARG_NONE, &args->version, N_("Print the version and exit"),
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &args->version, N_("Print the version and exit"),
       NULL },
     { NULL }
   };

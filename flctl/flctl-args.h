@@ -45,10 +45,15 @@ typedef struct
                                      * after a failed parse, the help to print instead of the
                                      * error (flctl alone, without a command) */
   char         **operands;          /* TARGET, PATH…, LOCKFILE… or DIR…; NULL-terminated */
-  char         **command_argv;      /* run: COMMAND [ARG…], after "--" */
+  char         **command_argv;      /* run: COMMAND [ARG…] (after TARGET or "--"), or the shell
+                                     * running -c's command */
 
-  gboolean       json;              /* status, list, watch: -J, --json (-j too) */
+  gboolean       json;              /* status, list: -J, lslocks' {"locks": [...]} of the -o
+                                     * columns; watch: -J, one record per line */
+  gboolean       records;           /* status, list: -j, flctl's records (JSON OUTPUT) */
   char          *output;            /* status, list, clean: -o, the columns (flctl-columns.c) */
+  gboolean       output_all;        /* status, list, clean: --output-all */
+  int            pid;               /* list: -p, only the locks of this PID; 0: all */
   gboolean       raw;               /* status, list, clean: the table as lslocks --raw */
   gboolean       noheadings;        /* status, list, clean */
   gboolean       notruncate;        /* status, list, clean */
@@ -66,11 +71,13 @@ typedef struct
   char          *process_name;      /* hold: --name */
 } FlctlArgs;
 
-/* -o, --raw, --noheadings or --notruncate: a table was asked for. */
+/* -o, --output-all, --raw, --noheadings, --notruncate or -J: a table (or lslocks' JSON of
+ * one) was asked for. */
 static inline gboolean
 flctl_args_has_table_options (const FlctlArgs *args)
 {
-  return args->output != NULL || args->raw || args->noheadings || args->notruncate;
+  return args->output != NULL || args->output_all || args->raw || args->noheadings
+         || args->notruncate || args->json;
 }
 
 GQuark          flctl_args_error_quark     (void);

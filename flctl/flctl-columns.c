@@ -25,10 +25,12 @@ lookup_column (const char * const *names,
 }
 
 /* @spec: "PID,PATH" (any case), or "+TARGET" for the defaults and then TARGET, as lslocks
- * reads -o; NULL for the defaults. @names: NULL-terminated. Returns the indices into @names,
+ * reads -o; NULL for the defaults, or every column with @all (--output-all). @names:
+ * NULL-terminated. Returns the indices into @names,
  * or NULL and an error that names the unknown column and lists the known ones. */
 GArray *
 flctl_columns_select (const char         *spec,
+                      gboolean            all,
                       const char * const *names,
                       const guint        *defaults,
                       guint               n_defaults,
@@ -37,6 +39,12 @@ flctl_columns_select (const char         *spec,
   g_autoptr(GArray) selected = g_array_new (FALSE, FALSE, sizeof (guint));
   g_auto(GStrv) parts = NULL;
 
+  if (all)
+    {
+      for (guint i = 0; names[i] != NULL; i++)
+        g_array_append_val (selected, i);
+      return g_steal_pointer (&selected);
+    }
   if (spec == NULL || spec[0] == '+')
     g_array_append_vals (selected, defaults, n_defaults);
   if (spec == NULL)
@@ -76,5 +84,7 @@ flctl_table_new_for_args (const FlctlArgs *args)
     flags |= FLCTL_TABLE_NOHEADINGS;
   if (args->notruncate)
     flags |= FLCTL_TABLE_NOTRUNCATE;
+  if (args->json)
+    flags = FLCTL_TABLE_JSON;
   return flctl_table_new (flags);
 }

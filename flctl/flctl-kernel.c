@@ -14,32 +14,6 @@
 
 #include "flctl-private.h"
 
-/* Whether @path is in one of @directories (canonical), or below one with @recursive. */
-static gboolean
-in_directories (const char *path,
-                GPtrArray  *directories,
-                gboolean    recursive)
-{
-  g_autofree char *parent = NULL;
-
-  if (directories->len == 0)
-    return TRUE;
-  if (path == NULL)
-    return FALSE;
-  parent = g_path_get_dirname (path);
-  for (guint i = 0; i < directories->len; i++)
-    {
-      const char *dir = g_ptr_array_index (directories, i);
-      gsize len = strlen (dir);
-
-      if (g_str_equal (parent, dir)
-          || (recursive && g_str_has_prefix (parent, dir)
-              && (parent[len] == G_DIR_SEPARATOR || len == 1)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static char *
 format_mode (FlKernelLockInfo *info)
 {
@@ -159,21 +133,57 @@ lock_to_json (FlKernelLockInfo *info)
 }
 #endif
 
+/* A listed lock whose holder no process shows any more is not an empty answer: say so
+ * (flctl(1): an empty listing with status 0 means there is nothing to find). */
+static void
+report_unnamed (GPtrArray *locks)
+{
+  for (guint i = 0; i < locks->len; i++)
+    {
+      FlKernelLockInfo *info = g_ptr_array_index (locks, i);
+      const char *path = fl_kernel_lock_info_get_display_path (info);
+      int pid = fl_kernel_lock_info_get_pid (info);
+
+      int keeper = fl_kernel_lock_info_get_keeper_pid (info);
+      const char *keeper_name = fl_kernel_lock_info_get_keeper_name (info);
+
+      if (fl_kernel_lock_info_get_process_name (info) != NULL)
+        continue;
+      if (path == NULL)
+        path = "?";
+      if (keeper > 0)
+        g_printerr (_("flctl list: PID %d, which took the lock on %s, has exited; PID %d (%s) "
+                      "keeps it through the descriptor it inherited\n"), pid, path, keeper,
+                    keeper_name != NULL ? keeper_name : "?");
+      else if (pid > 0)
+        g_printerr (_("flctl list: some holders could not be named: PID %d, which took the "
+                      "lock on %s, has exited or is hidden from this user; a process that "
+                      "inherited its descriptor keeps the lock (run as root to name it)\n"),
+                    pid, path);
+      else
+        g_printerr (_("flctl list: some holders could not be named: no process shows the lock "
+                      "on %s (an open file description lock of a process hidden from this "
+                      "user)\n"), path);
+    }
+}
+
 int
 flctl_list_kernel_main (const FlctlArgs *args)
 {
-  g_autoptr(GPtrArray) directories = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) all = NULL;
-  g_autoptr(GPtrArray) locks = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) locks = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) columns = NULL;
 
-  columns = flctl_columns_select (args->output, column_names, default_columns,
+  columns = flctl_columns_select (args->output, args->output_all, column_names, default_columns,
                                   G_N_ELEMENTS (default_columns), &error);
   if (columns == NULL)
     return flctl_usage_error ("list", "%s", error->message);
-  all = fl_list_kernel_locks (&error);
-  if (all == NULL)
+  if (args->operands != NULL && args->operands[0] != NULL)
+    locks = fl_list_kernel_locks_in ((const char * const *) args->operands, args->recursive,
+                                     &error);
+  else
+    locks = fl_list_kernel_locks (&error);
+  if (locks == NULL)
     {
       if (g_error_matches (error, FL_ERROR, FL_ERROR_NOT_SUPPORTED))
         {
@@ -183,19 +193,14 @@ flctl_list_kernel_main (const FlctlArgs *args)
         }
       return flctl_report_error ("list", error);
     }
-  for (gsize i = 0; args->operands != NULL && args->operands[i] != NULL; i++)
-    g_ptr_array_add (directories, g_canonicalize_filename (args->operands[i], NULL));
-  for (guint i = 0; i < all->len; i++)
-    {
-      FlKernelLockInfo *info = g_ptr_array_index (all, i);
-
-      if (in_directories (fl_kernel_lock_info_get_display_path (info), directories,
-                          args->recursive))
-        g_ptr_array_add (locks, g_object_ref (info));
-    }
+  if (args->pid > 0)
+    for (guint i = locks->len; i-- > 0;)
+      if (fl_kernel_lock_info_get_pid (g_ptr_array_index (locks, i)) != args->pid)
+        g_ptr_array_remove_index (locks, i);
+  report_unnamed (locks);
 
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -207,7 +212,7 @@ flctl_list_kernel_main (const FlctlArgs *args)
       return FLCTL_EXIT_OK;
     }
 #endif
-  if (locks->len == 0)
+  if (locks->len == 0 && !args->json)
     g_printerr (_("flctl list: no kernel locks found\n"));
   else
     print_table (args, columns, locks);

@@ -57,7 +57,7 @@ flctl_listing_new (const FlctlArgs  *args,
   FlctlListing *self;
 
   /* Refused before any directory is read, so a typo costs no scan. */
-  check = flctl_columns_select (args->output, column_names, file_defaults,
+  check = flctl_columns_select (args->output, args->output_all, column_names, file_defaults,
                                 G_N_ELEMENTS (file_defaults), error);
   if (check == NULL)
     return NULL;
@@ -117,7 +117,7 @@ snapshot_cell (FlSnapshot *snapshot,
         return fl_snapshot_dup_owner_summary (snapshot);
       return g_strdup (process != NULL ? process : "-");
     case COL_LIVENESS:
-      return g_strdup (foreign ? "-" : fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+      return g_strdup (foreign ? "-" : flctl_liveness_label (snapshot));
     case COL_HOST:
       return g_strdup (host != NULL ? host : "-");
     case COL_LEASE:
@@ -168,7 +168,8 @@ flctl_listing_print (FlctlListing *self,
   g_autoptr(FlctlTable) table = flctl_table_new_for_args (self->args);
   guint n;
 
-  columns = flctl_columns_select (self->args->output, column_names,
+  columns = flctl_columns_select (self->args->output, self->args->output_all,
+                                  column_names,
                                   self->etcd ? etcd_defaults : file_defaults,
                                   self->etcd ? G_N_ELEMENTS (etcd_defaults)
                                              : G_N_ELEMENTS (file_defaults), NULL);

@@ -198,6 +198,24 @@ add_etcd_members (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+/* What the holder of a held lock is doing (docs/flctl.1, JSON OUTPUT); NULL: nothing known. */
+static void
+add_holder_members (JsonBuilder *builder,
+                    FlSnapshot  *snapshot)
+{
+  int keeper_pid = snapshot != NULL ? fl_snapshot_get_keeper_pid (snapshot) : 0;
+
+  json_builder_set_member_name (builder, "holder_exited");
+  json_builder_add_boolean_value (builder, snapshot != NULL
+                                           && fl_snapshot_get_holder_exited (snapshot));
+  json_builder_set_member_name (builder, "holder_stopped");
+  json_builder_add_boolean_value (builder, snapshot != NULL
+                                           && fl_snapshot_get_holder_stopped (snapshot));
+  flctl_json_add_int_or_null (builder, "keeper_pid", keeper_pid > 0, keeper_pid);
+  flctl_json_add_string_or_null (builder, "keeper_process",
+                                 snapshot != NULL ? fl_snapshot_get_keeper_name (snapshot) : NULL);
+}
+
 /* @state: NULL for the snapshot's own, or what the entry is now (a released lock is
  * "unlocked" while the snapshot is its last picture). */
 void
@@ -222,15 +240,19 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   flctl_json_add_string_or_null (builder, "process", fl_snapshot_get_process_name (snapshot));
   flctl_json_add_string_or_null (builder, "cmdline", fl_snapshot_get_process_cmdline (snapshot));
   flctl_json_add_int_or_null (builder, "process_uid", pid > 0 && process_uid >= 0, process_uid);
+  /* Gone (state given): no file, so no kernel lock on it, and its holder is judged no more. */
   flctl_json_add_string_or_null (builder, "liveness",
-                      fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
+                                 state != NULL ? "unknown"
+                                 : fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
   json_builder_set_member_name (builder, "kernel_lock");
-  if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
+  if (state != NULL)
+    json_builder_add_boolean_value (builder, FALSE);
+  else if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
     json_builder_add_null_value (builder);
   else
     json_builder_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
   json_builder_set_member_name (builder, "stale");
-  json_builder_add_boolean_value (builder, fl_snapshot_get_stale (snapshot));
+  json_builder_add_boolean_value (builder, state == NULL && fl_snapshot_get_stale (snapshot));
   flctl_json_add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
   flctl_json_add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
   flctl_json_add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
@@ -239,6 +261,7 @@ flctl_add_snapshot_members (JsonBuilder *builder,
                    MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC);
   add_etcd_members (builder, snapshot, now_us);
   add_owner_members (builder, snapshot);
+  add_holder_members (builder, state == NULL ? snapshot : NULL);
 }
 
 /* Last in every record printed at the top level (not in the waiters nested in one): added
@@ -293,6 +316,7 @@ flctl_unlocked_to_json (const char *target)
   flctl_json_add_int_or_null (builder, "age_s", FALSE, 0);
   add_etcd_members (builder, NULL, 0);
   add_owner_members (builder, NULL);
+  add_holder_members (builder, NULL);
   flctl_json_add_schema (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
@@ -313,13 +337,24 @@ flctl_print_json (JsonNode *node,
 }
 #endif
 
+/* The liveness a person reads: the library's word, and what a held lock's holder is doing. */
+const char *
+flctl_liveness_label (FlSnapshot *snapshot)
+{
+  if (fl_snapshot_get_holder_exited (snapshot))
+    return "exited";
+  if (fl_snapshot_get_holder_stopped (snapshot))
+    return "stopped";
+  return fl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
+}
+
 char *
 flctl_describe_holder (FlSnapshot *snapshot,
                        gint64      now_us)
 {
   const char *process = fl_snapshot_get_process_name (snapshot);
   int pid = fl_snapshot_get_pid (snapshot);
-  const char *liveness = fl_liveness_to_string (fl_snapshot_get_liveness (snapshot));
+  const char *liveness;
   g_autofree char *age = fl_format_age (fl_snapshot_get_age_at (snapshot, now_us));
 
   if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
@@ -336,6 +371,22 @@ flctl_describe_holder (FlSnapshot *snapshot,
     }
   if (pid <= 0)
     return g_strdup_printf (_("an unknown process (the file names no PID), for %s"), age);
+  if (fl_snapshot_get_holder_exited (snapshot))
+    {
+      const char *keeper = fl_snapshot_get_keeper_name (snapshot);
+      int keeper_pid = fl_snapshot_get_keeper_pid (snapshot);
+
+      if (keeper_pid <= 0)
+        return g_strdup_printf (_("PID %d, exited; the lock is kept by a process that inherited "
+                                  "its descriptor, for %s"), pid, age);
+      if (keeper == NULL)
+        return g_strdup_printf (_("PID %d, exited; the lock is kept by PID %d, for %s"), pid,
+                                keeper_pid, age);
+      return g_strdup_printf (_("PID %d, exited; the lock is kept by PID %d (%s), for %s"), pid,
+                              keeper_pid, keeper, age);
+    }
+  liveness = fl_snapshot_get_holder_stopped (snapshot) ? _("alive, stopped (SIGSTOP)")
+                                                       : flctl_liveness_label (snapshot);
   if (process == NULL)
     return g_strdup_printf (_("PID %d, %s, for %s"), pid, liveness, age);
   return g_strdup_printf (_("PID %d (%s), %s, for %s"), pid, process, liveness, age);

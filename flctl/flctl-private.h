@@ -106,6 +106,7 @@ void            flctl_print_record         (FlSnapshot          *snapshot,
 
 /* flctl-columns.c: -o and the table options of the command line */
 GArray         *flctl_columns_select       (const char          *spec,
+                                            gboolean             all,
                                             const char * const  *names,
                                             const guint         *defaults,
                                             guint                n_defaults,
@@ -127,6 +128,7 @@ void            flctl_listing_free         (FlctlListing        *listing);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlctlListing, flctl_listing_free)
 
+const char     *flctl_liveness_label       (FlSnapshot          *snapshot);
 char           *flctl_describe_holder      (FlSnapshot          *snapshot,
                                             gint64               now_us);
 /* An etcd lease as etcd's own tools and the lock keys show it: hex. */

@@ -73,6 +73,32 @@ check_lease (FlSnapshot *snapshot,
   return TRUE;
 }
 
+/* A held kernel lock is the one thing no option overrides: say so, and how to end its holder. */
+static void
+explain_held (FlSnapshot *snapshot,
+              gboolean    force)
+{
+  int pid = fl_snapshot_get_pid (snapshot);
+  int keeper = fl_snapshot_get_keeper_pid (snapshot);
+
+  if (force)
+    g_printerr (_("flctl reclaim: --force overrides only libfl's doubt about a holder it cannot "
+                  "prove gone; it never removes a lock whose kernel lock is held, since a "
+                  "process still holds it\n"));
+  if (fl_snapshot_get_holder_exited (snapshot) && keeper > 0)
+    g_printerr (_("flctl reclaim: to free it, end the process that keeps it: kill %d\n"),
+                keeper);
+  else if (fl_snapshot_get_holder_exited (snapshot))
+    g_printerr (_("flctl reclaim: to free it, end the process that inherited the descriptor "
+                  "of PID %d (as root, flctl status names it)\n"), pid);
+  else if (fl_snapshot_get_holder_stopped (snapshot))
+    g_printerr (_("flctl reclaim: to free it, continue its holder (kill -CONT %d) so that it "
+                  "finishes, or end it (kill %d)\n"), pid, pid);
+  else if (pid > 0)
+    g_printerr (_("flctl reclaim: to free it, let its holder finish, or end it: kill %d\n"),
+                pid);
+}
+
 static int
 reclaim_one (const char *path,
              gboolean    dry_run,
@@ -138,6 +164,8 @@ reclaim_one (const char *path,
         /* Never by itself, or not yet (empty or unparsable content younger than stale_after). */
         g_printerr (_("flctl reclaim: libfl does not call it stale (now or ever, as its reason "
                       "says); if you know its holder is gone, reclaim it with --force\n"));
+      else if (fl_snapshot_get_kernel_lock (snapshot) == FL_KERNEL_LOCK_HELD)
+        explain_held (snapshot, force);
       return FLCTL_EXIT_REFUSED;
     }
   if (!check_lease (snapshot, shown, lease_arg))
@@ -219,8 +247,9 @@ flctl_clean_main (const FlctlArgs *args)
     {
       if (status != FLCTL_EXIT_OK)
         return status;
+      /* Nothing to do is success, as for rm -f: a quiet night fails no `set -e` job. */
       g_printerr (_("flctl clean: nothing to clean: no orphaned temp or graveyard file\n"));
-      return FLCTL_EXIT_REFUSED;
+      return FLCTL_EXIT_OK;
     }
 
   for (guint i = 0; i < orphans->len; i++)

@@ -89,6 +89,15 @@ flctl_status_main (const FlctlArgs *args)
       g_autoptr(GError) error = NULL;
       StatusItem item = { NULL, NULL };
 
+      if (!flctl_is_etcd (args->operands[i]) && flctl_os_is_real_directory (args->operands[i]))
+        {
+          g_autofree char *shown = flctl_printable (args->operands[i]);
+
+          /* Its lock would be DIR.lock; what an operator asking about a folder wants is
+           * most likely the locks in it. */
+          g_printerr (_("flctl status: %s is a directory: this is the lock of the directory "
+                        "itself; 'flctl list %s' lists the locks in it\n"), shown, shown);
+        }
       item.snapshot = flctl_snapshot_for_path (args->operands[i], NULL, &error);
       if (item.snapshot == NULL && flctl_error_is_not_found (error))
         item.unlocked_target = unlocked_target_for (args->operands[i]);
@@ -116,7 +125,7 @@ flctl_status_main (const FlctlArgs *args)
       return status;
     }
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -166,9 +175,13 @@ flctl_list_main (const FlctlArgs *args)
     return flctl_usage_error ("list", "%s", error->message);
   snapshots = flctl_scan_directories ((const char * const *) args->operands, args->recursive,
                                       "list", &status);
+  if (args->pid > 0)
+    for (guint i = snapshots->len; i-- > 0;)
+      if (fl_snapshot_get_pid (g_ptr_array_index (snapshots, i)) != args->pid)
+        g_ptr_array_remove_index (snapshots, i);
   now = g_get_real_time ();
 #ifndef FLCTL_NO_JSON
-  if (args->json)
+  if (args->records)
     {
       g_autoptr(JsonArray) array = json_array_new ();
       g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
@@ -181,7 +194,7 @@ flctl_list_main (const FlctlArgs *args)
     }
   else
 #endif
-  if (snapshots->len > 0)
+  if (snapshots->len > 0 || args->json)
     {
       for (guint i = 0; i < snapshots->len; i++)
         flctl_listing_add (listing, g_ptr_array_index (snapshots, i));

@@ -68,7 +68,9 @@ flctl_table_add_row (FlctlTable         *self,
   char **row = g_new0 (char *, n + 1);
 
   for (guint i = 0; i < n; i++)
-    row[i] = (self->flags & FLCTL_TABLE_RAW) ? escape_raw (cells[i]) : flctl_printable (cells[i]);
+    row[i] = (self->flags & FLCTL_TABLE_JSON) ? g_strdup (cells[i])
+             : (self->flags & FLCTL_TABLE_RAW) ? escape_raw (cells[i])
+             : flctl_printable (cells[i]);
   g_ptr_array_add (self->rows, row);
   g_ptr_array_add (self->styles, styles != NULL ? g_memdup2 (styles, n * sizeof *styles) : NULL);
 }
@@ -133,6 +135,62 @@ print_line (FlctlTable       *self,
   g_print ("\n");
 }
 
+/* What libsmartcols prints for lslocks -J: "-" is null, a numeric column's number bare. */
+static void
+print_json_value (const char       *cell,
+                  FlctlColumnFlags  flags)
+{
+  const char *p = cell;
+
+  if (g_str_equal (cell, "-"))
+    {
+      g_print ("null");
+      return;
+    }
+  if (flags & FLCTL_COLUMN_RIGHT)
+    {
+      while (g_ascii_isdigit (*p))
+        p++;
+      if (p != cell && *p == '\0')
+        {
+          g_print ("%s", cell);
+          return;
+        }
+    }
+  g_print ("\"");
+  for (p = cell; *p != '\0'; p++)
+    if (*p == '"' || *p == '\\')
+      g_print ("\\%c", *p);
+    else if ((guchar) *p < 0x20)
+      g_print ("\\u%04x", (guchar) *p);
+    else
+      g_print ("%c", *p);
+  g_print ("\"");
+}
+
+static void
+print_json (FlctlTable *self)
+{
+  guint n = self->columns->len;
+
+  g_print ("{\n   \"locks\": [");
+  for (guint r = 0; r < self->rows->len; r++)
+    {
+      char **cells = self->rows->pdata[r];
+
+      g_print ("%s\n      {", r > 0 ? "," : "");
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *key = g_ascii_strdown (self->headers->pdata[i], -1);
+
+          g_print ("%s\n         \"%s\": ", i > 0 ? "," : "", key);
+          print_json_value (cells[i], g_array_index (self->columns, FlctlColumnFlags, i));
+        }
+      g_print ("\n      }");
+    }
+  g_print ("\n   ]\n}\n");
+}
+
 void
 flctl_table_print (FlctlTable *self)
 {
@@ -143,6 +201,11 @@ flctl_table_print (FlctlTable *self)
   int used = 0;
   int cut_width = 0;
 
+  if (self->flags & FLCTL_TABLE_JSON)
+    {
+      print_json (self);
+      return;
+    }
   if (self->flags & FLCTL_TABLE_RAW)
     {
       if (!(self->flags & FLCTL_TABLE_NOHEADINGS))
@@ -154,8 +217,8 @@ flctl_table_print (FlctlTable *self)
 
   for (guint i = 0; i < n; i++)
     {
-      if (!(self->flags & FLCTL_TABLE_NOHEADINGS))
-        widths[i] = (int) g_utf8_strlen (self->headers->pdata[i], -1);
+      /* With --noheadings too, as libsmartcols (and so lslocks) sizes a column. */
+      widths[i] = (int) g_utf8_strlen (self->headers->pdata[i], -1);
       for (guint r = 0; r < self->rows->len; r++)
         widths[i] = MAX (widths[i], (int) g_utf8_strlen (((char **) self->rows->pdata[r])[i], -1));
       used += widths[i] + 1;

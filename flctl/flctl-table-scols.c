@@ -29,6 +29,12 @@ flctl_table_new (FlctlTableFlags flags)
   scols_table_enable_noheadings (self->table, (flags & FLCTL_TABLE_NOHEADINGS) != 0);
   scols_table_enable_colors (self->table, (flags & FLCTL_TABLE_COLOR) != 0);
   scols_table_set_stream (self->table, stdout);
+  if (flags & FLCTL_TABLE_JSON)
+    {
+      /* As lslocks -J: one array named "locks", keys the lowercase column names. */
+      scols_table_enable_json (self->table, 1);
+      scols_table_set_name (self->table, "locks");
+    }
   return self;
 }
 
@@ -37,14 +43,19 @@ flctl_table_add_column (FlctlTable       *self,
                         const char       *header,
                         FlctlColumnFlags  flags)
 {
+  struct libscols_column *column;
   int scols_flags = 0;
 
   if (flags & FLCTL_COLUMN_RIGHT)
     scols_flags |= SCOLS_FL_RIGHT;
   if ((flags & FLCTL_COLUMN_TRUNCATE) && !(self->flags & FLCTL_TABLE_NOTRUNCATE))
     scols_flags |= SCOLS_FL_TRUNC;
-  if (scols_table_new_column (self->table, header, 0, scols_flags) == NULL)
+  column = scols_table_new_column (self->table, header, 0, scols_flags);
+  if (column == NULL)
     g_error ("libsmartcols: out of memory");
+  /* lslocks' PID is a JSON number: so are flctl's right-aligned (numeric) columns. */
+  if (flags & FLCTL_COLUMN_RIGHT)
+    scols_column_set_json_type (column, SCOLS_JSON_NUMBER);
 }
 
 void
@@ -61,7 +72,9 @@ flctl_table_add_row (FlctlTable         *self,
     {
       /* --raw: libsmartcols escapes the bytes themselves, as lslocks' paths; for people,
        * flctl's own escapes (a newline shown as \n), as everywhere else in flctl. */
-      if (self->flags & FLCTL_TABLE_RAW)
+      if (self->flags & FLCTL_TABLE_JSON)
+        scols_line_set_data (line, i, g_str_equal (cells[i], "-") ? NULL : cells[i]);
+      else if (self->flags & FLCTL_TABLE_RAW)
         scols_line_set_data (line, i, cells[i]);
       else
         scols_line_refer_data (line, i, flctl_printable (cells[i]));

@@ -2,8 +2,9 @@
  *
  * flctl-table-scols.c prints through libsmartcols, as lslocks(8) does; flctl-table-builtin.c,
  * for hosts without it (mingw), prints the same text. flctl/meson.build picks one. Kept narrow
- * so that the fallback stays small: columns, rows of cells, four flags. JSON is not a table
- * concern here: flctl's records are richer than cells (flctl-output.c).
+ * so that the fallback stays small: columns, rows of cells, five flags. JSON here is lslocks'
+ * -J, the cells under lowercase column names, numbers as numbers and "-" as null; flctl's own
+ * records (-j) are richer than cells (flctl-output.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,6 +30,7 @@ typedef enum
   FLCTL_TABLE_NOHEADINGS = 1 << 1,
   FLCTL_TABLE_NOTRUNCATE = 1 << 2,  /* never cut a cell to the terminal's width */
   FLCTL_TABLE_COLOR      = 1 << 3,
+  FLCTL_TABLE_JSON       = 1 << 4,  /* lslocks -J: {"locks": [{"pid": 1, "path": "..."}]} */
 } FlctlTableFlags;
 
 typedef enum

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "flctl-text.h"
 
 /* Paths, and command lines echoed in messages, are bytes: one holding a newline, an escape
@@ -49,6 +51,20 @@ flctl_printable (const char *text)
 /* Errors go through here: they quote paths, command lines and what was typed (flctl's
  * messages, GOption's and libfl's alike) as bytes, and are printed escaped, on one line.
  * NULL @command: flctl's own. */
+/* util-linux writes "flctl: cannot ...": libfl's and GLib's sentences start with a capital,
+ * lowered here when they are English ("Cannot" -> "cannot"; "PID", "I/O" stay). A translation
+ * keeps its own case: German nouns are capitalised. */
+static void
+lower_first_word (char *message)
+{
+  static const char sample[] = "Try 'flctl %s --help' for more information.\n";
+
+  if (g_strcmp0 (_(sample), sample) != 0)
+    return;
+  if (g_ascii_isupper (message[0]) && g_ascii_islower (message[1]))
+    message[0] = g_ascii_tolower (message[0]);
+}
+
 void
 flctl_print_error (const char *command,
                    const char *format,
@@ -62,6 +78,7 @@ flctl_print_error (const char *command,
   message = g_strdup_vprintf (format, args);
   va_end (args);
   shown = flctl_printable (message);
+  lower_first_word (shown);
 
   if (command != NULL)
     g_printerr ("flctl %s: %s\n", command, shown);

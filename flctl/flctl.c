@@ -226,9 +226,11 @@ main (int    argc,
     }
 
 #ifdef FLCTL_NO_JSON
-  if (args.json)
+  /* lslocks' -J is the table's (flctl-table-builtin.c prints it); the records need JSON-GLib. */
+  if (args.records || (args.json && args.command == FLCTL_COMMAND_WATCH))
     return flctl_usage_error (flctl_command_get_name (args.command), "%s",
-                              _("--json: this flctl was built without JSON-GLib"));
+                              _("--records and watch --json: this flctl was built without "
+                                "JSON-GLib"));
 #endif
   for (gsize i = 0; i < G_N_ELEMENTS (command_mains); i++)
     if (command_mains[i].command == args.command)

@@ -22,7 +22,15 @@ G_DECLARE_FINAL_TYPE (FlKernelLockInfo, fl_kernel_lock_info, FL, KERNEL_LOCK_INF
 
 FL_AVAILABLE_IN_ALL
 GPtrArray        *fl_list_kernel_locks                (GError          **error);
+FL_AVAILABLE_IN_ALL
+GPtrArray        *fl_list_kernel_locks_in             (const char * const *directories,
+                                                       gboolean         recursive,
+                                                       GError          **error);
 
+FL_AVAILABLE_IN_ALL
+int               fl_kernel_lock_info_get_keeper_pid  (FlKernelLockInfo *self);
+FL_AVAILABLE_IN_ALL
+const char       *fl_kernel_lock_info_get_keeper_name (FlKernelLockInfo *self);
 FL_AVAILABLE_IN_ALL
 FlKernelLockType  fl_kernel_lock_info_get_lock_type   (FlKernelLockInfo *self);
 FL_AVAILABLE_IN_ALL

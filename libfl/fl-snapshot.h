@@ -112,6 +112,14 @@ const char   *fl_snapshot_get_owner_name       (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 gint64        fl_snapshot_get_owner_since      (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_get_holder_exited    (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+gboolean      fl_snapshot_get_holder_stopped   (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+int           fl_snapshot_get_keeper_pid       (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
+const char   *fl_snapshot_get_keeper_name      (FlSnapshot          *self);
+FL_AVAILABLE_IN_ALL
 char         *fl_snapshot_dup_owner_summary    (FlSnapshot          *self);
 FL_AVAILABLE_IN_ALL
 char         *fl_snapshot_dup_other_explanation (FlSnapshot         *self);

@@ -478,6 +478,11 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    * the entry is updated in place and the signal is emitted twice: %FL_CHANGE_RELEASED (or
    * %FL_CHANGE_TAKEN_OVER) while the entry still holds the old snapshot, then
    * %FL_CHANGE_CREATED.
+   *
+   * A lock file the system says was made and removed before the model could read it (a lock
+   * held for a few milliseconds) is reported all the same, %FL_CHANGE_CREATED then
+   * %FL_CHANGE_RELEASED, once for each time it was made, with an entry that is never in the
+   * model: its snapshot knows only the name (liveness and kernel lock unknown).
    */
   signals[ENTRY_CHANGED] = g_signal_new ("entry-changed", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

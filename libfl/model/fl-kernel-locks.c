@@ -48,6 +48,8 @@ struct _FlKernelLockInfo
   char             *process_name;
   char             *path;
   char             *lock_file;
+  int               keeper_pid;
+  char             *keeper_name;
 };
 
 G_DEFINE_FINAL_TYPE (FlKernelLockInfo, fl_kernel_lock_info, G_TYPE_OBJECT)
@@ -63,6 +65,8 @@ enum
   PROP_LOCK_FILE,
   PROP_DISPLAY_PATH,
   PROP_BLOCKED,
+  PROP_KEEPER_PID,
+  PROP_KEEPER_NAME,
   N_PROPS
 };
 
@@ -76,6 +80,7 @@ fl_kernel_lock_info_finalize (GObject *object)
   g_free (self->process_name);
   g_free (self->path);
   g_free (self->lock_file);
+  g_free (self->keeper_name);
   G_OBJECT_CLASS (fl_kernel_lock_info_parent_class)->finalize (object);
 }
 
@@ -112,6 +117,12 @@ fl_kernel_lock_info_get_property (GObject    *object,
       break;
     case PROP_BLOCKED:
       g_value_set_boolean (value, self->blocked);
+      break;
+    case PROP_KEEPER_PID:
+      g_value_set_int (value, self->keeper_pid);
+      break;
+    case PROP_KEEPER_NAME:
+      g_value_set_string (value, self->keeper_name);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -179,6 +190,20 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    * Whether this is a waiter (fl_kernel_lock_info_get_blocked()).
    */
   properties[PROP_BLOCKED] = g_param_spec_boolean ("blocked", NULL, NULL, FALSE, flags);
+  /**
+   * FlKernelLockInfo:keeper-pid:
+   *
+   * The process that keeps the lock of an exited holder, or 0
+   * (fl_kernel_lock_info_get_keeper_pid()).
+   */
+  properties[PROP_KEEPER_PID] = g_param_spec_int ("keeper-pid", NULL, NULL, 0, G_MAXINT, 0,
+                                                  flags);
+  /**
+   * FlKernelLockInfo:keeper-name:
+   *
+   * Its process name, or %NULL (fl_kernel_lock_info_get_keeper_name()).
+   */
+  properties[PROP_KEEPER_NAME] = g_param_spec_string ("keeper-name", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -274,6 +299,22 @@ index_free (gpointer index)
   g_clear_pointer (&index, g_hash_table_unref);
 }
 
+/* A flock lock belongs to the open file, not to the process /proc/locks names (the one that
+ * took it): once that one has exited, a process it passed the descriptor to keeps it. */
+static void
+find_keeper (FlKernelLockInfo *self)
+{
+  g_autoptr(GArray) keepers = _fl_process_file_keepers (&self->id, NULL);
+  FlProcessInfo keeper;
+
+  if (keepers->len == 0)
+    return;
+  self->keeper_pid = g_array_index (keepers, int, 0);
+  _fl_process_probe (self->keeper_pid, FALSE, &keeper);
+  self->keeper_name = g_strdup (keeper.name);
+  _fl_process_info_clear (&keeper);
+}
+
 static FlKernelLockInfo *
 info_new (const FlSystemLock *lock,
           GHashTable         *indexes)
@@ -298,6 +339,8 @@ info_new (const FlSystemLock *lock,
 
       _fl_process_probe (self->pid, FALSE, &process);
       self->process_name = g_strdup (process.name);
+      if (process.state == FL_PROCESS_GONE && !self->blocked)
+        find_keeper (self);
       _fl_process_info_clear (&process);
     }
   return self;
@@ -359,6 +402,151 @@ fl_list_kernel_locks (GError **error)
   return infos;
 }
 
+/* Every regular file named in @dir (or below it, @recursive, at most @depth levels more), by
+ * file identity ("dev:ino" -> path), into @names; false once @budget names have been seen. */
+static gboolean
+index_names (FlDir      *dir,
+             const char *path,
+             gboolean    recursive,
+             guint       depth,
+             guint      *budget,
+             GHashTable *names)
+{
+  FlDirList *list = NULL;
+  const char *name;
+  FlFileType type;
+  gboolean complete = TRUE;
+
+  if (_fl_platform_dir_list_open (dir, &list) != 0)
+    return TRUE;
+  while (complete && (name = _fl_platform_dir_list_next (list, &type)) != NULL)
+    {
+      FlFileInfo info;
+
+      if ((*budget)-- == 0)
+        complete = FALSE;
+      else if (_fl_platform_stat_at (dir, name, &info) != 0)
+        continue;
+      else if (info.type == FL_FILE_REGULAR)
+        g_hash_table_insert (names,
+                             g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                                              info.id.dev, info.id.ino),
+                             g_build_filename (path, name, NULL));
+      else if (info.type == FL_FILE_DIRECTORY && recursive && depth > 0)
+        {
+          g_autofree char *below = g_build_filename (path, name, NULL);
+          FlDir *sub = NULL;
+
+          if (_fl_platform_dir_open_at (dir, name, &sub) != 0)
+            continue;
+          complete = index_names (sub, below, recursive, depth - 1, budget, names);
+          _fl_platform_dir_close (sub);
+        }
+    }
+  _fl_platform_dir_list_close (list);
+  return complete;
+}
+
+/* Whether @path is in one of @directories (canonical), or below one with @recursive. */
+static gboolean
+in_directories (const char         *path,
+                const char * const *directories,
+                gboolean            recursive)
+{
+  g_autofree char *parent = NULL;
+
+  if (path == NULL)
+    return FALSE;
+  parent = g_path_get_dirname (path);
+  for (gsize i = 0; directories[i] != NULL; i++)
+    {
+      gsize len = strlen (directories[i]);
+
+      if (g_str_equal (parent, directories[i])
+          || (recursive && g_str_has_prefix (parent, directories[i])
+              && (parent[len] == G_DIR_SEPARATOR || len == 1)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/**
+ * fl_list_kernel_locks_in:
+ * @directories: (array zero-terminated=1): the directories to list the locks of
+ * @recursive: whether the folders below them count too (64 levels at most; links to folders
+ *   are not followed)
+ * @error: return location for an error
+ *
+ * Lists the kernel locks on files named in @directories, as fl_list_kernel_locks() does for the
+ * whole system. Each lock is matched by device and inode to the names in the directories, so
+ * it is found whoever holds it: a process this user may not look into, or one that has exited
+ * while a child it passed the descriptor to keeps the lock, leaves no path among open files,
+ * yet the lock is on a file named here and is listed with that path.
+ *
+ * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, in
+ *   fl_kernel_lock_info_compare() order, or %NULL as fl_list_kernel_locks()
+ */
+GPtrArray *
+fl_list_kernel_locks_in (const char * const *directories,
+                         gboolean            recursive,
+                         GError            **error)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) all = NULL;
+  g_auto(GStrv) canonical = NULL;
+  GPtrArray *locks;
+  gsize n = 0;
+
+  g_return_val_if_fail (directories != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  all = fl_list_kernel_locks (error);
+  if (all == NULL)
+    return NULL;
+  n = g_strv_length ((char **) directories);
+  canonical = g_new0 (char *, n + 1);
+  for (gsize i = 0; i < n; i++)
+    {
+      guint budget = DIRECTORY_NAMES_MAX;
+      FlDir *dir = NULL;
+
+      canonical[i] = g_canonicalize_filename (directories[i], NULL);
+      if (_fl_platform_dir_open (canonical[i], false, &dir) != 0)
+        continue;
+      index_names (dir, canonical[i], recursive, 64, &budget, names);
+      _fl_platform_dir_close (dir);
+    }
+
+  locks = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < all->len; i++)
+    {
+      FlKernelLockInfo *info = g_ptr_array_index (all, i);
+      g_autofree char *key = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                                              info->id.dev, info->id.ino);
+      const char *named = g_hash_table_lookup (names, key);
+
+      if (named != NULL && info->lock_file == NULL && info->path == NULL)
+        {
+          /* Known by its identity alone: the name here is the file's, a lock file's if it is
+           * named as one. */
+          const char *name = _fl_path_last_component (named);
+          FlNameInfo name_info;
+
+          if (_fl_classify_name (name, strlen (name), &name_info)
+              && name_info.kind == FL_ENTRY_LOCK)
+            info->lock_file = g_strdup (named);
+          else
+            info->path = g_strdup (named);
+        }
+      if (named != NULL
+          || in_directories (fl_kernel_lock_info_get_display_path (info),
+                             (const char * const *) canonical, recursive))
+        g_ptr_array_add (locks, g_object_ref (info));
+    }
+  g_ptr_array_sort (locks, compare_infos);
+  return locks;
+}
+
 /**
  * fl_kernel_lock_info_get_lock_type:
  * @self: a kernel lock
@@ -418,6 +606,38 @@ fl_kernel_lock_info_get_process_name (FlKernelLockInfo *self)
 {
   g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
   return self->process_name;
+}
+
+/**
+ * fl_kernel_lock_info_get_keeper_pid:
+ * @self: a kernel lock
+ *
+ * When the process that took the lock (fl_kernel_lock_info_get_pid()) has exited, a process
+ * that has the file open and so keeps the lock: a child it passed the descriptor to. Found
+ * among the open files of the processes this user may look into.
+ *
+ * Returns: its PID, or 0 when the holder runs or no keeper could be named
+ */
+int
+fl_kernel_lock_info_get_keeper_pid (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), 0);
+  return self->keeper_pid;
+}
+
+/**
+ * fl_kernel_lock_info_get_keeper_name:
+ * @self: a kernel lock
+ *
+ * The name of the process fl_kernel_lock_info_get_keeper_pid() gives.
+ *
+ * Returns: (nullable): its name, safe to print, or %NULL
+ */
+const char *
+fl_kernel_lock_info_get_keeper_name (FlKernelLockInfo *self)
+{
+  g_return_val_if_fail (FL_IS_KERNEL_LOCK_INFO (self), NULL);
+  return self->keeper_name;
 }
 
 /**

@@ -69,7 +69,14 @@ _fl_model_monitor_queue (FlModelMonitor *monitor,
   gpointer old = NULL;
 
   if (g_hash_table_lookup_extended (monitor->pending, path, NULL, &old))
-    flags |= GPOINTER_TO_UINT (old);
+    {
+      guint before = GPOINTER_TO_UINT (old);
+      guint births = MIN (FL_MODEL_BIRTHS (before) + FL_MODEL_BIRTHS (flags),
+                          FL_MODEL_BIRTHS (G_MAXUINT));
+
+      /* The flags add up; the births are counted. */
+      flags = ((before | flags) & (FL_MODEL_BORN - 1)) | births * FL_MODEL_BORN;
+    }
   g_hash_table_replace (monitor->pending, g_strdup (path), GUINT_TO_POINTER (flags));
 
   if (monitor->flush_id == 0)
@@ -164,10 +171,21 @@ _fl_model_monitor_apply_event (FlModelMonitor    *monitor,
     {
     case G_FILE_MONITOR_EVENT_RENAMED:
       _fl_model_monitor_queue (monitor, path,
-                               other_path != NULL && is_graveyard_of (path, other_path)
-                               ? FL_MODEL_TAKEN_OVER : 0);
+                               FL_MODEL_GONE
+                               | (other_path != NULL && is_graveyard_of (path, other_path)
+                                  ? FL_MODEL_TAKEN_OVER : 0));
       if (other_path != NULL)
-        _fl_model_monitor_queue (monitor, other_path, 0);
+        _fl_model_monitor_queue (monitor, other_path, FL_MODEL_BORN);
+      break;
+
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+      _fl_model_monitor_queue (monitor, path, FL_MODEL_BORN);
+      break;
+
+    case G_FILE_MONITOR_EVENT_DELETED:
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      _fl_model_monitor_queue (monitor, path, FL_MODEL_GONE);
       break;
 
     case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
@@ -176,12 +194,8 @@ _fl_model_monitor_apply_event (FlModelMonitor    *monitor,
       break;
 
     case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:  /* a writer closed it: now it is complete */
-    case G_FILE_MONITOR_EVENT_CREATED:
-    case G_FILE_MONITOR_EVENT_DELETED:
     case G_FILE_MONITOR_EVENT_CHANGED:
     case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
-    case G_FILE_MONITOR_EVENT_MOVED_IN:
-    case G_FILE_MONITOR_EVENT_MOVED_OUT:
     case G_FILE_MONITOR_EVENT_MOVED:
     default:
       _fl_model_monitor_queue (monitor, path, 0);

@@ -10,6 +10,13 @@ G_BEGIN_DECLS
 
 /* A path that went away by a takeover's rename (T2), not a release. */
 #define FL_MODEL_TAKEN_OVER (1u << 0)
+/* The system said the path went away (deleted, moved out, renamed from) since it was read. */
+#define FL_MODEL_GONE       (1u << 1)
+/* Each time the system said the path was made (created, moved in, renamed to) since it was
+ * read, this is added: the count is in the bits above. A lock that lived between two reads
+ * is still reported, created and released, from its name alone. */
+#define FL_MODEL_BORN       (1u << 8)
+#define FL_MODEL_BIRTHS(flags) ((flags) >> 8)
 
 typedef struct
 {

@@ -201,6 +201,29 @@ update_entry (FlModelStore *store,
     emit (store, entry, died ? FL_CHANGE_HOLDER_DIED : FL_CHANGE_UPDATED);
 }
 
+/* A lock the system said was made and removed between two reads: reported all the same,
+ * created then released, from its name alone (_fl_snapshot_new_unseen()). Never in the list:
+ * it is gone. Only for lock files: a temp or graveyard file is a step of one. */
+static void
+emit_unseen (FlModelStore *store,
+             const char   *path,
+             guint         n)
+{
+  const char *name = _fl_path_last_component (path);
+  FlNameInfo info;
+
+  if (!_fl_classify_name (name, strlen (name), &info) || info.kind != FL_ENTRY_LOCK)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FlSnapshot) snap = _fl_snapshot_new_unseen (path, g_get_real_time ());
+      g_autoptr(FlEntry) entry = _fl_entry_new (snap);
+
+      emit (store, entry, FL_CHANGE_CREATED);
+      emit (store, entry, FL_CHANGE_RELEASED);
+    }
+}
+
 void
 _fl_model_store_apply (FlModelStore *store,
                        const char   *path,
@@ -209,11 +232,14 @@ _fl_model_store_apply (FlModelStore *store,
 {
   guint pos;
   gboolean found = _fl_model_store_find (store, path, &pos);
+  guint births = FL_MODEL_BIRTHS (flags);
 
   if (!found && snap != NULL)
     {
       FlEntry *entry = _fl_entry_new (snap);
 
+      /* Made, removed and made again: the ones before this file lived unseen. */
+      emit_unseen (store, path, births > 0 ? births - 1 : 0);
       g_ptr_array_insert (store->entries, pos, entry);
       account (store, entry, snap, +1);
       g_list_model_items_changed (store->list, pos, 0, 1);
@@ -226,10 +252,28 @@ _fl_model_store_apply (FlModelStore *store,
       account (store, entry, fl_entry_get_snapshot (entry), -1);
       g_list_model_items_changed (store->list, pos, 1, 0);
       emit_gone (store, entry, flags);
+      emit_unseen (store, path, births);
+    }
+  else if (found && births > 0 && (flags & FL_MODEL_GONE))
+    {
+      /* Removed and made again, maybe more than once, as another file (even should the
+       * filesystem give it the same inode): the old one released, the new one created. */
+      FlEntry *entry = store->entries->pdata[pos];
+
+      emit_gone (store, entry, flags);
+      emit_unseen (store, path, births - 1);
+      account (store, entry, fl_entry_get_snapshot (entry), -1);
+      _fl_entry_set_snapshot (entry, snap);
+      account (store, entry, snap, +1);
+      emit (store, entry, FL_CHANGE_CREATED);
     }
   else if (found)
     {
       update_entry (store, store->entries->pdata[pos], snap, flags);
+    }
+  else
+    {
+      emit_unseen (store, path, births);
     }
 }
 

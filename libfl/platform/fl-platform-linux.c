@@ -961,6 +961,30 @@ read_link_at (int         dir_fd,
   return strdup (target);
 }
 
+/* The open files of @pid, /proc/PID/fd, to read with readdir() and fstatat (dirfd ()); NULL
+ * with errno set when it is gone (ENOENT) or closed to us. */
+static DIR *
+open_process_fds (int pid)
+{
+  char path[64];
+  DIR *dir;
+  int dir_fd;
+
+  snprintf (path, sizeof path, "/proc/%d/fd", pid);
+  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (dir_fd < 0)
+    return NULL;
+  dir = fdopendir (dir_fd);
+  if (dir == NULL)
+    {
+      int saved = errno;
+
+      close (dir_fd);
+      errno = saved;
+    }
+  return dir;
+}
+
 /* Finds the paths of @locks among the open files of @pid, as lslocks does: the locks @pid
  * holds, or (@unknown) the locks of no known process that one of its open files holds. A
  * process that is gone or hides its files (EACCES) leaves them unknown. */
@@ -970,23 +994,14 @@ match_process_files (int           pid,
                      size_t        n,
                      bool          unknown)
 {
-  char path[64];
   struct dirent *entry;
   size_t seen = 0;
-  DIR *dir;
+  DIR *dir = open_process_fds (pid);
   int dir_fd;
 
-  snprintf (path, sizeof path, "/proc/%d/fd", pid);
-  dir_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (dir_fd < 0)
-    return;
-  dir = fdopendir (dir_fd);
   if (dir == NULL)
-    {
-      close (dir_fd);
-      return;
-    }
-
+    return;
+  dir_fd = dirfd (dir);
   while ((entry = readdir (dir)) != NULL && seen++ < PROCESS_FDS_MAX)
     {
       struct stat st;
@@ -1034,6 +1049,67 @@ match_unknown_holders (FlSystemLock *locks,
       match_process_files ((int) pid, locks, n, true);
     }
   closedir (proc);
+}
+
+/* Whether @pid has the file @id open; -1 when its open files are closed to us. */
+static int
+process_has_file (int             pid,
+                  const FlFileId *id)
+{
+  struct dirent *entry;
+  size_t seen = 0;
+  int found = 0;
+  DIR *dir = open_process_fds (pid);
+  int dir_fd;
+
+  if (dir == NULL)
+    return errno == ENOENT ? 0 : -1;
+  dir_fd = dirfd (dir);
+  while (found == 0 && (entry = readdir (dir)) != NULL && seen++ < PROCESS_FDS_MAX)
+    {
+      struct stat st;
+
+      if (entry->d_name[0] != '.' && fstatat (dir_fd, entry->d_name, &st, 0) == 0
+          && id->ino == (uint64_t) st.st_ino && id->dev == (uint64_t) st.st_dev)
+        found = 1;
+    }
+  closedir (dir);
+  return found;
+}
+
+bool
+_fl_platform_file_keepers (const FlFileId *id,
+                           int            *pids,
+                           size_t          max,
+                           size_t         *n_pids)
+{
+  struct dirent *entry;
+  size_t seen = 0;
+  bool complete = true;
+  int self = (int) getpid ();
+  DIR *proc;
+
+  *n_pids = 0;
+  proc = opendir ("/proc");
+  if (proc == NULL)
+    return false;
+  while ((entry = readdir (proc)) != NULL && seen < PROCESSES_MAX && *n_pids < max)
+    {
+      char *end;
+      long pid = strtol (entry->d_name, &end, 10);
+      int has;
+
+      if (*end != '\0' || pid <= 0 || pid > FL_PLATFORM_PID_MAX || pid == self)
+        continue;
+      seen++;
+      has = process_has_file ((int) pid, id);
+      if (has < 0)
+        complete = false;
+      else if (has > 0)
+        pids[(*n_pids)++] = (int) pid;
+    }
+  closedir (proc);
+  return complete;
 }
 
 int
@@ -1279,6 +1355,7 @@ _fl_platform_process_probe (int            pid,
 
       if ((state == 'Z' || state == 'X') && !zombie_group_has_threads (pid))
         info->state = FL_PROCESS_ZOMBIE;
+      info->stopped = state == 'T';
       info->start_boot_us = ticks_to_us (info->start_ticks);
       info->start_real_us = realtime_now () - (now_boot - info->start_boot_us);
     }

@@ -1259,6 +1259,17 @@ _fl_platform_kernel_lock_holders (const FlFileId *id,
   return false;
 }
 
+bool
+_fl_platform_file_keepers (const FlFileId *id,
+                           int            *pids,
+                           size_t          max,
+                           size_t         *n_pids)
+{
+  (void) id, (void) pids, (void) max;
+  *n_pids = 0;
+  return false;
+}
+
 /* Windows keeps no system-wide table of byte-range locks that a process may read. */
 int
 _fl_platform_system_locks (FlSystemLock **out,

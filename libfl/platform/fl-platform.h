@@ -262,6 +262,14 @@ bool        _fl_platform_kernel_lock_holders (const FlFileId *id,
                                               int            *pids,
                                               size_t          max,
                                               size_t         *n_pids);
+/* For messages only: the PIDs of processes that have the file @id open (and so share the kernel
+ * lock of a descriptor they inherited), at most @max of them, this process left out. Returns
+ * false when some processes could not be looked into (another user's, without privileges) or
+ * nobody can tell (another platform): the list may then miss one. */
+bool        _fl_platform_file_keepers   (const FlFileId *id,
+                                         int            *pids,
+                                         size_t          max,
+                                         size_t         *n_pids);
 
 /* Every kernel lock of the system, as lslocks shows them (what /proc/locks lists on Linux). */
 typedef enum
@@ -341,6 +349,7 @@ typedef struct
   int64_t        uid;            /* -1 when unknown */
   char          *name;           /* raw bytes as the system gives them (malloc), NULL if unknown */
   char          *cmdline;        /* arguments joined by spaces (malloc); only with details */
+  bool           stopped;        /* stopped by a signal (SIGSTOP, SIGTSTP): runs no code */
 } FlProcessInfo;
 
 /* Never signals or probes a PID <= 0 (0 and -1 mean "my group" and "everyone" to kill()). */

@@ -155,6 +155,7 @@ _fl_lock_state_clear (FlLockState *self)
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->reason, g_free);
+  g_clear_pointer (&self->keeper_name, g_free);
   _fl_process_info_clear (&self->process);
 }
 

@@ -61,6 +61,11 @@ typedef struct
   gint64         mtime_us;        /* wall clock */
   gint64         changed_us;      /* max (mtime, ctime): what touch and restores cannot move back */
   gint64         stale_at_us;     /* when an unparsable lock turns stale, else 0 */
+
+  /* Evidence for people, never for a decision (an inspector's judgement only). */
+  gboolean       holder_exited;   /* held, yet pid has exited: an inherited descriptor keeps it */
+  int            keeper_pid;      /* then a process that keeps it, 0 when none can be named */
+  char          *keeper_name;     /* its name, or NULL */
 } FlLockState;
 
 /* Step J1 + J2. A missing file is G_IO_ERROR_NOT_FOUND; a file that is not regular is

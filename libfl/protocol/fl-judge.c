@@ -331,6 +331,41 @@ describe_open_error (FlLockState *self)
     }
 }
 
+/* The holder self->pid has exited while its kernel lock is held: a process it passed the
+ * descriptor to keeps it (flctl run's command, a forked child). Named when it can be found
+ * among the open files of the processes this user may look into. */
+static char *
+describe_keepers (FlLockState *self)
+{
+  g_autoptr(GArray) keepers = NULL;
+  FlProcessInfo keeper;
+  gboolean complete = FALSE;
+
+  keepers = _fl_process_file_keepers (&self->info.id, &complete);
+  if (keepers->len == 0)
+    return complete
+           ? g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by a "
+                                "process that inherited the descriptor (a child of PID %d)"),
+                              self->pid, self->pid)
+           : g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by a "
+                                "process that inherited the descriptor (a child of PID %d), "
+                                "which this user cannot name: run as root to name it"),
+                              self->pid, self->pid);
+
+  self->keeper_pid = g_array_index (keepers, int, 0);
+  _fl_process_probe (self->keeper_pid, FALSE, &keeper);
+  self->keeper_name = g_strdup (keeper.name);
+  _fl_process_info_clear (&keeper);
+  if (self->keeper_name != NULL)
+    return g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by PID %d "
+                              "(%s), which inherited the descriptor: the lock is released when "
+                              "it exits (kill %d)"), self->pid, self->keeper_pid,
+                            self->keeper_name, self->keeper_pid);
+  return g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by PID %d, "
+                            "which inherited the descriptor: the lock is released when it exits "
+                            "(kill %d)"), self->pid, self->keeper_pid, self->keeper_pid);
+}
+
 /* The held branch for an inspector: who really keeps the kernel lock? An acquirer skips
  * this, so a contended acquire stays one kernel-lock probe (docs/protocol.md, J4). */
 static void
@@ -364,17 +399,22 @@ judge_held_for_inspector (FlLockState *self)
       _fl_process_info_clear (&self->process);
       memset (&self->process, 0, sizeof self->process);
       self->process.uid = -1;
-      verdict (self, FL_LIVENESS_ALIVE, FALSE,
-               g_strdup_printf (_("held: PID %d has exited, but its kernel lock is kept by a "
-                                  "process that inherited the descriptor (a child of PID %d)"),
-                                self->pid, self->pid));
+      self->holder_exited = TRUE;
+      verdict (self, FL_LIVENESS_ALIVE, FALSE, describe_keepers (self));
       return;
     }
 
   holder = _fl_lock_state_describe_holder (self);
-  verdict (self, FL_LIVENESS_ALIVE, FALSE,
-           /* TRANSLATORS: %s is "PID 18583 (db-writer)", "PID 18583" or "an unknown process" */
-           g_strdup_printf (_("held: %s keeps its kernel lock on the file"), holder));
+  if (self->process.stopped)
+    verdict (self, FL_LIVENESS_ALIVE, FALSE,
+             /* TRANSLATORS: %s is "PID 18583 (db-writer)", "PID 18583" or "an unknown process" */
+             g_strdup_printf (_("held: %s keeps its kernel lock on the file, but it is stopped "
+                                "(SIGSTOP): the lock stays held until it is continued (kill "
+                                "-CONT %d) or killed"), holder, self->pid));
+  else
+    verdict (self, FL_LIVENESS_ALIVE, FALSE,
+             /* TRANSLATORS: %s is "PID 18583 (db-writer)", "PID 18583" or "an unknown process" */
+             g_strdup_printf (_("held: %s keeps its kernel lock on the file"), holder));
 }
 
 /* Empty content, and content the module calls dead at once (NaN, <= 0, Infinity): stale once

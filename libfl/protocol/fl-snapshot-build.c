@@ -61,6 +61,10 @@ snapshot_from_state (FlLockState *state,
   self->process_cmdline = g_strdup (state->process.cmdline);
   self->process_uid = state->process.uid;
   self->process_start_time = state->process.start_real_us;
+  self->holder_exited = state->holder_exited;
+  self->holder_stopped = state->process.stopped && state->kind == FL_ENTRY_LOCK;
+  self->keeper_pid = state->keeper_pid;
+  self->keeper_name = g_strdup (state->keeper_name);
   self->file_uid = state->info.uid;
   self->liveness = state->liveness;
   self->kernel_lock = state->kernel_lock;
@@ -84,6 +88,39 @@ snapshot_from_state (FlLockState *state,
   self->mtime_ns = state->info.mtime_ns;
   self->mode = state->info.mode;
 
+  return self;
+}
+
+FlSnapshot *
+_fl_snapshot_new_unseen (const char *path,
+                         gint64      now_us)
+{
+  FlSnapshot *self = g_object_new (FL_TYPE_SNAPSHOT, NULL);
+  const char *name = _fl_path_last_component (path);
+  FlNameInfo info;
+
+  self->path = g_strdup (path);
+  self->name = g_strdup (name);
+  self->directory = g_path_get_dirname (path);
+  self->kind = FL_ENTRY_LOCK;
+  if (_fl_classify_name (name, strlen (name), &info))
+    self->kind = info.kind;
+  if (self->kind == FL_ENTRY_LOCK && g_str_has_suffix (path, ".lock"))
+    self->target = g_strndup (path, strlen (path) - strlen (".lock"));
+  else
+    self->target = g_strdup (path);
+  self->process_uid = -1;
+  self->file_uid = -1;
+  self->liveness = FL_LIVENESS_UNKNOWN;
+  self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
+  self->reclaimable = FL_RECLAIMABLE_NONE;
+  self->reason = g_strdup (_("created and removed before it could be read: its holder is not "
+                             "known"));
+  self->content = g_strdup ("");
+  self->content_raw = g_strdup ("");
+  self->mtime = now_us;
+  self->captured_at = now_us;
+  self->format = FL_LOCK_FORMAT_LIBFL;
   return self;
 }
 

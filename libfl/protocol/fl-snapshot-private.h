@@ -61,6 +61,12 @@ struct _FlSnapshot
   char         *owner_user;
   char         *owner_name;
   gint64        owner_since;
+
+  /* Evidence for people about a held lock's holder (fl_snapshot_get_holder_exited()...). */
+  gboolean      holder_exited;
+  gboolean      holder_stopped;
+  int           keeper_pid;
+  char         *keeper_name;
 };
 
 /* Judges @name in the open directory @dir (whose path is @directory, for messages and the
@@ -81,6 +87,12 @@ FlSnapshot *_fl_snapshot_new_full (FlDir               *dir,
                                    gint64               now_us,
                                    gboolean             details,
                                    GError             **error);
+
+/* A lock file that the kernel said was created (and then removed) between two reads, so
+ * that nobody judged it: its name is all that is known. Its holder, liveness and kernel lock
+ * are unknown; kind from the name. */
+FlSnapshot *_fl_snapshot_new_unseen (const char          *path,
+                                     gint64               now_us);
 
 /* st_mode of the file as seen, to tell what a foreign entry is. */
 guint       _fl_snapshot_get_mode (FlSnapshot          *self);

@@ -55,6 +55,10 @@ enum {
   PROP_OWNER_USER,
   PROP_OWNER_NAME,
   PROP_OWNER_SINCE,
+  PROP_HOLDER_EXITED,
+  PROP_HOLDER_STOPPED,
+  PROP_KEEPER_PID,
+  PROP_KEEPER_NAME,
   N_PROPS
 };
 
@@ -352,6 +356,52 @@ GETTER (const char *, owner_name, owner_name)
 GETTER (gint64, owner_since, owner_since)
 
 /**
+ * fl_snapshot_get_holder_exited:
+ * @self: a snapshot
+ *
+ * Whether the lock is held although the process it names has exited: a process it passed the
+ * descriptor to (a child, the command of `flctl run`) keeps its kernel lock, and the lock is
+ * held until that one exits too. Evidence for people: the verdict stays
+ * %FL_ENTRY_STATE_HELD, and fl_snapshot_get_keeper_pid() names the keeper when it can.
+ *
+ * Returns: %TRUE when an inherited descriptor keeps an exited holder's lock
+ */
+GETTER (gboolean, holder_exited, holder_exited)
+
+/**
+ * fl_snapshot_get_holder_stopped:
+ * @self: a snapshot
+ *
+ * Whether the holder is stopped by a signal (SIGSTOP, SIGTSTP): alive, holding its lock, but
+ * running no code until it is continued (SIGCONT) or killed; the classic stuck lock.
+ *
+ * Returns: %TRUE when the holder is stopped
+ */
+GETTER (gboolean, holder_stopped, holder_stopped)
+
+/**
+ * fl_snapshot_get_keeper_pid:
+ * @self: a snapshot
+ *
+ * For a lock whose holder has exited (fl_snapshot_get_holder_exited()), a process that has the
+ * lock file open and so keeps its kernel lock, found among the open files of the processes
+ * this user may look into.
+ *
+ * Returns: its PID, or 0 when none could be named
+ */
+GETTER (int, keeper_pid, keeper_pid)
+
+/**
+ * fl_snapshot_get_keeper_name:
+ * @self: a snapshot
+ *
+ * The name of the process fl_snapshot_get_keeper_pid() gives.
+ *
+ * Returns: (nullable): its name, safe to print, or %NULL
+ */
+GETTER (const char *, keeper_name, keeper_name)
+
+/**
  * fl_snapshot_get_host:
  * @self: a snapshot
  *
@@ -455,6 +505,7 @@ fl_snapshot_finalize (GObject *object)
   g_free (self->directory);
   g_free (self->target);
   g_free (self->process_name);
+  g_free (self->keeper_name);
   g_free (self->process_cmdline);
   g_free (self->reason);
   g_free (self->content);
@@ -508,6 +559,10 @@ fl_snapshot_get_property (GObject    *object,
     case PROP_OWNER_USER: g_value_set_string (value, self->owner_user); break;
     case PROP_OWNER_NAME: g_value_set_string (value, self->owner_name); break;
     case PROP_OWNER_SINCE: g_value_set_int64 (value, self->owner_since); break;
+    case PROP_HOLDER_EXITED: g_value_set_boolean (value, self->holder_exited); break;
+    case PROP_HOLDER_STOPPED: g_value_set_boolean (value, self->holder_stopped); break;
+    case PROP_KEEPER_PID: g_value_set_int (value, self->keeper_pid); break;
+    case PROP_KEEPER_NAME: g_value_set_string (value, self->keeper_name); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -737,6 +792,33 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    */
   properties[PROP_OWNER_SINCE] = g_param_spec_int64 ("owner-since", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * FlSnapshot:holder-exited:
+   *
+   * Whether the lock is held although its holder has exited (fl_snapshot_get_holder_exited()).
+   */
+  properties[PROP_HOLDER_EXITED] = g_param_spec_boolean ("holder-exited", NULL, NULL, FALSE,
+                                                         flags);
+  /**
+   * FlSnapshot:holder-stopped:
+   *
+   * Whether the holder is stopped by a signal (fl_snapshot_get_holder_stopped()).
+   */
+  properties[PROP_HOLDER_STOPPED] = g_param_spec_boolean ("holder-stopped", NULL, NULL, FALSE,
+                                                          flags);
+  /**
+   * FlSnapshot:keeper-pid:
+   *
+   * The process that keeps an exited holder's kernel lock, or 0 (fl_snapshot_get_keeper_pid()).
+   */
+  properties[PROP_KEEPER_PID] = g_param_spec_int ("keeper-pid", NULL, NULL, 0, G_MAXINT, 0,
+                                                  flags);
+  /**
+   * FlSnapshot:keeper-name:
+   *
+   * That process's name, or %NULL (fl_snapshot_get_keeper_name()).
+   */
+  properties[PROP_KEEPER_NAME] = g_param_spec_string ("keeper-name", NULL, NULL, NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -46,6 +46,12 @@ gsize              _fl_process_self_identity_record (FlIdentity *identity,
 GArray            *_fl_process_kernel_lock_holders (const FlFileId *id,
                                                     gboolean        shared);
 
+/* For messages, never for a decision: the processes (at most FL_KERNEL_LOCK_HOLDERS_MAX) that
+ * have the file @id open, which is how a kernel lock passed on with a descriptor is kept;
+ * @complete (may be NULL) says whether every process could be looked into. */
+GArray            *_fl_process_file_keepers (const FlFileId *id,
+                                             gboolean       *complete);
+
 /* Makes a label from a process (raw bytes, malloc'd; taken) safe to print: valid UTF-8, and
  * control characters as '?'. A process names itself (prctl, argv): it must never put escape
  * sequences in an operator's terminal. */

@@ -112,6 +112,23 @@ _fl_process_kernel_lock_holders (const FlFileId *id,
   return ret;
 }
 
+GArray *
+_fl_process_file_keepers (const FlFileId *id,
+                          gboolean       *complete)
+{
+  int pids[FL_KERNEL_LOCK_HOLDERS_MAX];
+  size_t n = 0;
+  gboolean all;
+  GArray *ret;
+
+  all = _fl_platform_file_keepers (id, pids, G_N_ELEMENTS (pids), &n);
+  if (complete != NULL)
+    *complete = all;
+  ret = g_array_sized_new (FALSE, FALSE, sizeof (int), (guint) n);
+  g_array_append_vals (ret, pids, (guint) n);
+  return ret;
+}
+
 /* A pthread mutex rather than a GMutex: GLib's is built on futexes, which ThreadSanitizer
  * cannot see, and the multi-threaded tests run under it. */
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;

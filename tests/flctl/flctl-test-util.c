@@ -532,6 +532,32 @@ flctl_test_hold (const char *target)
   return holder;
 }
 
+/* `flctl run TARGET -- sh -c 'echo $$; read line'`, SIGKILLed once its command runs: the
+ * command lives on, without flctl, and keeps the lock through the descriptor it inherited.
+ * Returns the command's PID; @runner is the dead flctl, whose stdin the command still reads
+ * (write a line to end it), and whose PID was @flctl_pid (may be NULL). */
+int
+flctl_test_start_orphaned_command (const char   *target,
+                                   GSubprocess **runner,
+                                   int          *flctl_pid)
+{
+  g_autofree char *line = NULL;
+  int command_pid;
+
+  *runner = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                              "run", target, "--", "sh", "-c", "echo $$; read line", NULL);
+  line = flctl_test_read_line (g_subprocess_get_stdout_pipe (*runner), FLCTL_TEST_TIMEOUT_MS);
+  g_assert_nonnull (line);
+  command_pid = atoi (line);
+  g_assert_cmpint (command_pid, >, 0);
+  if (flctl_pid != NULL)
+    *flctl_pid = flctl_test_pid (*runner);
+  g_subprocess_send_signal (*runner, SIGKILL);
+  g_assert_cmpint (flctl_test_wait (*runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGKILL);
+  g_assert_false (flctl_test_pid_gone (command_pid));
+  return command_pid;
+}
+
 void
 flctl_test_release (GSubprocess *holder)
 {

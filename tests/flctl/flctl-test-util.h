@@ -58,6 +58,9 @@ gboolean     flctl_test_wait_pid_gone (int                 pid,
 void         flctl_test_write        (GSubprocess         *process,
                                       const char          *text);
 GSubprocess *flctl_test_hold         (const char          *target);
+int          flctl_test_start_orphaned_command (const char   *target,
+                                                GSubprocess **runner,
+                                                int          *flctl_pid);
 void         flctl_test_release      (GSubprocess         *holder);
 GSubprocess *flctl_test_start_demo   (const char          *dir,
                                       char              ***lines);

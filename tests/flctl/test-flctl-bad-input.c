@@ -163,16 +163,19 @@ test_escape_sequences (Fixture       *f,
   }
 }
 
+/* As flock(1): the first word after TARGET that is not an option starts COMMAND, without
+ * "--"; the options after it are COMMAND's (here echo's -n, not flctl's no-wait). */
 static void
-test_missing_separator (Fixture       *f,
-                        gconstpointer  data)
+test_optional_separator (Fixture       *f,
+                         gconstpointer  data)
 {
   g_autofree char *target = g_build_filename (f->dir, "t", NULL);
   g_autofree char *lock = g_build_filename (f->dir, "t.lock", NULL);
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "run", target, "touch", lock, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "run", target, "-w", "5", "echo",
+                                                  "-n", "x", NULL);
 
-  g_assert_cmpint (result->status, ==, 2);
-  g_assert_nonnull (strstr (result->err, "'--'"));
+  g_assert_cmpint (result->status, ==, 0);
+  g_assert_cmpstr (result->out, ==, "x");
   g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
 }
 
@@ -199,6 +202,37 @@ test_missing_dir (Fixture       *f,
       g_assert_nonnull (strstr (lower, "no such"));
       g_clear_pointer (&lower, g_free);
     }
+}
+
+/* util-linux's case: "flctl list: cannot read ...", never "flctl list: Cannot read ...". */
+static void
+test_message_case (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *missing = g_build_filename (f->dir, "gone", NULL);
+  g_autofree char *expected = g_strdup_printf ("flctl list: cannot read the directory “%s”",
+                                               missing);
+  g_autoptr(FlctlResult) result = NULL;
+  g_autoptr(FlctlResult) option = NULL;
+
+  result = flctl_test_run (0, NULL, "list", missing, NULL);
+  g_assert_cmpint (result->status, ==, 74);
+  g_assert_true (g_str_has_prefix (result->err, expected));
+  option = flctl_test_run (0, NULL, "list", "--bogus", f->dir, NULL);
+  g_assert_true (g_str_has_prefix (option->err, "flctl list: unknown option --bogus"));
+}
+
+/* `status DIR`: the lock of the directory itself, and a pointer to `list DIR`. */
+static void
+test_status_dir (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *hint = g_strdup_printf ("'flctl list %s' lists the locks in it", f->dir);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "status", f->dir, NULL);
+
+  g_assert_cmpint (result->status, ==, 0);
+  g_assert_nonnull (strstr (result->out, "unlocked"));
+  g_assert_nonnull (strstr (result->err, hint));
 }
 
 /* A lock in a directory that does not exist: the operator reads what to do, not the name of
@@ -263,7 +297,7 @@ make_deep_tree (const char *dir,
   return g_string_free (deepest, FALSE);
 }
 
-/* list -r below the 64 levels it descends: what it could read is listed, the directory it did
+/* list -R below the 64 levels it descends: what it could read is listed, the directory it did
  * not read is named, and the status says the listing is incomplete (74). */
 static void
 test_list_too_deep (Fixture       *f,
@@ -272,7 +306,7 @@ test_list_too_deep (Fixture       *f,
   g_autofree char *top_lock = NULL;
   g_autofree char *bottom_lock = NULL;
   g_autofree char *deepest = make_deep_tree (f->dir, 65, &top_lock, &bottom_lock);
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir,
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir,
                                                   NULL);
   g_autoptr(JsonArray) records = NULL;
 
@@ -283,7 +317,7 @@ test_list_too_deep (Fixture       *f,
   g_assert_nonnull (strstr (result->err, deepest));
 }
 
-/* list -r with too few descriptors to open every subdirectory (RLIMIT_NOFILE lowered before
+/* list -R with too few descriptors to open every subdirectory (RLIMIT_NOFILE lowered before
  * exec): each directory it could not open is named with the system's reason, the rest is
  * listed, and the status is 74. */
 static void
@@ -294,7 +328,7 @@ test_list_emfile (Fixture       *f,
   g_autofree char *bottom_lock = NULL;
   g_autofree char *deepest = make_deep_tree (f->dir, 40, &top_lock, &bottom_lock);
   const char *argv[] = {
-    "sh", "-c", "ulimit -n 24 && exec \"$FLCTL\" list --json -r \"$0\"", f->dir, NULL
+    "sh", "-c", "ulimit -n 24 && exec \"$FLCTL\" list --records -R \"$0\"", f->dir, NULL
   };
   g_autoptr(GSubprocess) list = flctl_test_spawnv (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                                    G_SUBPROCESS_FLAGS_STDERR_PIPE, argv);
@@ -356,7 +390,7 @@ test_foreign_lock (Fixture       *f,
     }
   g_assert_cmpint (lstat (lock, &before), ==, 0);
 
-  status = flctl_test_run (0, NULL, "status", "--json", lock, target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", lock, target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   array = flctl_test_parse_array (status->out);
   g_assert_cmpuint (json_array_get_length (array), ==, 2);
@@ -376,8 +410,10 @@ test_foreign_lock (Fixture       *f,
   g_assert_cmpint (run->status, ==, 74);
   g_assert_nonnull (strstr (run->err, lock));
 
+  /* Nothing for clean to do: a foreign file is never an orphan. */
   clean = flctl_test_run (0, NULL, "clean", "-y", f->dir, NULL);
-  g_assert_cmpint (clean->status, ==, 1);
+  g_assert_cmpint (clean->status, ==, 0);
+  g_assert_nonnull (strstr (clean->err, "nothing to clean"));
 
   /* Untouched, and so is what the symlink points to. */
   g_assert_cmpint (lstat (lock, &after), ==, 0);
@@ -409,7 +445,7 @@ test_odd_names (Fixture       *f,
 
   holder = flctl_test_hold (target);
 
-  json = flctl_test_run (0, NULL, "list", "--json", f->dir, NULL);
+  json = flctl_test_run (0, NULL, "list", "--records", f->dir, NULL);
   g_assert_cmpint (json->status, ==, 0);
   array = flctl_test_parse_array (json->out);
   g_assert_cmpuint (json_array_get_length (array), ==, 1);
@@ -454,7 +490,7 @@ test_unreadable_proc (Fixture       *f,
   g_assert_true (g_file_set_contents (lock, "1", -1, NULL));
   g_assert_cmpint (chmod (lock, 0644), ==, 0);
 
-  status = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "status", "--json", lock, NULL);
+  status = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "status", "--records", lock, NULL);
   g_assert_cmpint (status->status, ==, 0);
   array = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (array, 0);
@@ -500,7 +536,9 @@ main (int    argc,
   ADD ("/flctl/bad-input/help-unknown-command", test_help_unknown_command, NULL);
   ADD ("/flctl/bad-input/undecodable-value", test_undecodable_value, NULL);
   ADD ("/flctl/bad-input/escape-sequences", test_escape_sequences, NULL);
-  ADD ("/flctl/bad-input/missing-separator", test_missing_separator, NULL);
+  ADD ("/flctl/bad-input/optional-separator", test_optional_separator, NULL);
+  ADD ("/flctl/bad-input/message-case", test_message_case, NULL);
+  ADD ("/flctl/bad-input/status-dir", test_status_dir, NULL);
   ADD ("/flctl/bad-input/missing-dir", test_missing_dir, NULL);
   ADD ("/flctl/bad-input/missing-lock-dir", test_missing_lock_dir, NULL);
   ADD ("/flctl/bad-input/unreadable-dir", test_unreadable_dir, NULL);

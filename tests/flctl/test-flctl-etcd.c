@@ -92,7 +92,7 @@ stop (GSubprocess *process)
 static JsonObject *
 status_json (const char *uri)
 {
-  g_autoptr(FlctlResult) r = flctl_test_run (0, NULL, "status", "--json", uri, NULL);
+  g_autoptr(FlctlResult) r = flctl_test_run (0, NULL, "status", "--records", uri, NULL);
   g_autoptr(JsonArray) array = NULL;
 
   g_assert_cmpint (r->status, ==, 0);
@@ -239,7 +239,7 @@ test_list (void)
     g_assert_nonnull (strstr (table->out, host));
   }
 
-  json = flctl_test_run (0, NULL, "list", "--json", root, NULL);
+  json = flctl_test_run (0, NULL, "list", "--records", root, NULL);
   g_assert_cmpint (json->status, ==, 0);
   array = flctl_test_parse_array (json->out);
   g_assert_cmpuint (json_array_get_length (array), ==, 2);
@@ -337,7 +337,7 @@ test_run (void)
 
   NEED_ETCD ();
   uri = etcd_server_uri (server, "run");
-  inner = flctl_test_run (0, NULL, "run", uri, "--", flctl_test_exe (), "status", "--json", uri,
+  inner = flctl_test_run (0, NULL, "run", uri, "--", flctl_test_exe (), "status", "--records", uri,
                           NULL);
   g_assert_cmpint (inner->status, ==, 0);
   array = flctl_test_parse_array (inner->out);

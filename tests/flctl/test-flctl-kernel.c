@@ -53,13 +53,23 @@ spawn_flock (const char *path)
 }
 
 static JsonArray *
-list_kernel_json (const char *dir)
+list_kernel_json_as (FlctlRunFlags   flags,
+                     const char     *dir,
+                     char          **err)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (FLCTL_RUN_DEFAULT, NULL, "list", "--kernel",
-                                                  "--json", dir, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (flags, NULL, "list", "--kernel", "--records", dir,
+                                                  NULL);
 
   g_assert_cmpint (result->status, ==, 0);
+  if (err != NULL)
+    *err = g_strdup (result->err);
   return flctl_test_parse_array (result->out);
+}
+
+static JsonArray *
+list_kernel_json (const char *dir)
+{
+  return list_kernel_json_as (FLCTL_RUN_DEFAULT, dir, NULL);
 }
 
 static void
@@ -112,6 +122,72 @@ test_list_kernel (void)
   flctl_test_remove_dir (dir);
 }
 
+/* A user who may not look into the holder's open files still finds the lock, by the device
+ * and inode of the file named in DIR (issue 32). */
+static void
+test_list_kernel_unprivileged (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *lock = NULL;
+  g_autoptr(GSubprocess) holder = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  g_autoptr(FlctlResult) human = NULL;
+  JsonObject *record;
+
+  if (!flctl_test_check_unprivileged ())
+    return;
+  dir = flctl_test_make_dir ();
+  target = g_build_filename (dir, "t", NULL);
+  lock = g_build_filename (dir, "t.lock", NULL);
+  holder = flctl_test_hold (target);
+  records = list_kernel_json_as (FLCTL_RUN_UNPRIVILEGED, dir, NULL);
+  record = flctl_test_find_record (records, lock);
+  g_assert_nonnull (record);
+  g_assert_cmpstr (json_object_get_string_member (record, "lock_file"), ==, lock);
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_test_pid (holder));
+  g_assert_cmpstr (json_object_get_string_member (record, "mode"), ==, "write");
+
+  human = flctl_test_run (FLCTL_RUN_UNPRIVILEGED, NULL, "list", "--kernel", dir, NULL);
+  g_assert_cmpint (human->status, ==, 0);
+  g_assert_nonnull (strstr (human->out, lock));
+  g_assert_null (strstr (human->err, "no kernel locks found"));
+
+  flctl_test_release (holder);
+  flctl_test_remove_dir (dir);
+}
+
+/* `flctl run T -- COMMAND` SIGKILLed: the command keeps the kernel lock through the descriptor
+ * it inherited, while /proc/locks still shows the PID of the flctl that took it. The lock is
+ * listed all the same, and what cannot be said of its holder is said. */
+static void
+test_list_kernel_inherited (void)
+{
+  g_autofree char *dir = flctl_test_make_dir ();
+  g_autofree char *target = g_build_filename (dir, "job", NULL);
+  g_autofree char *lock = g_build_filename (dir, "job.lock", NULL);
+  g_autoptr(GSubprocess) runner = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *keeper = NULL;
+  JsonObject *record;
+  int flctl_pid = 0;
+  int command_pid = flctl_test_start_orphaned_command (target, &runner, &flctl_pid);
+
+  records = list_kernel_json_as (FLCTL_RUN_DEFAULT, dir, &err);
+  record = flctl_test_find_record (records, lock);
+  g_assert_nonnull (record);
+  g_assert_cmpstr (json_object_get_string_member (record, "lock_file"), ==, lock);
+  g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_pid);
+  /* The PID /proc/locks shows has exited: the one that keeps the lock is named instead. */
+  keeper = g_strdup_printf ("PID %d (sh) keeps it", command_pid);
+  g_assert_nonnull (strstr (err, keeper));
+
+  flctl_test_write (runner, "done\n");
+  g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));
+  flctl_test_remove_dir (dir);
+}
+
 /* Without --kernel a DIR is still needed. */
 static void
 test_list_needs_dir (void)
@@ -128,6 +204,8 @@ main (int    argc,
   flctl_test_init (&argc, &argv);
 
   g_test_add_func ("/flctl/list/kernel", test_list_kernel);
+  g_test_add_func ("/flctl/list/kernel-unprivileged", test_list_kernel_unprivileged);
+  g_test_add_func ("/flctl/list/kernel-inherited", test_list_kernel_inherited);
   g_test_add_func ("/flctl/list/needs-dir", test_list_needs_dir);
   return g_test_run ();
 }

@@ -73,8 +73,8 @@ static void
 test_list (Fixture       *f,
            gconstpointer  data)
 {
-  g_autoptr(FlctlResult) json = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir, NULL);
-  g_autoptr(FlctlResult) text = flctl_test_run (0, NULL, "list", "-r", f->dir, NULL);
+  g_autoptr(FlctlResult) json = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir, NULL);
+  g_autoptr(FlctlResult) text = flctl_test_run (0, NULL, "list", "-R", f->dir, NULL);
   g_autoptr(JsonArray) array = NULL;
   JsonObject *live;
 

@@ -22,6 +22,8 @@ static const char *const schema[] = {
   "host", "lease", "lease_ttl_s", "token", "revision", "waiting", "waiters",
   /* other programs' lock files ("libfl" and nulls for libfl's own) */
   "format", "owner_user", "owner_name", "owner_since_s",
+  /* what a held lock's holder does (issue 32) */
+  "holder_exited", "holder_stopped", "keeper_pid", "keeper_process",
   /* the version of the records (FLCTL_JSON_SCHEMA) */
   "schema", NULL
 };

@@ -198,24 +198,13 @@ test_run_fd_inherited (Fixture       *f,
   g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));
 }
 
-/* `flctl run T -- sh -c 'echo $$; read line'`, SIGKILLed once its command runs: the command
- * lives on, without flctl. Returns the command's PID; @runner is the dead flctl, whose PID was
- * @flctl_pid. */
+/* flctl_test_start_orphaned_command() on the fixture's target. */
 static int
 start_orphaned_command (Fixture      *f,
                         GSubprocess **runner,
                         int          *flctl_pid)
 {
-  int command_pid = 0;
-
-  *runner = start_running_holder (f, &command_pid);
-  g_assert_cmpint (command_pid, >, 0);
-  if (flctl_pid != NULL)
-    *flctl_pid = flctl_test_pid (*runner);
-  g_subprocess_send_signal (*runner, SIGKILL);
-  g_assert_cmpint (flctl_test_wait (*runner, FLCTL_TEST_TIMEOUT_MS), ==, 128 + SIGKILL);
-  g_assert_false (flctl_test_pid_gone (command_pid));
-  return command_pid;
+  return flctl_test_start_orphaned_command (f->target, runner, flctl_pid);
 }
 
 /* flctl SIGKILLed (or killed by any signal it cannot pass on) while its command runs: the lock
@@ -254,10 +243,17 @@ test_run_status_after_flctl_killed (Fixture       *f,
   g_autoptr(FlctlResult) status = NULL;
   g_autoptr(JsonArray) records = NULL;
   JsonObject *record;
+  g_autoptr(FlctlResult) human = NULL;
+  g_autoptr(FlctlResult) reclaim = NULL;
+  g_autofree char *holder_line = NULL;
+  g_autofree char *kill_keeper = NULL;
   int flctl_pid = 0;
   int command_pid = start_orphaned_command (f, &runner, &flctl_pid);
 
-  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  holder_line = g_strdup_printf ("PID %d, exited; the lock is kept by PID %d (sh)", flctl_pid,
+                                 command_pid);
+  kill_keeper = g_strdup_printf ("kill %d\n", command_pid);
+  status = flctl_test_run (0, NULL, "status", "--records", f->target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
   g_assert_cmpuint (json_array_get_length (records), ==, 1);
@@ -268,6 +264,21 @@ test_run_status_after_flctl_killed (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (record, "pid"), ==, flctl_pid);
   g_assert_true (g_str_has_prefix (json_object_get_string_member (record, "reason"), "held"));
   g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"), "inherited"));
+
+  /* The holder is said to have exited, and the command that keeps the lock is named. */
+  g_assert_true (json_object_get_boolean_member (record, "holder_exited"));
+  g_assert_cmpint (json_object_get_int_member (record, "keeper_pid"), ==, command_pid);
+  g_assert_cmpstr (json_object_get_string_member (record, "keeper_process"), ==, "sh");
+  human = flctl_test_run (0, NULL, "status", f->target, NULL);
+  g_assert_cmpint (human->status, ==, 0);
+  g_assert_nonnull (strstr (human->out, holder_line));
+  g_assert_null (strstr (human->out, "alive"));
+
+  /* reclaim --force cannot end it, and says what will. */
+  reclaim = flctl_test_run (0, NULL, "reclaim", "--force", "-y", f->lock, NULL);
+  g_assert_cmpint (reclaim->status, ==, 1);
+  g_assert_nonnull (strstr (reclaim->err, kill_keeper));
+  g_assert_true (g_file_test (f->lock, G_FILE_TEST_EXISTS));
 
   flctl_test_write (runner, "done\n");
   g_assert_true (flctl_test_wait_pid_gone (command_pid, FLCTL_TEST_TIMEOUT_MS));
@@ -284,7 +295,7 @@ test_run_status_names_command (Fixture       *f,
   JsonObject *record;
   const char *cmdline;
 
-  status = flctl_test_run (0, NULL, "status", "--json", f->target, NULL);
+  status = flctl_test_run (0, NULL, "status", "--records", f->target, NULL);
   g_assert_cmpint (status->status, ==, 0);
   records = flctl_test_parse_array (status->out);
   record = json_array_get_object_element (records, 0);
@@ -434,6 +445,7 @@ test_run_usage (Fixture       *f,
   g_autoptr(FlctlResult) unknown = NULL;
   g_autoptr(FlctlResult) no_separator = NULL;
   g_autoptr(FlctlResult) no_command = NULL;
+  g_autoptr(FlctlResult) shell_and_command = NULL;
   g_autoptr(FlctlResult) both = NULL;
   g_autoptr(FlctlResult) bad_wait = NULL;
   g_autoptr(FlctlResult) help = NULL;
@@ -442,12 +454,15 @@ test_run_usage (Fixture       *f,
   g_assert_cmpint (unknown->status, ==, 2);
   g_assert_nonnull (strstr (unknown->err, "--frobnicate"));
 
-  no_separator = flctl_test_run (0, NULL, "run", f->target, "true", NULL);
+  no_separator = flctl_test_run (0, NULL, "run", f->target, NULL);
   g_assert_cmpint (no_separator->status, ==, 2);
-  g_assert_nonnull (strstr (no_separator->err, "missing '--'"));
+  g_assert_nonnull (strstr (no_separator->err, "no COMMAND given"));
 
   no_command = flctl_test_run (0, NULL, "run", f->target, "--", NULL);
   g_assert_cmpint (no_command->status, ==, 2);
+
+  shell_and_command = flctl_test_run (0, NULL, "run", "-c", "true", f->target, "true", NULL);
+  g_assert_cmpint (shell_and_command->status, ==, 2);
 
   both = flctl_test_run (0, NULL, "run", "-n", "-w", "3", f->target, "--", "true", NULL);
   g_assert_cmpint (both->status, ==, 2);
@@ -458,7 +473,8 @@ test_run_usage (Fixture       *f,
 
   help = flctl_test_run (0, NULL, "run", "--help", NULL);
   g_assert_cmpint (help->status, ==, 0);
-  g_assert_nonnull (strstr (help->out, "TARGET -- COMMAND"));
+  g_assert_nonnull (strstr (help->out, "TARGET [--] COMMAND"));
+  g_assert_nonnull (strstr (help->out, "TARGET -c COMMAND"));
 
   /* Nothing ran, nothing was left. */
   g_assert_false (g_file_test (f->lock, G_FILE_TEST_EXISTS));

@@ -114,8 +114,8 @@ static void
 test_list_json (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir, NULL);
-  g_autoptr(FlctlResult) flat = flctl_test_run (0, NULL, "list", "--json", f->dir, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir, NULL);
+  g_autoptr(FlctlResult) flat = flctl_test_run (0, NULL, "list", "--records", f->dir, NULL);
   g_autoptr(JsonArray) all = NULL;
   g_autoptr(JsonArray) top = NULL;
   g_autofree char *db = path_in (f, "database.sqlite.lock");
@@ -200,7 +200,7 @@ test_status_json (Fixture       *f,
   JsonObject *record;
 
   /* A target, a lock file, a temp file, and a target nobody holds. */
-  result = flctl_test_run (0, NULL, "status", "--json", db_target, dead, f->temp, free_target,
+  result = flctl_test_run (0, NULL, "status", "--records", db_target, dead, f->temp, free_target,
                            NULL);
   g_assert_cmpint (result->status, ==, 0);
   array = flctl_test_parse_array (result->out);
@@ -236,7 +236,7 @@ test_human (Fixture       *f,
   g_assert_nonnull (strstr (status->out, "reused, for 24 h"));
   g_assert_null (strchr (status->out, '\033'));
 
-  list = flctl_test_run (0, NULL, "list", "-r", f->dir, NULL);
+  list = flctl_test_run (0, NULL, "list", "-R", f->dir, NULL);
   g_assert_cmpint (list->status, ==, 0);
   g_assert_null (strchr (list->out, '\033'));
   lines = g_strsplit (list->out, "\n", -1);
@@ -287,7 +287,7 @@ static void
 test_demo_sigterm (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--json", "-r", f->dir, NULL);
+  g_autoptr(FlctlResult) result = flctl_test_run (0, NULL, "list", "--records", "-R", f->dir, NULL);
   g_autoptr(JsonArray) array = flctl_test_parse_array (result->out);
   g_autoptr(GArray) holders = g_array_new (FALSE, FALSE, sizeof (int));
   g_autofree char *db = path_in (f, "database.sqlite.lock");
@@ -333,7 +333,7 @@ test_demo_detach (void)
   g_assert_cmpstr (lines[n_lines - 2], ==, "ready");
   g_assert_cmpstr (lines[n_lines - 1], ==, "");
 
-  list = flctl_test_run (0, NULL, "list", "--json", "-r", dir, NULL);
+  list = flctl_test_run (0, NULL, "list", "--records", "-R", dir, NULL);
   array = flctl_test_parse_array (list->out);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
@@ -368,6 +368,58 @@ test_demo_refuses_full_dir (void)
   flctl_test_remove_dir (dir);
 }
 
+/* A SIGSTOPped holder, the classic stuck lock: alive and holding, but running no code. status,
+ * list and reclaim say it is stopped and how to end it (issue 32). */
+static void
+test_stopped_holder (void)
+{
+  g_autofree char *dir = flctl_test_make_dir ();
+  g_autofree char *target = g_build_filename (dir, "stuck", NULL);
+  g_autofree char *lock = g_build_filename (dir, "stuck.lock", NULL);
+  g_autoptr(GSubprocess) holder = flctl_test_hold (target);
+  g_autofree char *cont = g_strdup_printf ("kill -CONT %d", flctl_test_pid (holder));
+  g_autoptr(FlctlResult) status = NULL;
+  g_autoptr(FlctlResult) human = NULL;
+  g_autoptr(FlctlResult) column = NULL;
+  g_autoptr(FlctlResult) reclaim = NULL;
+  g_autoptr(JsonArray) records = NULL;
+  JsonObject *record;
+  siginfo_t info = { 0 };
+
+  g_subprocess_send_signal (holder, SIGSTOP);
+  /* Returns once it has stopped; WNOWAIT leaves the event for nobody else to miss. */
+  g_assert_cmpint (waitid (P_PID, (id_t) flctl_test_pid (holder), &info, WSTOPPED | WNOWAIT),
+                   ==, 0);
+  g_assert_cmpint (info.si_code, ==, CLD_STOPPED);
+
+  status = flctl_test_run (0, NULL, "status", "--records", target, NULL);
+  g_assert_cmpint (status->status, ==, 0);
+  records = flctl_test_parse_array (status->out);
+  record = json_array_get_object_element (records, 0);
+  g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
+  g_assert_true (json_object_get_boolean_member (record, "holder_stopped"));
+  g_assert_false (json_object_get_boolean_member (record, "holder_exited"));
+  g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"),
+                            "stopped (SIGSTOP)"));
+  g_assert_nonnull (strstr (json_object_get_string_member (record, "reason"), cont));
+
+  human = flctl_test_run (0, NULL, "status", target, NULL);
+  g_assert_nonnull (strstr (human->out, "alive, stopped (SIGSTOP)"));
+  column = flctl_test_run (0, NULL, "list", "-o", "LIVENESS", "--noheadings", dir, NULL);
+  g_assert_cmpstr (column->out, ==, "stopped\n");
+
+  /* --force overrides no held kernel lock, and says how the holder ends. */
+  reclaim = flctl_test_run (0, NULL, "reclaim", "--force", "-y", lock, NULL);
+  g_assert_cmpint (reclaim->status, ==, 1);
+  g_assert_nonnull (strstr (reclaim->err, "never removes a lock whose kernel lock is held"));
+  g_assert_nonnull (strstr (reclaim->err, cont));
+  g_assert_true (g_file_test (lock, G_FILE_TEST_EXISTS));
+
+  g_subprocess_send_signal (holder, SIGCONT);
+  flctl_test_release (holder);
+  flctl_test_remove_dir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -385,6 +437,7 @@ main (int    argc,
   ADD ("/flctl/status/no-pid-wording", test_no_pid_wording);
   ADD ("/flctl/demo/sigterm-ends-holders", test_demo_sigterm);
 #undef ADD
+  g_test_add_func ("/flctl/status/stopped-holder", test_stopped_holder);
   g_test_add_func ("/flctl/demo/detach", test_demo_detach);
   g_test_add_func ("/flctl/demo/refuses-full-dir", test_demo_refuses_full_dir);
 

@@ -108,11 +108,11 @@ test_output_columns (Fixture       *f,
   g_assert_nonnull (strstr (bad->err, "STATE, KIND, PID, PROCESS, LIVENESS, HOST, LEASE, "
                                       "WAITERS, AGE, PATH, TARGET"));
 
-  /* JSON records are whole: a column list would be ignored, so it is refused. */
-  with_json = flctl_test_run (0, NULL, "list", "-J", "-o", "PID", f->dir, NULL);
+  /* -j's records are whole: a column list would be ignored, so it is refused. */
+  with_json = flctl_test_run (0, NULL, "list", "-j", "-o", "PID", f->dir, NULL);
   g_assert_cmpint (with_json->status, ==, 2);
   g_assert_cmpstr (with_json->out, ==, "");
-  g_assert_nonnull (strstr (with_json->err, "-o, --raw"));
+  g_assert_nonnull (strstr (with_json->err, "-o, --output-all"));
 
   kernel_bad = flctl_test_run (0, NULL, "list", "--kernel", "-o", "SIZE", NULL);
   g_assert_cmpint (kernel_bad->status, ==, 2);
@@ -218,14 +218,14 @@ test_raw_escapes_bytes (Fixture       *f,
   g_assert_nonnull (strstr (human->out, "/x\\y\\tz\\n\xc3\xa9.lock\n"));
 }
 
-/* -J, --json and -j print the same records, which json-glib parses, each with "schema". */
+/* -j and --records print flctl's records, which json-glib parses, each with "schema". */
 static void
 test_json_options (Fixture       *f,
                    gconstpointer  data)
 {
   g_autofree char *target = g_build_filename (f->dir, "db", NULL);
   g_autoptr(GSubprocess) holder = flctl_test_hold (target);
-  const char *spellings[] = { "-J", "--json", "-j" };
+  const char *spellings[] = { "--records", "-j" };
   g_autofree char *first = NULL;
 
   for (gsize i = 0; i < G_N_ELEMENTS (spellings); i++)
@@ -257,6 +257,142 @@ test_json_options (Fixture       *f,
   flctl_test_release (holder);
 }
 
+/* The members of each object of {"locks": [...]}, in order, and their JSON types, as one
+ * string: "pid:int,path:string;" per lock. What two tools agree on when they print one shape. */
+static char *
+locks_shape (const char *json)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GString) shape = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *locks;
+
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_nonnull (root);
+  g_assert_cmpuint (json_object_get_size (root), ==, 1);
+  locks = json_object_get_array_member (root, "locks");
+  g_assert_nonnull (locks);
+  for (guint i = 0; i < json_array_get_length (locks); i++)
+    {
+      JsonObject *lock = json_array_get_object_element (locks, i);
+      g_autoptr(GList) members = json_object_get_members (lock);
+
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          JsonNode *node = json_object_get_member (lock, l->data);
+
+          g_string_append_printf (shape, "%s%s:%s", l != members ? "," : "", (char *) l->data,
+                                  JSON_NODE_HOLDS_NULL (node) ? "null"
+                                  : json_node_get_value_type (node) == G_TYPE_INT64 ? "int"
+                                  : "string");
+        }
+      g_string_append_c (shape, ';');
+    }
+  return g_string_free (g_steal_pointer (&shape), FALSE);
+}
+
+/* `lslocks -J -o PID,PATH` and `flctl list --kernel -J -o PID,PATH` print one shape,
+ * {"locks": [{"pid": N, "path": "..."}]}, for the same lock (flock(1)'s); -p picks it. */
+static void
+test_json_as_lslocks (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *file = g_build_filename (f->dir, "flocked", NULL);
+  g_autoptr(GSubprocess) flock_holder = NULL;
+  g_autofree char *pid = NULL;
+  g_autofree char *lslocks_out = NULL;
+  g_autofree char *lslocks_shape = NULL;
+  g_autofree char *flctl_shape = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(FlctlResult) flctl = NULL;
+  g_autoptr(FlctlResult) files = NULL;
+
+  if (!have_tool ("lslocks") || !have_tool ("flock"))
+    return;
+  g_assert_true (g_file_set_contents (file, "", 0, NULL));
+  flock_holder = start_flock (file);
+  /* flock(1) takes the lock and runs sh, which holds it on: the PID /proc/locks shows. */
+  pid = g_strdup_printf ("%d", flctl_test_pid (flock_holder));
+  {
+    const char *argv[] = { "lslocks", "-J", "-o", "PID,PATH", "-p", pid, NULL };
+
+    g_assert_cmpint (run_tool (&lslocks_out, argv), ==, 0);
+  }
+  flctl = flctl_test_run (0, NULL, "list", "--kernel", "-J", "-o", "PID,PATH", "-p", pid,
+                          f->dir, NULL);
+  g_assert_cmpint (flctl->status, ==, 0);
+  lslocks_shape = locks_shape (lslocks_out);
+  flctl_shape = locks_shape (flctl->out);
+  g_assert_cmpstr (lslocks_shape, ==, "pid:int,path:string;");
+  g_assert_cmpstr (flctl_shape, ==, lslocks_shape);
+  expected = g_strdup_printf ("\"path\": \"%s\"", file);
+  g_assert_nonnull (strstr (flctl->out, expected));
+
+  /* list -J: the same shape of its own columns; "-" is null, as lslocks writes a missing value. */
+  files = flctl_test_run (0, NULL, "list", "-J", "-o", "PID,PATH,HOST", f->dir, NULL);
+  g_assert_cmpint (files->status, ==, 0);
+  g_clear_pointer (&flctl_shape, g_free);
+  flctl_shape = locks_shape (files->out);
+  g_assert_cmpstr (flctl_shape, ==, "");   /* flock's file is no libfl lock */
+  stop_flock (flock_holder);
+}
+
+/* lslocks' letters: -r raw, -n no headings, -u no truncation, --output-all, -p PID, -V; and
+ * --help lists the columns with what they mean. */
+static void
+test_lslocks_letters (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *held = g_build_filename (f->dir, "held", NULL);
+  g_autofree char *other = g_build_filename (f->dir, "other", NULL);
+  g_autoptr(GSubprocess) holder = flctl_test_hold (held);
+  g_autoptr(GSubprocess) other_holder = flctl_test_hold (other);
+  g_autofree char *pid = g_strdup_printf ("%d", flctl_test_pid (holder));
+  g_autofree char *expected = g_strdup_printf ("%s %s.lock\n", pid, held);
+  g_autoptr(FlctlResult) letters = NULL;
+  g_autoptr(FlctlResult) all = NULL;
+  g_autoptr(FlctlResult) version = NULL;
+  g_autoptr(FlctlResult) help = NULL;
+  g_autoptr(FlctlResult) bad = NULL;
+  g_autofree char *list = NULL;
+  g_auto(GStrv) names = NULL;
+
+  letters = flctl_test_run (0, NULL, "list", "-r", "-n", "-u", "-o", "PID,PATH", "-p", pid,
+                            f->dir, NULL);
+  g_assert_cmpint (letters->status, ==, 0);
+  g_assert_cmpstr (letters->out, ==, expected);
+
+  all = flctl_test_run (0, NULL, "list", "--output-all", "-p", pid, f->dir, NULL);
+  g_assert_true (g_regex_match_simple ("^STATE +KIND +PID +PROCESS +LIVENESS +HOST +LEASE "
+                                       "+WAITERS +AGE +PATH +TARGET\n", all->out, 0, 0));
+
+  version = flctl_test_run (0, NULL, "-V", NULL);
+  g_assert_cmpint (version->status, ==, 0);
+  g_assert_true (g_str_has_prefix (version->out, "flctl "));
+
+  /* Every column -o knows is in --help, with a description. */
+  help = flctl_test_run (0, NULL, "list", "--help", NULL);
+  bad = flctl_test_run (0, NULL, "list", "-o", "BOGUS", f->dir, NULL);
+  list = g_strndup (strstr (bad->err, "the columns are: ") + strlen ("the columns are: "),
+                    strcspn (strstr (bad->err, "the columns are: "), "\n")
+                    - strlen ("the columns are: "));
+  names = g_strsplit (list, ", ", -1);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strstrip (g_strdup (names[i]));
+      g_autofree char *line = g_strdup_printf ("\n  %s ", name);
+
+      g_assert_nonnull (strstr (help->out, line));
+    }
+  g_assert_cmpuint (g_strv_length (names), ==, 11);
+
+  flctl_test_release (holder);
+  flctl_test_release (other_holder);
+}
+
 /* `flock -E 7 -w 0` on a held lock exits 7, and so does `flctl run -E 7 -w 0`; -n alike. */
 static void
 test_conflict_exit_code_as_flock (Fixture       *f,
@@ -286,6 +422,62 @@ test_conflict_exit_code_as_flock (Fixture       *f,
                             "true", NULL);
   g_assert_cmpint (no_wait->status, ==, 7);
   flctl_test_release (holder);
+}
+
+/* flock(1)'s script forms: `flock FILE -c 'LINE'` and `flock FILE COMMAND` (no "--"); flctl run
+ * takes both, and gives the command line to the shell the same way. */
+static void
+test_run_as_flock (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *file = g_build_filename (f->dir, "flocked", NULL);
+  g_autofree char *target = g_build_filename (f->dir, "target", NULL);
+  const char *line = "echo \"$((6 * 7))\" $0";
+  const char *flock_c[] = { "flock", file, "-c", line, NULL };
+  const char *flock_plain[] = { "flock", file, "printf", "%s\\n", "-n", NULL };
+  g_autofree char *flock_c_out = NULL;
+  g_autofree char *flock_plain_out = NULL;
+  g_autoptr(FlctlResult) flctl_c = NULL;
+  g_autoptr(FlctlResult) flctl_c_first = NULL;
+  g_autoptr(FlctlResult) flctl_plain = NULL;
+  g_autoptr(FlctlResult) status = NULL;
+
+  if (!have_tool ("flock"))
+    return;
+  g_assert_cmpint (run_tool (&flock_c_out, flock_c), ==, 0);
+  g_assert_cmpint (run_tool (&flock_plain_out, flock_plain), ==, 0);
+
+  flctl_c = flctl_test_run (0, NULL, "run", target, "-c", line, NULL);
+  g_assert_cmpint (flctl_c->status, ==, 0);
+  g_assert_cmpstr (flctl_c->out, ==, flock_c_out);
+  flctl_c_first = flctl_test_run (0, NULL, "run", "-c", line, target, NULL);
+  g_assert_cmpstr (flctl_c_first->out, ==, flock_c_out);
+  /* The -n after COMMAND is COMMAND's argument, not flctl's (nor flock's) no-wait. */
+  flctl_plain = flctl_test_run (0, NULL, "run", target, "printf", "%s\\n", "-n", NULL);
+  g_assert_cmpint (flctl_plain->status, ==, 0);
+  g_assert_cmpstr (flock_plain_out, ==, "-n\n");
+  g_assert_cmpstr (flctl_plain->out, ==, flock_plain_out);
+
+  /* The status of the shell's command is flctl's, as it is flock's. */
+  status = flctl_test_run (0, NULL, "run", target, "-c", "exit 3", NULL);
+  g_assert_cmpint (status->status, ==, 3);
+}
+
+/* lslocks --noheadings keeps libsmartcols' padding (a column is as wide as its header), so a
+ * script takes one bare value with --raw; flctl status the same. */
+static void
+test_single_value (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "free", NULL);
+  g_autoptr(FlctlResult) raw = NULL;
+  g_autoptr(FlctlResult) padded = NULL;
+
+  raw = flctl_test_run (0, NULL, "status", "-o", "PID", "--noheadings", "--raw", target, NULL);
+  g_assert_cmpint (raw->status, ==, 0);
+  g_assert_cmpstr (raw->out, ==, "-\n");
+  padded = flctl_test_run (0, NULL, "status", "-o", "PID", "--noheadings", target, NULL);
+  g_assert_cmpstr (padded->out, ==, "  -\n");
 }
 
 /* -w forever (and -w -1) waits past any deadline flctl has, until the holder lets go; a
@@ -403,6 +595,10 @@ main (int    argc,
   ADD ("json-options", test_json_options);
   ADD ("conflict-exit-code-as-flock", test_conflict_exit_code_as_flock);
   ADD ("wait-forever", test_wait_forever);
+  ADD ("run-as-flock", test_run_as_flock);
+  ADD ("json-as-lslocks", test_json_as_lslocks);
+  ADD ("lslocks-letters", test_lslocks_letters);
+  ADD ("single-value", test_single_value);
   ADD ("run-warns-on-lock-file", test_run_warns_on_lock_file);
   ADD ("c-locale-quotes", test_c_locale_quotes);
 #undef ADD

@@ -29,7 +29,7 @@ fixture_set_up (Fixture       *f,
 
   f->dir = flctl_test_make_dir ();
   f->watch = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                               "watch", json ? "--json" : "-r", f->dir, NULL);
+                               "watch", json ? "--json" : "-R", f->dir, NULL);
   /* Printed once the directory is watched: what happens from now on is reported. */
   ready = flctl_test_read_until (g_subprocess_get_stderr_pipe (f->watch), "watching",
                                  FLCTL_TEST_TIMEOUT_MS);
@@ -131,8 +131,11 @@ test_watch_json (Fixture       *f,
   since = g_get_monotonic_time ();
   released = next_event (f, "released", first_lock, since);
   g_assert_cmpint (json_object_get_int_member (released, "pid"), ==, holder_pid);
-  /* The state is what the lock is now; the other members are what it was. */
+  /* The state is what the lock is now; the other members are what it was, but for what is
+   * no more: no file, no kernel lock; its holder is judged no more. */
   g_assert_cmpstr (json_object_get_string_member (released, "state"), ==, "unlocked");
+  g_assert_false (json_object_get_boolean_member (released, "kernel_lock"));
+  g_assert_cmpstr (json_object_get_string_member (released, "liveness"), ==, "unknown");
 
   /* A holder's death: SIGKILL leaves the lock, without its kernel lock. */
   doomed = flctl_test_hold (second);
@@ -172,6 +175,70 @@ test_watch_lines (Fixture       *f,
   g_assert_nonnull (released);
 }
 
+#define SHORT_LOCKS 20
+#define SHORT_RUNS 5
+
+/* 20 locks of a few ms each, one after the other on one target (`flctl run T true` in a
+ * loop): watch reports every one, created and released, however short (issue 32), in each
+ * of 5 runs. A last lock on a name sorted after it says that everything before was read. */
+static void
+test_watch_short_locks (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "job", NULL);
+  g_autofree char *lock = g_strconcat (target, ".lock", NULL);
+  g_autofree char *count = g_strdup_printf ("%d", SHORT_LOCKS);
+  GInputStream *out = g_subprocess_get_stdout_pipe (f->watch);
+
+  for (int run = 0; run < SHORT_RUNS; run++)
+    {
+      g_autofree char *end = g_strdup_printf ("%s/zz-end-%d", f->dir, run);
+      g_autofree char *end_lock = g_strconcat (end, ".lock", NULL);
+      const char *argv[] = {
+        "sh", "-c", "i=0; while [ $i -lt \"$1\" ]; do \"$FLCTL\" run \"$0\" true || exit 1; "
+        "i=$((i + 1)); done", target, count, NULL
+      };
+      g_autoptr(GSubprocess) loop = flctl_test_spawnv (G_SUBPROCESS_FLAGS_NONE, argv);
+      g_autoptr(GSubprocess) sentinel = NULL;
+      guint created = 0, released = 0;
+      gboolean ended = FALSE;
+
+      g_assert_cmpint (flctl_test_wait (loop, FLCTL_TEST_TIMEOUT_MS), ==, 0);
+      sentinel = flctl_test_hold (end);
+      flctl_test_release (sentinel);
+
+      while (!ended)
+        {
+          g_autofree char *line = flctl_test_read_line (out, FLCTL_TEST_TIMEOUT_MS);
+          g_autoptr(JsonParser) parser = json_parser_new ();
+          g_autoptr(GError) error = NULL;
+          JsonObject *record;
+          const char *path;
+          const char *event;
+
+          g_assert_nonnull (line);
+          json_parser_load_from_data (parser, line, -1, &error);
+          g_assert_no_error (error);
+          record = json_node_get_object (json_parser_get_root (parser));
+          path = json_object_get_string_member (record, "path");
+          event = json_object_get_string_member (record, "event");
+          if (g_str_equal (path, end_lock))
+            ended = g_str_equal (event, "released");
+          else if (g_str_equal (path, lock) && g_str_equal (event, "created"))
+            created++;
+          else if (g_str_equal (path, lock) && g_str_equal (event, "released"))
+            {
+              released++;
+              g_assert_false (json_object_get_boolean_member (record, "kernel_lock"));
+              g_assert_cmpstr (json_object_get_string_member (record, "liveness"), !=, "alive");
+            }
+        }
+      g_test_message ("run %d: %u created, %u released", run, created, released);
+      g_assert_cmpuint (created, ==, SHORT_LOCKS);
+      g_assert_cmpuint (released, ==, SHORT_LOCKS);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -180,6 +247,8 @@ main (int    argc,
 
   g_test_add ("/flctl/watch/json-events", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
               test_watch_json, fixture_tear_down);
+  g_test_add ("/flctl/watch/short-locks", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
+              test_watch_short_locks, fixture_tear_down);
   g_test_add ("/flctl/watch/lines", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up,
               test_watch_lines, fixture_tear_down);
 

@@ -4,7 +4,8 @@
  * never crash, leak, print or exit, must leave argv as it was, and its outcome must be one a
  * caller can act on: help text (valid UTF-8, nothing else set), the version, or a command
  * whose operands are what that command requires and came from argv; otherwise a usage error.
- * `flctl run`'s COMMAND must be exactly the arguments after the first "--" that follows "run".
+ * `flctl run`'s COMMAND must be the last arguments as typed (after TARGET or "--"), or -c's
+ * line given to the shell.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -37,22 +38,21 @@ check_run_command (const FlctlArgs *args,
                    int              argc,
                    char * const    *argv)
 {
-  int name_index = 1;
-  int separator;
-  guint n_command;
+  guint n_command = g_strv_length (args->command_argv);
 
-  while (name_index < argc && strcmp (argv[name_index], "run") != 0)
-    name_index++;
-  g_assert_cmpint (name_index, <, argc);
-  for (separator = name_index + 1; separator < argc; separator++)
-    if (strcmp (argv[separator], "--") == 0)
-      break;
-  g_assert_cmpint (separator, <, argc - 1);
-
-  n_command = g_strv_length (args->command_argv);
-  g_assert_cmpuint (n_command, ==, (guint) (argc - separator - 1));
-  for (guint i = 0; i < n_command; i++)
-    g_assert_cmpstr (args->command_argv[i], ==, argv[separator + 1 + i]);
+  /* -c LINE: the shell, its flag and LINE as typed; else COMMAND [ARG…] are the last words of
+   * argv, as typed (after TARGET, or after a "--"), and never empty. */
+  if (n_command == 3 && (g_str_equal (args->command_argv[1], "-c")
+                         || g_str_equal (args->command_argv[1], "/c"))
+      && strv_contains_string (argv, argc, args->command_argv[2]))
+    ;
+  else
+    {
+      g_assert_cmpuint (n_command, >=, 1);
+      g_assert_cmpuint (n_command, <, (guint) argc);
+      for (guint i = 0; i < n_command; i++)
+        g_assert_cmpstr (args->command_argv[i], ==, argv[argc - n_command + i]);
+    }
 
   /* -w forever (or -1) is the one value below 0. */
   if (args->wait_s != FLCTL_WAIT_FOREVER)

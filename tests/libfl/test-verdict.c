@@ -210,10 +210,15 @@ test_held_by_child (FlTestDir     *fx,
   g_assert_cmpint (fl_snapshot_get_kernel_lock (snapshot), ==, FL_KERNEL_LOCK_HELD);
   g_assert_cmpint (fl_snapshot_get_liveness (snapshot), ==, FL_LIVENESS_ALIVE);
   g_assert_false (fl_snapshot_get_stale (snapshot));
-  expected = g_strdup_printf ("a child of PID %d", (int) holder);
+  /* The process that keeps the lock is named (issue 32): this test runs as its user. */
+  expected = g_strdup_printf ("kept by PID %d (", (int) child);
   g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), expected));
   g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "has exited"));
   g_assert_null (fl_snapshot_get_process_name (snapshot));
+  g_assert_true (fl_snapshot_get_holder_exited (snapshot));
+  g_assert_false (fl_snapshot_get_holder_stopped (snapshot));
+  g_assert_cmpint (fl_snapshot_get_keeper_pid (snapshot), ==, child);
+  g_assert_nonnull (fl_snapshot_get_keeper_name (snapshot));
 
   /* The child lets go: now it is stale. */
   close (hold[1]);
