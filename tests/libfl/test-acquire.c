@@ -379,6 +379,23 @@ test_unref_releases (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+typedef struct
+{
+  FlTestDir *fx;
+  FlLock    *lock;
+} ForkChild;
+
+static int
+child_releases (gpointer data)
+{
+  ForkChild *c = data;
+  gboolean released = fl_lock_release (c->lock, NULL);
+  gboolean still_there = access (c->fx->lock, F_OK) == 0;
+
+  g_object_unref (c->lock);
+  return released && still_there && access (c->fx->lock, F_OK) == 0 ? 0 : 1;
+}
+
 /* A forked child that does not exec inherits the object and a copy of the descriptor: its
  * release (or unref) drops only its copy, never the parent's lock. */
 static void
@@ -387,24 +404,10 @@ test_fork_child (FlTestDir     *fx,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
-  int status;
-  pid_t child;
+  ForkChild child = { fx, lock };
 
   g_assert_no_error (error);
-  child = fork ();
-  g_assert_cmpint (child, >=, 0);
-  if (child == 0)
-    {
-      /* No assertions here: report through the exit status. */
-      gboolean released = fl_lock_release (lock, NULL);
-      gboolean still_there = access (fx->lock, F_OK) == 0;
-
-      g_object_unref (lock);
-      _exit (released && still_there && access (fx->lock, F_OK) == 0 ? 0 : 1);
-    }
-  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  fl_test_assert_child_ok (child_releases, &child);
 
   check_held (fx, lock);
   g_assert_true (fl_lock_release (lock, &error));

@@ -7,7 +7,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libfl/fl.h>
@@ -193,31 +192,27 @@ test_thread_acquiring (FlTestDir     *fx,
 }
 
 /* A forked child is another process: BUSY naming its parent, never HELD_BY_SELF. */
+static int
+child_try_acquire (gpointer data)
+{
+  FlTestDir *fx = data;
+  g_autofree char *parent = g_strdup_printf ("PID %d", (int) getppid ());
+  GError *error = NULL;
+  FlLock *mine = fl_lock_try_acquire (fx->target, NULL, &error);
+
+  return mine == NULL && g_error_matches (error, FL_ERROR, FL_ERROR_BUSY) &&
+         strstr (error->message, parent) != NULL ? 0 : 1;
+}
+
 static void
 test_forked_child (FlTestDir     *fx,
                    gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
-  int status;
-  pid_t child;
 
   g_assert_no_error (error);
-  child = fork ();
-  g_assert_cmpint (child, >=, 0);
-  if (child == 0)
-    {
-      /* No assertions here: report through the exit status. */
-      g_autofree char *parent = g_strdup_printf ("PID %d", (int) getppid ());
-      GError *child_error = NULL;
-      FlLock *mine = fl_lock_try_acquire (fx->target, NULL, &child_error);
-
-      _exit (mine == NULL && g_error_matches (child_error, FL_ERROR, FL_ERROR_BUSY) &&
-             strstr (child_error->message, parent) != NULL ? 0 : 1);
-    }
-  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  fl_test_assert_child_ok (child_try_acquire, fx);
   g_assert_true (fl_lock_release (lock, &error));
 }
 
