@@ -17,7 +17,9 @@
  */
 #include <libfl/fl.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,25 +66,36 @@ measure (Setup *s,
   s->cycle[2] = samples[n * 99 / 100];
 }
 
-typedef struct
+/* The waiter, another process (this program run with --take URI): a lock this process holds is
+ * refused at once to its other threads (README, "Threads"). It says "waiting" just before it
+ * asks, then the CLOCK_MONOTONIC time, shared by all processes, at which the lock was its. */
+static int
+take (const char *uri)
 {
-  const char *uri;
-  gint64      acquired_us;
-  FlLock     *lock;
-} Taker;
-
-static gpointer
-taker_thread (gpointer data)
-{
-  Taker *t = data;
   g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
 
-  t->lock = fl_lock_acquire (t->uri, NULL, NULL, &error);
-  if (t->lock == NULL)
-    g_error ("%s: %s", t->uri, error->message);
-  t->acquired_us = g_get_monotonic_time ();
-  return NULL;
+  g_print ("waiting\n");
+  fflush (stdout);
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  if (lock == NULL)
+    g_error ("%s: %s", uri, error->message);
+  g_print ("%" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  return fl_lock_release (lock, &error) ? 0 : 1;
 }
+
+static char *
+read_line (GDataInputStream *out)
+{
+  g_autoptr(GError) error = NULL;
+  char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+
+  if (line == NULL)
+    g_error ("the waiter said nothing: %s", error != NULL ? error->message : "end of output");
+  return line;
+}
+
+static const char *self_path;
 
 /* Until the waiter's key is in etcd. The file lock has no queue to look at: its waiter is
  * only measured after 200 ms. */
@@ -112,22 +125,29 @@ handoff (Setup  *s,
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(FlLock) holder = fl_lock_acquire (s->uri, NULL, NULL, NULL);
-      Taker t = { s->uri, 0, NULL };
-      GThread *thread;
+      g_autoptr(GSubprocess) taker = NULL;
+      g_autoptr(GDataInputStream) out = NULL;
+      g_autofree char *waiting = NULL;
+      g_autofree char *acquired = NULL;
       gint64 released;
 
       g_assert (holder != NULL);
-      thread = g_thread_new ("taker", taker_thread, &t);
+      taker = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, NULL, self_path, "--take",
+                                s->uri, NULL);
+      if (taker == NULL)
+        g_error ("cannot run %s --take", self_path);
+      out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (taker));
+      waiting = read_line (out);
       if (s->server != NULL)
         wait_queued (s);
       if (queued_ms > 0)
         g_usleep (queued_ms * 1000);  /* the scenario measured, not a synchronisation */
       released = g_get_monotonic_time ();
       fl_lock_release (holder, NULL);
-      g_thread_join (thread);
-      samples[i] = t.acquired_us - released;
-      fl_lock_release (t.lock, NULL);
-      g_object_unref (t.lock);
+      acquired = read_line (out);
+      samples[i] = g_ascii_strtoll (acquired, NULL, 10) - released;
+      if (!g_subprocess_wait_check (taker, NULL, NULL))
+        g_error ("%s: the waiter failed", s->uri);
     }
   qsort (samples, n, sizeof *samples, compare);
   median_p90[0] = samples[n / 2];
@@ -182,11 +202,17 @@ main (int    argc,
   guint n = argc > 1 ? (guint) atoi (argv[1]) : 200;
   guint h;
   g_autofree char *skip = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("fl-bench-etcd-XXXXXX", NULL);
-  EtcdServer *server = etcd_server_start (&skip);
+  g_autofree char *dir = NULL;
+  EtcdServer *server;
   EtcdCluster *cluster = NULL;
   Setup setups[4] = { { 0 } };
   int leader;
+
+  if (argc == 3 && strcmp (argv[1], "--take") == 0)
+    return take (argv[2]);
+  self_path = argv[0];
+  dir = g_dir_make_tmp ("fl-bench-etcd-XXXXXX", NULL);
+  server = etcd_server_start (&skip);
 
   if (server == NULL)
     {

@@ -38,6 +38,9 @@ G_BEGIN_DECLS
  * @FL_ERROR_NO_SPACE: the filesystem is full or over quota; nothing was left behind.
  * @FL_ERROR_NOT_SUPPORTED: this platform cannot do it: fl_list_kernel_locks() where the system
  *   keeps no table of its kernel locks (Windows).
+ * @FL_ERROR_HELD_BY_SELF: this process already holds the lock, or another of its threads is
+ *   acquiring it: a lock is not re-entrant, and the acquire fails at once instead of waiting
+ *   for itself; the message says since when. A forked child is another process: it waits.
  *
  * Error codes of the %FL_ERROR domain. Codes are only ever appended. Waiting operations that are
  * cancelled report %G_IO_ERROR_CANCELLED instead.
@@ -56,6 +59,7 @@ typedef enum
   FL_ERROR_CHANGED,
   FL_ERROR_NO_SPACE,
   FL_ERROR_NOT_SUPPORTED,
+  FL_ERROR_HELD_BY_SELF,
 } FlError;
 
 FL_AVAILABLE_IN_ALL

@@ -18,7 +18,7 @@
  * Formats an age as libfl's messages, flctl and the Lock Inspector all show it: whole seconds
  * below a minute ("42 s"), then minutes ("3 min"), hours below two days ("47 h"), then days
  * ("5 days"). Rounded down, so a lock is never shown older than it is. The units come from
- * libfl's translation domain (the "libfl" catalogue), with the plural of days chosen for the
+ * libfl's translation domain (the "libfl-1" catalogue), with the plural of days chosen for the
  * language.
  *
  * Returns: (transfer full): the text; free it with g_free()

@@ -411,6 +411,31 @@ grant_lease (FlEtcdLock   *self,
 static void
 etcd_lock_free (gpointer state);
 
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* One cluster's endpoints in any order, and the lock's name in it. */
+static char *
+etcd_dup_held_key (const char *target)
+{
+  g_auto(FlEtcdTarget) t = { 0 };
+  g_autoptr(GPtrArray) endpoints = g_ptr_array_new ();
+  g_autofree char *joined = NULL;
+
+  if (!_fl_etcd_target_parse (&t, target, NULL))
+    return NULL;
+  for (char **e = t.endpoints; *e != NULL; e++)
+    g_ptr_array_add (endpoints, *e);
+  g_ptr_array_sort (endpoints, compare_strings);
+  g_ptr_array_add (endpoints, NULL);
+  joined = g_strjoinv (",", (char **) endpoints->pdata);
+  return g_strconcat (joined, "/", t.name, NULL);
+}
+
 static gpointer
 etcd_acquire (const char          *target,
               const FlLockOptions *options,
@@ -655,6 +680,7 @@ etcd_watch_stop (gpointer watch)
 
 const FlLockBackend _fl_lock_backend_etcd = {
   .name = "etcd",
+  .dup_held_key = etcd_dup_held_key,
   .acquire = etcd_acquire,
   .bind = etcd_bind,
   .release = etcd_release,

@@ -213,6 +213,18 @@ directory_at_path (FlDir            *dir,
          fl_file_id_equal (&ours.id, &at_path.id);
 }
 
+/* Absolute, with "." and ".." resolved; symbolic links are not followed (that would be a
+ * system call per acquire): a lock reached by two spellings of one directory is waited for. */
+static char *
+file_dup_held_key (const char *target)
+{
+  g_auto(FlLockPath) lp = { 0 };
+
+  if (!_fl_lock_path_init (&lp, target, NULL))
+    return NULL;
+  return g_canonicalize_filename (lp.lock_path, NULL);
+}
+
 static gpointer
 file_acquire (const char          *target,
               const FlLockOptions *options,
@@ -621,6 +633,7 @@ _fl_file_lock_get_inode (gpointer  state,
 
 const FlLockBackend _fl_lock_backend_file = {
   .name = "file",
+  .dup_held_key = file_dup_held_key,
   .acquire = file_acquire,
   .release = file_release,
   .is_held = file_is_held,

@@ -27,6 +27,9 @@ struct _FlLockBackend
                                     gboolean              wait,
                                     GCancellable         *cancellable,
                                     GError              **error);
+  /* The lock's one name in this process, whatever spelling of @target names it (fl-held.c),
+   * or NULL if @target names no lock (acquire() then says why). */
+  char       *(*dup_held_key)      (const char           *target);
   /* Nullable. Tells the state which object to report a loss to (_fl_lock_report_lost()). */
   void        (*bind)              (gpointer              state,
                                     FlLock               *lock);

@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
+#include "fl-held-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 
@@ -18,8 +19,9 @@
  * fl_lock_try_acquire() or fl_lock_acquire_async(), given up by fl_lock_release(). The lock
  * file `target.lock` holds this process's PID, as the Node module writes it, and a kernel
  * lock on it makes the holder's liveness exact (docs/protocol.md). Dropping the last
- * reference without a release keeps the lock file, as a crash would; the next acquirer then
- * finds it stale and takes it over.
+ * reference releases it, ignoring errors (so a lock held from Python or JavaScript lives as
+ * long as its object: docs/bindings.md). A lock is not re-entrant: acquiring it again in
+ * this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
  */
 struct _FlLock
 {
@@ -29,6 +31,8 @@ struct _FlLock
   gpointer             state;    /* the backend's */
   GMutex               mutex;    /* guards context */
   GMainContext        *context;  /* where ::lost is emitted: the acquirer's */
+  char                *held_key; /* this process's claim on the lock (fl-held.c) */
+  guint64              held_serial;
 };
 
 G_DEFINE_FINAL_TYPE (FlLock, fl_lock, G_TYPE_OBJECT)
@@ -94,8 +98,15 @@ no_etcd_scan (const char          *root,
   return NULL;
 }
 
+static char *
+no_etcd_dup_held_key (const char *target)
+{
+  return NULL;
+}
+
 static const FlLockBackend no_etcd_backend = {
   .name = "etcd",
+  .dup_held_key = no_etcd_dup_held_key,
   .acquire = no_etcd_acquire,
   .is_locked = no_etcd_is_locked,
   .snapshot_new = no_etcd_snapshot_new,
@@ -125,18 +136,39 @@ acquire (const char          *target,
          GError             **error)
 {
   const FlLockBackend *backend = _fl_lock_backend_for (target);
-  gpointer state = backend->acquire (target, options, wait, cancellable, error);
+  g_autofree char *key = backend->dup_held_key (target);
+  guint64 serial = 0;
+  gpointer state;
   FlLock *self;
 
-  if (state == NULL)
+  if (key != NULL && !_fl_held_claim (key, &serial, error))
     return NULL;
+  state = backend->acquire (target, options, wait, cancellable, error);
+  if (state == NULL)
+    {
+      if (key != NULL)
+        _fl_held_drop (key, serial);
+      return NULL;
+    }
+  if (key != NULL)
+    _fl_held_granted (key, serial);
 
   self = g_object_new (FL_TYPE_LOCK, NULL);
   self->backend = backend;
   self->state = state;
+  self->held_key = g_steal_pointer (&key);
+  self->held_serial = serial;
   if (backend->bind != NULL)
     backend->bind (state, self);
   return self;
+}
+
+/* However the lock ends (release, last unref, loss), this process may take it again. */
+static void
+drop_claim (FlLock *self)
+{
+  if (self->held_key != NULL)
+    _fl_held_drop (self->held_key, self->held_serial);
 }
 
 /**
@@ -158,11 +190,15 @@ acquire (const char          *target,
  * background thread keeps alive; the endpoints are tried in turn. If the lease may have
  * expired, the lock emits #FlLock::lost and fl_lock_is_held() turns %FALSE.
  *
- * Thread safety: any thread may call this; two threads of one process contending for one
- * target exclude each other exactly as two processes do.
+ * Thread safety: any thread may call this. A lock is not re-entrant: if this process already
+ * holds @target's lock, or another of its threads is acquiring it, this fails at once with
+ * %FL_ERROR_HELD_BY_SELF instead of waiting for itself (the same spelling of @target after
+ * making it absolute; an etcd lock by its endpoints and name). A forked child is another
+ * process: it waits for its parent's lock as any process does.
  *
  * Returns: (transfer full): the held lock, or %NULL with @error set: %FL_ERROR_TIMEOUT,
- *   %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the path and the cause
+ *   %FL_ERROR_HELD_BY_SELF, %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the
+ *   path and the cause
  */
 FlLock *
 fl_lock_acquire (const char          *target,
@@ -184,7 +220,8 @@ fl_lock_acquire (const char          *target,
  * @error: return location for a #GError
  *
  * Like fl_lock_acquire() but never waits for a live holder: fails with %FL_ERROR_BUSY, whose
- * message names the holder. A stale lock is still taken over.
+ * message names the holder, or %FL_ERROR_HELD_BY_SELF if that is this process. A stale lock
+ * is still taken over.
  *
  * Returns: (transfer full): the held lock, or %NULL with @error set
  */
@@ -231,6 +268,7 @@ fl_lock_release (FlLock  *self,
       was_held = self->backend->is_held (self->state);
       ok = self->backend->release (self->state, error);
     }
+  drop_claim (self);
   if (was_held || !ok)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
   return ok;
@@ -336,6 +374,7 @@ _fl_lock_report_lost (FlLock *lock)
   g_autoptr(GMainContext) context = NULL;
   GSource *source;
 
+  drop_claim (lock);
   g_mutex_lock (&lock->mutex);
   context = g_main_context_ref (lock->context);
   g_mutex_unlock (&lock->mutex);
@@ -367,6 +406,8 @@ fl_lock_finalize (GObject *object)
 
   if (self->state != NULL)
     self->backend->free (self->state);
+  drop_claim (self);
+  g_free (self->held_key);
   g_main_context_unref (self->context);
   g_mutex_clear (&self->mutex);
 

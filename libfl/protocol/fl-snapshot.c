@@ -255,7 +255,7 @@ _fl_snapshot_get_key (FlSnapshot *self)
  *
  * Why the verdict is what it is: the evidence in one sentence, for logs and details views, such
  * as "the holder PID 4242 is gone (no such process)". Like libfl's error messages it is in the
- * user's language (the gettext domain 'libfl'): for people to read, not for programs to
+ * user's language (the gettext domain 'libfl-1'): for people to read, not for programs to
  * compare; fl_snapshot_get_state() and fl_snapshot_get_liveness() are the verdict.
  *
  * Returns: the reason

@@ -9,6 +9,7 @@
 #include <libfl/fl.h>
 
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -133,6 +134,56 @@ test_fencing_increases (void)
     }
 }
 
+/* Another process holding @uri (this program run with --hold): a lock this process holds is
+ * refused at once (test_held_by_self), so whoever is waited for must be elsewhere. */
+static int
+hold (const char *uri)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  char buf[64];
+
+  if (lock == NULL)
+    g_error ("holder: %s", error->message);
+  printf ("held\n");
+  fflush (stdout);
+  while (fread (buf, 1, sizeof buf, stdin) > 0)
+    ;
+  if (!fl_lock_release (lock, &error))
+    g_error ("holder: release: %s", error->message);
+  return 0;
+}
+
+static GSubprocess *
+spawn_holder (const char *uri)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+  GSubprocess *proc;
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                           self_path, "--hold", uri, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (line, ==, "held");
+  return proc;
+}
+
+/* Closing its stdin lets it release and exit. */
+static void
+holder_release (GSubprocess *holder)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_output_stream_close (g_subprocess_get_stdin_pipe (holder), NULL, &error));
+  g_assert_true (g_subprocess_wait_check (holder, NULL, &error));
+  g_assert_no_error (error);
+  g_object_unref (holder);
+}
+
 /* Waiting: timeout, cancellation */
 
 typedef struct
@@ -176,11 +227,45 @@ queue_has_length (gpointer data)
   return queue->len == q->length;
 }
 
+/* This process holds it: refused at once, from any thread, and nothing queued in etcd. */
+static void
+test_held_by_self (void)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlLock) again = NULL;
+  g_autoptr(FlLockOptions) options = options_with (60000, 10);
+  g_autoptr(GError) error = NULL;
+  QueueLength one = { "fl-test/self", 1 };
+  g_autofree char *pid = g_strdup_printf ("PID %d", (int) getpid ());
+
+  NEED_ETCD ();
+  uri = etcd_server_uri (server, "self");
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  again = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_null (again);
+  g_assert_error (error, FL_ERROR, FL_ERROR_HELD_BY_SELF);
+  g_assert_nonnull (strstr (error->message, "fl-test/self"));
+  g_assert_nonnull (strstr (error->message, pid));
+  g_clear_error (&error);
+  again = fl_lock_try_acquire (uri, NULL, &error);
+  g_assert_error (error, FL_ERROR, FL_ERROR_HELD_BY_SELF);
+  g_clear_error (&error);
+  g_assert_true (queue_has_length (&one));
+
+  g_assert_true (fl_lock_release (lock, &error));
+  again = fl_lock_try_acquire (uri, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (again));
+}
+
 static void
 test_timeout (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLock) holder = NULL;
+  GSubprocess *holder;
   g_autoptr(FlLockOptions) options = options_with (300, 10);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) again = NULL;
@@ -189,8 +274,7 @@ test_timeout (void)
 
   NEED_ETCD ();
   uri = etcd_server_uri (server, "timeout");
-  holder = fl_lock_acquire (uri, NULL, NULL, &error);
-  g_assert_no_error (error);
+  holder = spawn_holder (uri);
 
   start = g_get_monotonic_time ();
   again = fl_lock_acquire (uri, options, NULL, &error);
@@ -212,7 +296,7 @@ test_timeout (void)
 
   g_assert_true (fl_is_locked (uri, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (fl_lock_release (holder, NULL));
+  holder_release (holder);
   g_assert_false (fl_is_locked (uri, NULL, &error));
   g_assert_no_error (error);
   again = fl_lock_try_acquire (uri, NULL, NULL);
@@ -224,7 +308,7 @@ static void
 test_cancel (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLock) holder = NULL;
+  GSubprocess *holder;
   g_autoptr(GError) error = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   QueueLength two = { "fl-test/cancel", 2 };
@@ -234,8 +318,7 @@ test_cancel (void)
 
   NEED_ETCD ();
   uri = etcd_server_uri (server, "cancel");
-  holder = fl_lock_acquire (uri, NULL, NULL, &error);
-  g_assert_no_error (error);
+  holder = spawn_holder (uri);
 
   w.uri = uri;
   w.cancellable = cancellable;
@@ -251,7 +334,9 @@ test_cancel (void)
   g_clear_error (&w.error);
   /* Its key is gone from etcd at once (the lease is revoked before the acquire returns). */
   g_assert_true (queue_has_length (&one));
-  g_assert_true (fl_lock_is_held (holder));
+  g_assert_true (fl_is_locked (uri, NULL, &error));
+  g_assert_no_error (error);
+  holder_release (holder);
 }
 
 /* Loss */
@@ -342,7 +427,7 @@ test_grant_to_dead_lease (void)
 {
   g_autofree char *uri = NULL;
   g_autofree char *body = NULL;
-  g_autoptr(FlLock) holder = NULL;
+  GSubprocess *holder;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) res = NULL;
   g_autoptr(GPtrArray) queue = NULL;
@@ -355,8 +440,7 @@ test_grant_to_dead_lease (void)
 
   NEED_ETCD ();
   uri = etcd_server_uri (server, "dead-waiter");
-  holder = fl_lock_acquire (uri, NULL, NULL, &error);
-  g_assert_no_error (error);
+  holder = spawn_holder (uri);
 
   w.uri = uri;
   w.options = options;
@@ -367,8 +451,7 @@ test_grant_to_dead_lease (void)
   body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
   res = etcd_server_call (server, "/v3/lease/revoke", body);
 
-  g_assert_true (fl_lock_release (holder, &error));
-  g_assert_no_error (error);
+  holder_release (holder);
   g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
   g_thread_join (thread);
   g_assert_no_error (w.error);
@@ -547,6 +630,8 @@ main (int    argc,
 
   if (argc == 4 && strcmp (argv[1], "--worker") == 0)
     return worker (argv[2], argv[3]);
+  if (argc == 3 && strcmp (argv[1], "--hold") == 0)
+    return hold (argv[2]);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
@@ -554,6 +639,7 @@ main (int    argc,
   g_test_add_func ("/etcd/json-by-length", test_json_by_length);
   g_test_add_func ("/etcd/exclusion", test_exclusion);
   g_test_add_func ("/etcd/fencing-increases", test_fencing_increases);
+  g_test_add_func ("/etcd/held-by-self", test_held_by_self);
   g_test_add_func ("/etcd/timeout", test_timeout);
   g_test_add_func ("/etcd/cancel", test_cancel);
   g_test_add_func ("/etcd/release-lost", test_release_lost);

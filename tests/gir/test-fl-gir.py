@@ -4,6 +4,7 @@
 # same file (--hold TARGET), which says "held PID" once it holds and releases when told.
 #
 # Run: meson test -C build --suite gir
+import math
 import os
 import select
 import shutil
@@ -63,6 +64,17 @@ def assert_error(e, code, *words):
         assert w in e.message, (w, e.message)
 
 
+def assert_times_out(holder, acquire):
+    """acquire() fails with TIMEOUT naming the holder, after 0.2 s (scaled) at least."""
+    start = time.monotonic()
+    try:
+        acquire()
+        raise AssertionError("acquired while another process held the lock")
+    except GLib.Error as e:
+        assert_error(e, Fl.Error.TIMEOUT, str(holder.proc.pid))
+    assert time.monotonic() - start >= 0.2 * SCALE
+
+
 def test_contended_two_processes(d):
     target = os.path.join(d, "events.yaml")
     holder = Holder(target)
@@ -90,13 +102,7 @@ def test_timeout(d):
     try:
         options = Fl.LockOptions.new()
         options.set_timeout_ms(int(200 * SCALE))
-        start = time.monotonic()
-        try:
-            Fl.Lock.acquire(target, options, None)
-            raise AssertionError("acquire succeeded while another process held the lock")
-        except GLib.Error as e:
-            assert_error(e, Fl.Error.TIMEOUT, str(holder.proc.pid))
-        assert time.monotonic() - start >= 0.2 * SCALE
+        assert_times_out(holder, lambda: Fl.Lock.acquire(target, options, None))
     finally:
         holder.kill()
 
@@ -145,6 +151,119 @@ def test_with_lock(d):
     assert not os.path.exists(target + ".lock")
 
 
+class Boom(Exception):
+    """What a critical section raises: it must arrive as it was."""
+
+
+def assert_held_here(target):
+    snapshot = Fl.Snapshot.new_for_target(target, None)
+    assert snapshot.get_state() == Fl.EntryState.HELD, snapshot.get_state()
+    assert snapshot.get_pid() == os.getpid()
+    assert Fl.is_locked(target, None)
+
+
+def assert_released(target):
+    assert not Fl.is_locked(target, None)
+    assert not os.path.exists(target + ".lock")
+
+
+def test_with_statement(d):
+    # gi/overrides/Fl.py: a held lock is a context manager.
+    target = os.path.join(d, "with-statement")
+    with Fl.Lock.acquire(target, None, None) as lock:
+        assert isinstance(lock, Fl.Lock) and lock.is_held()
+        assert_held_here(target)
+    assert not lock.is_held()
+    assert_released(target)
+
+
+def test_with_statement_exception(d):
+    target = os.path.join(d, "with-exception")
+    raised = Boom("inside")
+    try:
+        with Fl.Lock.acquire(target, None, None):
+            assert_held_here(target)
+            raise raised
+    except Boom as e:
+        assert e is raised and e.args == ("inside",)
+    else:
+        raise AssertionError("the exception raised inside `with` did not arrive")
+    assert_released(target)
+
+
+def test_lock_in_seconds(d):
+    target = os.path.join(d, "seconds")
+    with Fl.lock(target, timeout=5.0) as lock:
+        assert lock.is_held()
+        assert_held_here(target)
+    assert_released(target)
+
+    holder = Holder(target)
+    try:
+        assert_times_out(holder, lambda: Fl.lock(target, timeout=0.2 * SCALE))
+    finally:
+        holder.kill()
+
+    # stale_after, in seconds: content that is not a PID is stale once that old (its age is
+    # counted from its last change, which the test cannot move back).
+    other = os.path.join(d, "not-a-pid")
+    with open(other + ".lock", "w") as f:
+        f.write("not-a-pid")
+    for stale_after, words in ((math.inf, "never"), (3600.0, "1 h")):
+        try:
+            Fl.lock(other, timeout=0, stale_after=stale_after)
+            raise AssertionError(f"taken over with stale_after={stale_after}")
+        except GLib.Error as e:
+            assert_error(e, Fl.Error.BUSY, words)
+    with Fl.lock(other, timeout=0, stale_after=0) as lock:
+        assert lock.is_held()
+
+
+def test_with_lock_exception(d):
+    target = os.path.join(d, "with-lock-exception")
+    raised = Boom("in the critical section")
+
+    def critical_section(user_data):
+        assert_held_here(target)
+        raise raised
+
+    try:
+        Fl.with_lock(target, critical_section, None, None, None)
+    except Boom as e:
+        assert e is raised
+    else:
+        raise AssertionError("the exception raised by the function did not arrive")
+    assert_released(target)
+    assert Fl.with_lock(target, lambda data: data * 2, 21) == 42
+
+
+def test_held_by_self(d):
+    target = os.path.join(d, "held-by-self")
+    with Fl.lock(target, timeout=60):
+        start = time.monotonic()
+        for acquire in (lambda: Fl.Lock.try_acquire(target, None),
+                        lambda: Fl.lock(target, timeout=60)):
+            try:
+                acquire()
+                raise AssertionError("a lock this process holds was acquired again")
+            except GLib.Error as e:
+                assert_error(e, Fl.Error.HELD_BY_SELF, target + ".lock", str(os.getpid()))
+        assert time.monotonic() - start < 30, "refused only after waiting"
+        assert_held_here(target)
+    assert_released(target)
+
+
+def test_statement_releases(d):
+    # docs/bindings.md: a lock not kept in a variable is released when Python drops it.
+    target = os.path.join(d, "statement")
+    Fl.Lock.acquire(target, None, None)
+    assert_released(target)
+    lock = Fl.Lock.acquire(target, None, None)
+    assert_held_here(target)
+    del lock
+    assert_released(target)
+
+
 def test_scan_and_model(d):
     target = os.path.join(d, "scanned")
     lock = Fl.Lock.acquire(target, None, None)
@@ -190,6 +309,12 @@ TESTS = [
     test_lost,
     test_async_acquire,
     test_with_lock,
+    test_with_statement,
+    test_with_statement_exception,
+    test_lock_in_seconds,
+    test_with_lock_exception,
+    test_held_by_self,
+    test_statement_releases,
     test_scan_and_model,
     test_example,
 ]

@@ -700,3 +700,18 @@ fl_test_locker_release (FlTestLocker *locker)
   g_assert_cmpint (waitpid (locker->pid, &status, 0), ==, locker->pid);
   locker->pid = 0;
 }
+
+void
+fl_test_assert_child_ok (int    (*child_cb) (gpointer),
+                         gpointer data)
+{
+  int status;
+  pid_t child = fork ();
+
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    _exit (child_cb (data));
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}

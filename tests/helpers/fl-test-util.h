@@ -52,6 +52,10 @@ pid_t     fl_test_dead_pid              (void);
 gboolean  fl_test_is_root               (void);
 gboolean  fl_test_wait_pid_gone         (pid_t          pid,
                                          gint64         deadline_us);
+/* Runs @child_cb in a forked child, which exits with what it returns (a child makes no
+ * assertions: their abort would look like the parent's), and asserts that it returned 0. */
+void      fl_test_assert_child_ok       (int          (*child_cb) (gpointer),
+                                         gpointer       data);
 gboolean  fl_test_wait_until            (gboolean     (*cond) (gpointer),
                                          gpointer       data,
                                          guint          timeout_ms);

@@ -177,9 +177,10 @@ test_try_busy (FlTestDir     *fx,
   first = fl_lock_try_acquire (fx->target, NULL, &error);
   g_assert_no_error (error);
 
+  /* This process is the holder: refused at once (test-held-by-self.c), never judged BUSY. */
   second = fl_lock_try_acquire (fx->target, NULL, &error);
   g_assert_null (second);
-  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_BUSY, fx->lock);
+  fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_HELD_BY_SELF, fx->lock);
   g_assert_nonnull (strstr (error->message, pid));
   g_clear_error (&error);
 
@@ -328,23 +329,23 @@ test_with_lock (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
-/* fl_with_lock on a lock held elsewhere never runs the function. */
+/* fl_with_lock on a lock held elsewhere (another process; this one's is test-held-by-self.c)
+ * never runs the function. */
 static void
 test_with_lock_timeout (FlTestDir     *fx,
                         gconstpointer  user_data)
 {
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
   WithLockData data = { fx, FALSE, 0 };
 
-  holder = fl_lock_acquire (fx->target, NULL, NULL, &error);
-  g_assert_no_error (error);
   fl_lock_options_set_timeout_ms (options, 50);
   g_assert_false (fl_with_lock (fx->target, critical_cb, &data, options, NULL, &error));
   fl_test_assert_error_names (error, FL_ERROR, FL_ERROR_TIMEOUT, fx->lock);
   g_assert_cmpuint (data.calls, ==, 0);
-  check_held (fx, holder);
+  g_assert_true (fl_test_kernel_lock_held (fx->lock));
+  fl_test_holder_release (holder);
 }
 
 static void
@@ -378,6 +379,23 @@ test_unref_releases (FlTestDir     *fx,
   g_assert_false (fl_test_exists (fx->lock));
 }
 
+typedef struct
+{
+  FlTestDir *fx;
+  FlLock    *lock;
+} ForkChild;
+
+static int
+child_releases (gpointer data)
+{
+  ForkChild *c = data;
+  gboolean released = fl_lock_release (c->lock, NULL);
+  gboolean still_there = access (c->fx->lock, F_OK) == 0;
+
+  g_object_unref (c->lock);
+  return released && still_there && access (c->fx->lock, F_OK) == 0 ? 0 : 1;
+}
+
 /* A forked child that does not exec inherits the object and a copy of the descriptor: its
  * release (or unref) drops only its copy, never the parent's lock. */
 static void
@@ -386,24 +404,10 @@ test_fork_child (FlTestDir     *fx,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (fx->target, NULL, NULL, &error);
-  int status;
-  pid_t child;
+  ForkChild child = { fx, lock };
 
   g_assert_no_error (error);
-  child = fork ();
-  g_assert_cmpint (child, >=, 0);
-  if (child == 0)
-    {
-      /* No assertions here: report through the exit status. */
-      gboolean released = fl_lock_release (lock, NULL);
-      gboolean still_there = access (fx->lock, F_OK) == 0;
-
-      g_object_unref (lock);
-      _exit (released && still_there && access (fx->lock, F_OK) == 0 ? 0 : 1);
-    }
-  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  fl_test_assert_child_ok (child_releases, &child);
 
   check_held (fx, lock);
   g_assert_true (fl_lock_release (lock, &error));
