@@ -480,6 +480,28 @@ fl_test_proc_wait_any (GPtrArray *procs,
 }
 
 void
+fl_test_counters_wait (GPtrArray  *procs,
+                       const char *counter,
+                       gint64      deadline_us)
+{
+  for (guint finished = 0; finished < procs->len; finished++)
+    {
+      int i = fl_test_proc_wait_any (procs, deadline_us);
+      FlTestProc *proc;
+
+      if (i < 0)
+        g_error ("%u of %u workers still running at the deadline; counter at %ld",
+                 procs->len - finished, procs->len, fl_test_counter_read (counter));
+      proc = g_ptr_array_index (procs, i);
+      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
+        g_error ("worker %d (%s) found another holder inside the critical section",
+                 (int) proc->pid, i % 2 ? "odd" : "even");
+      /* Exit 4 is also a release that found its lock taken (FL_ERROR_LOST). */
+      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
+    }
+}
+
+void
 fl_test_proc_kill (FlTestProc *proc)
 {
   if (proc->exited)

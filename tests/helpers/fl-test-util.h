@@ -94,6 +94,12 @@ gboolean    fl_test_proc_wait           (FlTestProc          *proc,
                                          gint64               deadline_us);
 int         fl_test_proc_wait_any       (GPtrArray           *procs,
                                          gint64               deadline_us);
+/* Waits for every worker of @procs counting on @counter (fl-test-counter.h) until @deadline_us:
+ * a worker still running then, one that met another holder in its critical section, or one that
+ * failed ends the test, saying which and where the counter stood. */
+void        fl_test_counters_wait       (GPtrArray           *procs,
+                                         const char          *counter,
+                                         gint64               deadline_us);
 void        fl_test_proc_kill           (FlTestProc          *proc);
 int         fl_test_proc_exit_code      (FlTestProc          *proc);
 void        fl_test_proc_free           (FlTestProc          *proc);

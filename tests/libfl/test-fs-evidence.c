@@ -363,20 +363,7 @@ count_through (const char * const *dirs,
       g_ptr_array_add (procs, fl_test_proc_spawn (with_module && i % 2 ? module_argv : argv,
                                                   NULL, FL_TEST_SPAWN_DEFAULT));
     }
-  for (guint finished = 0; finished < processes; finished++)
-    {
-      int i = fl_test_proc_wait_any (procs, deadline);
-      FlTestProc *proc;
-
-      if (i < 0)
-        g_error ("workers still running at the deadline; counter at %ld",
-                 fl_test_counter_read (counter));
-      proc = g_ptr_array_index (procs, i);
-      /* Exit 4 is also a release that found its lock taken (FL_ERROR_LOST). */
-      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
-        g_error ("worker %d found another holder inside the critical section", (int) proc->pid);
-      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
-    }
+  fl_test_counters_wait (procs, counter, deadline);
   g_assert_cmpint (fl_test_counter_read (counter), ==, (long) processes * sections);
 }
 

@@ -56,20 +56,8 @@ test_count (FlTestDir     *fx,
       g_ptr_array_add (procs, fl_test_proc_spawn (i % 2 ? module_argv : worker_argv, NULL,
                                                   FL_TEST_SPAWN_DEFAULT));
     }
-  for (guint done = 0; done < total; done++)
-    {
-      int i = fl_test_proc_wait_any (procs, deadline);
-      FlTestProc *proc;
-
-      if (i < 0)
-        g_error ("workers still running at the deadline; counter at %ld",
-                 fl_test_counter_read (counter));
-      proc = g_ptr_array_index (procs, i);
-      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
-        g_error ("%s %d found another holder inside the critical section",
-                 i % 2 ? "the module" : "fl-worker", (int) proc->pid);
-      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
-    }
+  /* Odd workers are the module, even ones fl-worker. */
+  fl_test_counters_wait (procs, counter, deadline);
   g_assert_cmpint (fl_test_counter_read (counter), ==, (long) total * SECTIONS);
   g_assert_false (fl_test_exists (fx->lock));
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
