@@ -14,6 +14,8 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
@@ -29,7 +31,9 @@ typedef struct
   gint64   asked_us;  /* real time the claim was made */
 } Claim;
 
-static GMutex mutex;
+/* A pthread mutex rather than a GMutex: GLib's is built on futexes, which ThreadSanitizer
+ * cannot see (as in fl-process.c). */
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *claims;  /* key → Claim */
 static guint64 next_serial = 1;
 
@@ -43,7 +47,7 @@ _fl_held_claim (const char  *key,
   Claim *claim;
   Claim old = { 0 };
 
-  g_mutex_lock (&mutex);
+  pthread_mutex_lock (&mutex);
   if (claims == NULL)
     claims = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   claim = g_hash_table_lookup (claims, key);
@@ -61,7 +65,7 @@ _fl_held_claim (const char  *key,
       claim->since_us = 0;
       claim->asked_us = now;
     }
-  g_mutex_unlock (&mutex);
+  pthread_mutex_unlock (&mutex);
 
   if (old.serial == 0)
     return TRUE;
@@ -93,11 +97,11 @@ _fl_held_granted (const char *key,
 {
   Claim *claim;
 
-  g_mutex_lock (&mutex);
+  pthread_mutex_lock (&mutex);
   claim = g_hash_table_lookup (claims, key);
   if (claim != NULL && claim->serial == serial)
     claim->since_us = g_get_real_time ();
-  g_mutex_unlock (&mutex);
+  pthread_mutex_unlock (&mutex);
 }
 
 void
@@ -106,9 +110,9 @@ _fl_held_drop (const char *key,
 {
   Claim *claim;
 
-  g_mutex_lock (&mutex);
+  pthread_mutex_lock (&mutex);
   claim = claims != NULL ? g_hash_table_lookup (claims, key) : NULL;
   if (claim != NULL && claim->serial == serial)
     g_hash_table_remove (claims, key);
-  g_mutex_unlock (&mutex);
+  pthread_mutex_unlock (&mutex);
 }
