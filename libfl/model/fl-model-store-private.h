@@ -38,6 +38,8 @@ typedef struct
   guint                    quiet;    /* > 0: changes are not news (a first scan, a reclaim) */
   GHashTable              *expected_gone;  /* paths a bulk reclaim removes: their going is
                                             * not news either (path -> itself) */
+  GHashTable              *read_ahead;     /* path -> FlReadAhead: files a read found before
+                                            * the event that tells they were made */
   const FlModelStoreHooks *hooks;
   gpointer                 user_data;
 } FlModelStore;

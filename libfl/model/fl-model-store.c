@@ -26,6 +26,7 @@ _fl_model_store_init (FlModelStore            *store,
 {
   store->entries = g_ptr_array_new ();
   store->expected_gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  store->read_ahead = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   store->list = list;
   store->hooks = hooks;
   store->user_data = user_data;
@@ -44,6 +45,7 @@ _fl_model_store_finalize (FlModelStore *store)
 {
   g_clear_pointer (&store->entries, g_ptr_array_unref);
   g_clear_pointer (&store->expected_gone, g_hash_table_unref);
+  g_clear_pointer (&store->read_ahead, g_hash_table_unref);
 }
 
 void
@@ -224,6 +226,56 @@ emit_unseen (FlModelStore *store,
     }
 }
 
+/* A read may run ahead of the events: it finds a file whose "created" event is still queued
+ * behind it. That event must not count as another lock later, so the read notes it here and
+ * the event, when it comes, is taken off. Events come within milliseconds; a note older than
+ * this is one whose event will never come (a folder read before it was watched). */
+#define READ_AHEAD_US (2 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  guint  files;
+  gint64 at;
+} FlReadAhead;
+
+static void
+note_read_ahead (FlModelStore *store,
+                 const char   *path)
+{
+  FlReadAhead *ahead = g_hash_table_lookup (store->read_ahead, path);
+
+  if (ahead == NULL)
+    {
+      ahead = g_new0 (FlReadAhead, 1);
+      g_hash_table_insert (store->read_ahead, g_strdup (path), ahead);
+    }
+  ahead->files++;
+  ahead->at = g_get_monotonic_time ();
+}
+
+/* The births told for @path that no read has shown yet. */
+static guint
+births_not_read (FlModelStore *store,
+                 const char   *path,
+                 guint         births)
+{
+  FlReadAhead *ahead = g_hash_table_lookup (store->read_ahead, path);
+  guint known;
+
+  if (ahead == NULL)
+    return births;
+  if (g_get_monotonic_time () - ahead->at > READ_AHEAD_US)
+    {
+      g_hash_table_remove (store->read_ahead, path);
+      return births;
+    }
+  known = MIN (ahead->files, births);
+  ahead->files -= known;
+  if (ahead->files == 0)
+    g_hash_table_remove (store->read_ahead, path);
+  return births - known;
+}
+
 void
 _fl_model_store_apply (FlModelStore *store,
                        const char   *path,
@@ -232,13 +284,17 @@ _fl_model_store_apply (FlModelStore *store,
 {
   guint pos;
   gboolean found = _fl_model_store_find (store, path, &pos);
-  guint births = FL_MODEL_BIRTHS (flags);
+  guint births = births_not_read (store, path, FL_MODEL_BIRTHS (flags));
+  FlEntry *shown = found ? store->entries->pdata[pos] : NULL;
 
   if (!found && snap != NULL)
     {
       FlEntry *entry = _fl_entry_new (snap);
 
-      /* Made, removed and made again: the ones before this file lived unseen. */
+      /* Made, removed and made again: the ones before this file lived unseen. None told
+       * yet: this read ran ahead of the event. */
+      if (births == 0)
+        note_read_ahead (store, path);
       emit_unseen (store, path, births > 0 ? births - 1 : 0);
       g_ptr_array_insert (store->entries, pos, entry);
       account (store, entry, snap, +1);
@@ -254,14 +310,18 @@ _fl_model_store_apply (FlModelStore *store,
       emit_gone (store, entry, flags);
       emit_unseen (store, path, births);
     }
-  else if (found && births > 0 && (flags & FL_MODEL_GONE))
+  else if (found && (births > 0 || (flags & FL_MODEL_GONE)) &&
+           !fl_snapshot_same_file (fl_entry_get_snapshot (shown), snap))
     {
       /* Removed and made again, maybe more than once, as another file (even should the
-       * filesystem give it the same inode): the old one released, the new one created. */
-      FlEntry *entry = store->entries->pdata[pos];
+       * filesystem give it the same inode: the content or mtime differs): the old one
+       * released, the new one created. */
+      FlEntry *entry = shown;
 
       emit_gone (store, entry, flags);
-      emit_unseen (store, path, births - 1);
+      if (births == 0)
+        note_read_ahead (store, path);
+      emit_unseen (store, path, births > 0 ? births - 1 : 0);
       account (store, entry, fl_entry_get_snapshot (entry), -1);
       _fl_entry_set_snapshot (entry, snap);
       account (store, entry, snap, +1);
@@ -269,7 +329,10 @@ _fl_model_store_apply (FlModelStore *store,
     }
   else if (found)
     {
-      update_entry (store, store->entries->pdata[pos], snap, flags);
+      /* Still the file shown: what was told meanwhile and no read has shown came and went
+       * between two reads. */
+      emit_unseen (store, path, births);
+      update_entry (store, shown, snap, flags);
     }
   else
     {
