@@ -494,8 +494,8 @@ fl_test_counters_wait (GPtrArray  *procs,
                  procs->len - finished, procs->len, fl_test_counter_read (counter));
       proc = g_ptr_array_index (procs, i);
       if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
-        g_error ("worker %d (%s) found another holder inside the critical section",
-                 (int) proc->pid, i % 2 ? "odd" : "even");
+        g_error ("worker %d (spawned as number %d) found another holder inside the critical "
+                 "section", (int) proc->pid, i);
       /* Exit 4 is also a release that found its lock taken (FL_ERROR_LOST). */
       g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
     }

@@ -35,7 +35,6 @@ run_workers (FlTestDir   *fx,
   gint64 deadline = fl_test_deadline_ms (load->deadline_s * 1000);
   gint64 start = g_get_monotonic_time ();
   double seconds;
-  guint finished = 0;
 
   for (guint i = 0; i < load->processes; i++)
     {
@@ -44,20 +43,7 @@ run_workers (FlTestDir   *fx,
       g_ptr_array_add (procs, fl_test_proc_spawn (argv, envp, FL_TEST_SPAWN_DEFAULT));
     }
 
-  while (finished < load->processes)
-    {
-      int i = fl_test_proc_wait_any (procs, deadline);
-      FlTestProc *proc;
-
-      if (i < 0)
-        g_error ("%u of %u workers still running at the deadline; counter at %ld",
-                 load->processes - finished, load->processes, fl_test_counter_read (counter));
-      proc = g_ptr_array_index (procs, i);
-      if (fl_test_proc_exit_code (proc) == FL_TEST_EXIT_OVERLAP)
-        g_error ("worker %d found another holder inside the critical section", (int) proc->pid);
-      g_assert_cmpint (fl_test_proc_exit_code (proc), ==, 0);
-      finished++;
-    }
+  fl_test_counters_wait (procs, counter, deadline);
   seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
 
   g_assert_cmpint (fl_test_counter_read (counter), ==,
