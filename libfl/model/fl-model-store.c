@@ -527,10 +527,23 @@ _fl_model_store_merge (FlModelStore       *store,
   else if (runs->len > 0)
     apply_runs_one_by_one (store, runs);
 
+  /* A rescan, like a read, may run ahead of the events: a file it shows first (new, or in
+   * place of another) is one whose "created" event may still be queued. A first scan's
+   * files were made before the watch: no event will come for them. */
   for (guint k = 0; k + 1 < updates->len; k += 2)
-    update_entry (store, updates->pdata[k], updates->pdata[k + 1], 0);
+    {
+      if (store->quiet == 0
+          && !fl_snapshot_same_file (fl_entry_get_snapshot (updates->pdata[k]),
+                                     updates->pdata[k + 1]))
+        note_read_ahead (store, entry_path (updates->pdata[k]));
+      update_entry (store, updates->pdata[k], updates->pdata[k + 1], 0);
+    }
   for (guint k = 0; k < added->len; k++)
-    emit (store, added->pdata[k], FL_CHANGE_CREATED);
+    {
+      if (store->quiet == 0)
+        note_read_ahead (store, entry_path (added->pdata[k]));
+      emit (store, added->pdata[k], FL_CHANGE_CREATED);
+    }
   for (guint k = 0; k < removed->len; k++)
     emit_gone (store, removed->pdata[k], 0);
 }
