@@ -1177,11 +1177,13 @@ _fl_parse_proc_stat (const char  *buf,
                      size_t       len,
                      char       **comm,
                      char        *state,
+                     uint32_t    *flags,
                      uint64_t    *start_ticks)
 {
   const char *open_paren, *close_paren, *p, *end = buf + len;
   unsigned int field = 3;
   uint64_t value = 0;
+  unsigned long long task_flags = 0;
 
   open_paren = memchr (buf, '(', len);
   if (open_paren == NULL)
@@ -1201,11 +1203,15 @@ _fl_parse_proc_stat (const char  *buf,
   p = close_paren + 2;
   *state = *p;
 
-  /* Walk to field 22, starttime. */
+  /* Walk to field 22, starttime, reading field 9 (the task's flags) on the way. */
   while (p < end && field < 22)
     {
       if (*p == ' ')
-        field++;
+        {
+          field++;
+          if (field == 9)
+            task_flags = strtoull (p + 1, NULL, 10);
+        }
       p++;
     }
   if (field != 22 || p >= end || *p < '0' || *p > '9')
@@ -1221,6 +1227,8 @@ _fl_parse_proc_stat (const char  *buf,
       value = value * 10 + digit;
     }
   *start_ticks = value;
+  if (flags != NULL)
+    *flags = (uint32_t) task_flags;
 
   if (comm != NULL)
     *comm = strndup (open_paren + 1, (size_t) (close_paren - open_paren - 1));
@@ -1285,6 +1293,10 @@ _fl_platform_processes_visible (void)
   return *end == '\0' && pid == (long long) getpid ();
 }
 
+/* include/linux/sched.h: the task is in do_exit() (a stable part of the /proc ABI; ps reads
+ * the same flags). */
+#define PF_EXITING 0x00000004u
+
 /* A thread group whose leader called pthread_exit() shows the leader as a zombie while its
  * other threads run: only a group with no other thread left has exited. */
 static bool
@@ -1312,6 +1324,7 @@ _fl_platform_process_probe (int            pid,
   char buf[1024];
   ssize_t len;
   char state = '?';
+  uint32_t flags = 0;
   struct stat st;
 
   memset (info, 0, sizeof *info);
@@ -1349,11 +1362,16 @@ _fl_platform_process_probe (int            pid,
       return;
     }
 
-  if (_fl_parse_proc_stat (buf, (size_t) len, &info->name, &state, &info->start_ticks))
+  if (_fl_parse_proc_stat (buf, (size_t) len, &info->name, &state, &flags, &info->start_ticks))
     {
       int64_t now_boot = _fl_platform_boottime_now ();
 
-      if ((state == 'Z' || state == 'X') && !zombie_group_has_threads (pid))
+      /* A process inside exit() (PF_EXITING) has closed its files, kernel locks with them, and
+       * will never run its own code again: it is gone, as its zombie will be a moment later.
+       * Without this, a holder killed by a signal reads "alive" beside its free kernel lock
+       * for the few milliseconds its exit takes. */
+      if ((state == 'Z' || state == 'X' || (flags & PF_EXITING) != 0)
+          && !zombie_group_has_threads (pid))
         info->state = FL_PROCESS_ZOMBIE;
       info->stopped = state == 'T';
       info->start_boot_us = ticks_to_us (info->start_ticks);
@@ -1421,7 +1439,8 @@ _fl_platform_self (FlPlatformSelf *self)
     {
       char state;
 
-      if (!_fl_parse_proc_stat (stat_buf, strlen (stat_buf), NULL, &state, &self->start_ticks))
+      if (!_fl_parse_proc_stat (stat_buf, strlen (stat_buf), NULL, &state, NULL,
+                                &self->start_ticks))
         self->start_ticks = 0;
     }
 

@@ -12,9 +12,10 @@
 #define FL_IDENTITY_XATTR "user.libfl.holder"
 
 /* Parses /proc/<pid>/stat: comm (may hold spaces and parentheses; malloc'd raw bytes), state,
- * start ticks. */
+ * the task's flags (PF_*; may be NULL), start ticks. */
 bool _fl_parse_proc_stat (const char  *buf,
                           size_t       len,
                           char       **comm,
                           char        *state,
+                          uint32_t    *flags,
                           uint64_t    *start_ticks);

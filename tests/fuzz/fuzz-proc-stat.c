@@ -26,7 +26,7 @@ check_raw (const char *buf,
   guint64 ticks = 0;
   char state = 0;
 
-  if (!_fl_parse_proc_stat (buf, len, &comm, &state, &ticks))
+  if (!_fl_parse_proc_stat (buf, len, &comm, &state, NULL, &ticks))
     return;
   /* What libfl shows of it: the platform gives raw bytes, _fl_process_probe() the label. */
   comm = _fl_process_make_label (comm);
@@ -46,6 +46,7 @@ check_built (const guint8 *data,
   g_autofree char *comm = NULL;
   g_autofree char *expected = NULL;
   guint64 ticks = 0, want = 0;
+  guint32 flags = 0;
   gsize comm_len;
   char state = 0;
 
@@ -68,15 +69,17 @@ check_built (const guint8 *data,
     if ((guchar) *p < 0x20 || *p == 0x7f)
       *p = '?';
 
-  /* Fields 3 (state) to 21, then 22: the start time, in clock ticks since boot. */
+  /* Fields 3 (state) to 21, among them 9 (the task's flags), then 22: the start time, in
+   * clock ticks since boot. */
   g_string_append (line, ") S");
   for (int field = 4; field <= 21; field++)
-    g_string_append (line, " 0");
+    g_string_append_printf (line, " %u", field == 9 ? (guint) (want & 0xffffffffu) : 0u);
   g_string_append_printf (line, " %" G_GUINT64_FORMAT " 1 2 3\n", want);
 
-  g_assert_true (_fl_parse_proc_stat (line->str, line->len, &comm, &state, &ticks));
+  g_assert_true (_fl_parse_proc_stat (line->str, line->len, &comm, &state, &flags, &ticks));
   comm = _fl_process_make_label (comm);
   g_assert_cmpint (state, ==, 'S');
+  g_assert_cmpuint (flags, ==, (guint32) (want & 0xffffffffu));
   g_assert_cmpuint (ticks, ==, want);
   g_assert_cmpstr (comm, ==, expected);
 }
