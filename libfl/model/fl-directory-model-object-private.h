@@ -11,6 +11,7 @@
 
 #include "fl-directory-model.h"
 #include "fl-model-monitor-private.h"
+#include "fl-model-owner-private.h"
 #include "fl-model-reader-private.h"
 #include "fl-model-roots-private.h"
 #include "fl-model-scanner-private.h"
@@ -38,8 +39,6 @@ struct _FlDirectoryModel
   GDestroyNotify  clock_destroy;
 };
 
-/* The model's clock (fl_directory_model_set_clock()), in microseconds of real time. */
-gint64 _fl_directory_model_now            (FlDirectoryModel *self);
 /* Notifies the n-* properties whose counts changed. */
 void   _fl_directory_model_notify_counts  (FlDirectoryModel *self);
 /* Reads @path again and applies it to the store, if a root covers it. */
@@ -48,9 +47,5 @@ void   _fl_directory_model_refresh_path   (FlDirectoryModel *self,
                                            const char       *path,
                                            guint             flags,
                                            gint64            now_us);
-/* Rescans @root (nullable) as a whole, off the main thread, unless it was removed; also the
- * monitor's hook (@user_data is the model). */
-void   _fl_directory_model_rescan_root_cb (FlModelRoot      *root,
-                                           gpointer          user_data);
 
 G_END_DECLS

@@ -43,8 +43,8 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
   if (_fl_snapshot_is_etcd (snapshot))
     {
       /* Its root is read again as a whole, as for any change etcd reports. */
-      _fl_directory_model_rescan_root_cb (
-        _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snapshot)), self);
+      _fl_directory_model_rescan_root (
+        self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snapshot)));
       return ok;
     }
 
@@ -97,8 +97,8 @@ reclaim_report_cb (const FlModelReclaimBatch *batch,
       FlSnapshot *snap = batch->removed->pdata[i];
 
       if (_fl_snapshot_is_etcd (snap))
-        _fl_directory_model_rescan_root_cb (
-          _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snap)), self);
+        _fl_directory_model_rescan_root (
+          self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snap)));
       else
         _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
     }

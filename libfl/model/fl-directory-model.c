@@ -30,10 +30,12 @@
  * - A holder dying makes no file event: the model watches each live holder's pidfd, and the
  *   deadline of each unparsable lock (fl-model-watch.c).
  *
- * The parts, and who calls whom: an arrow is an #include and calls, always downwards; a part
- * reaches the model only through the hooks this file gives it (no circle of files).
+ * The parts, and who calls whom: an arrow is an #include and calls, always downwards. A part
+ * serves one model and calls it back by name, through fl-model-owner-private.h (the model's
+ * functions a part may call, under "What the parts tell the model" below), which needs only
+ * the public type: no table of hooks, and no circle of headers.
  *
- *   fl-directory-model.c    the GObject: owns the parts, wires their hooks, the public API
+ *   fl-directory-model.c    the GObject: owns the parts, what they tell it, the public API
  *   fl-directory-model-reclaim.c  the same object's reclaim, one or many (its fields and
  *                             shared helpers: fl-directory-model-object-private.h)
  *     -> fl-model-scanner.c   whole roots read off the main thread, merged on the main context
@@ -166,45 +168,37 @@ flush_paths (FlDirectoryModel *self,
   _fl_model_watch_schedule (&self->watch);
 }
 
-/* The parts' hooks */
+/* What the parts tell the model (fl-model-owner-private.h) */
 
-static void
-store_account_cb (FlEntry    *entry,
-                  FlSnapshot *snap,
-                  int         sign,
-                  gpointer    user_data)
+void
+_fl_directory_model_entry_accounted (FlDirectoryModel *self,
+                                     FlEntry          *entry,
+                                     FlSnapshot       *snap,
+                                     int               sign)
 {
-  FlDirectoryModel *self = user_data;
-
   _fl_model_tally_add (&self->tally, snap, sign);
   _fl_model_watch_account (&self->watch, entry, snap, sign);
 }
 
-static void
-store_emit_cb (FlEntry  *entry,
-               FlChange  change,
-               gpointer  user_data)
+void
+_fl_directory_model_entry_changed (FlDirectoryModel *self,
+                                   FlEntry          *entry,
+                                   FlChange          change)
 {
-  g_signal_emit (user_data, signals[ENTRY_CHANGED], 0, entry, change);
+  g_signal_emit (self, signals[ENTRY_CHANGED], 0, entry, change);
 }
 
-static const FlModelStoreHooks store_hooks = { store_account_cb, store_emit_cb };
-
-static void
-queue_path_cb (const char *path,
-               gpointer    user_data)
+void
+_fl_directory_model_queue_path (FlDirectoryModel *self,
+                                const char       *path)
 {
-  FlDirectoryModel *self = user_data;
-
   _fl_model_monitor_queue (&self->monitor, path, 0);
 }
 
-static void
-queue_pid_cb (int      pid,
-              gpointer user_data)
+void
+_fl_directory_model_queue_pid (FlDirectoryModel *self,
+                               int               pid)
 {
-  FlDirectoryModel *self = user_data;
-
   for (guint i = 0; i < _fl_model_store_get_n_entries (&self->store); i++)
     {
       FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (&self->store, i));
@@ -216,80 +210,56 @@ queue_pid_cb (int      pid,
 
 /* What the coalescing timer, pidfds and deadlines call: a slice of the queue at a time, so a
  * burst of thousands of events never holds the main loop for more than about a frame. */
-static void
-flush_cb (gpointer user_data)
+void
+_fl_directory_model_flush_slice (FlDirectoryModel *self)
 {
-  flush_paths (user_data, FLUSH_SLICE_US);
+  flush_paths (self, FLUSH_SLICE_US);
 }
 
-static gint64
-now_cb (gpointer user_data)
+void
+_fl_directory_model_schedule_rescan (FlDirectoryModel *self,
+                                     gint64            delay_ms)
 {
-  return _fl_directory_model_now (user_data);
-}
-
-static const FlModelWatchHooks watch_hooks = { queue_path_cb, queue_pid_cb, flush_cb, now_cb };
-
-static void
-rescan_cb (gint64   delay_ms,
-           gpointer user_data)
-{
-  FlDirectoryModel *self = user_data;
-
   _fl_model_scanner_schedule (&self->scanner, delay_ms);
 }
 
 void
-_fl_directory_model_rescan_root_cb (FlModelRoot *root,
-                                    gpointer     user_data)
+_fl_directory_model_rescan_root (FlDirectoryModel *self,
+                                 FlModelRoot      *root)
 {
-  FlDirectoryModel *self = user_data;
-
   if (root != NULL && !root->removed)
     _fl_model_scanner_start (&self->scanner, root, FL_MODEL_SCAN_RESCAN, NULL);
 }
 
-static const FlModelMonitorHooks monitor_hooks = {
-  flush_cb, rescan_cb, _fl_directory_model_rescan_root_cb
-};
-
-static void
-scanned_cb (FlModelRoot *root,
-            GPtrArray   *dirs,
-            gpointer     user_data)
+void
+_fl_directory_model_root_scanned (FlDirectoryModel *self,
+                                  FlModelRoot      *root,
+                                  GPtrArray        *dirs)
 {
-  FlDirectoryModel *self = user_data;
-
   _fl_model_monitor_sync (&self->monitor, root, dirs);
 }
 
-static void
-merged_cb (gpointer user_data)
+void
+_fl_directory_model_merged (FlDirectoryModel *self)
 {
-  FlDirectoryModel *self = user_data;
-
   _fl_directory_model_notify_counts (self);
   _fl_model_watch_schedule (&self->watch);
 }
 
-static void
-loading_changed_cb (gpointer user_data)
+void
+_fl_directory_model_loading_changed (FlDirectoryModel *self)
 {
-  g_object_notify_by_pspec (user_data, properties[PROP_LOADING]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 }
 
-static void
-initial_failed_cb (FlModelRoot *root,
-                   gpointer     user_data)
+void
+_fl_directory_model_initial_scan_failed (FlDirectoryModel *self,
+                                         FlModelRoot      *root)
 {
   g_autofree char *path = g_strdup (root->path);
 
-  fl_directory_model_remove_directory (user_data, path);
+  fl_directory_model_remove_directory (self, path);
 }
-
-static const FlModelScannerHooks scanner_hooks = {
-  scanned_cb, merged_cb, loading_changed_cb, initial_failed_cb, now_cb
-};
 
 /* GListModel */
 
@@ -493,10 +463,10 @@ static void
 fl_directory_model_init (FlDirectoryModel *self)
 {
   self->roots = g_ptr_array_new ();
-  _fl_model_store_init (&self->store, G_LIST_MODEL (self), &store_hooks, self);
-  _fl_model_watch_init (&self->watch, &watch_hooks, self);
-  _fl_model_monitor_init (&self->monitor, self->roots, &monitor_hooks, self);
-  _fl_model_scanner_init (&self->scanner, &self->store, self->roots, &scanner_hooks, self);
+  _fl_model_store_init (&self->store, self);
+  _fl_model_watch_init (&self->watch, self);
+  _fl_model_monitor_init (&self->monitor, self->roots, self);
+  _fl_model_scanner_init (&self->scanner, &self->store, self->roots, self);
 }
 
 /* Public API */

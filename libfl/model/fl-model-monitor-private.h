@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "fl-directory-model.h"
 #include "fl-model-roots-private.h"
 #include "fl-options.h"
 
@@ -16,23 +17,13 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  void (*flush)       (gpointer     user_data);      /* read the queued paths now */
-  void (*rescan)      (gint64       delay_ms,
-                       gpointer     user_data);      /* the events cannot be trusted */
-  void (*rescan_root) (FlModelRoot *root,
-                       gpointer     user_data);      /* another backend's root changed */
-} FlModelMonitorHooks;
-
-typedef struct
-{
   GPtrArray                 *roots;        /* the model's FlModelRoot *, borrowed */
   const FlLockOptions       *options;      /* the model's, borrowed: for a backend's watch */
   gboolean                   enabled;      /* FALSE in tests: no GFileMonitor */
   GHashTable                *pending;      /* path -> flags */
   guint                      flush_id;
   gint64                     last_flush_us;  /* monotonic */
-  const FlModelMonitorHooks *hooks;
-  gpointer                   user_data;
+  FlDirectoryModel          *model;        /* the owner, which reads the queue */
 } FlModelMonitor;
 
 /* One path to read again, with its flags (FL_MODEL_TAKEN_OVER). */
@@ -44,8 +35,7 @@ typedef struct
 
 void     _fl_model_monitor_init          (FlModelMonitor            *monitor,
                                           GPtrArray                 *roots,
-                                          const FlModelMonitorHooks *hooks,
-                                          gpointer                   user_data);
+                                          FlDirectoryModel          *model);
 void     _fl_model_monitor_dispose       (FlModelMonitor            *monitor);
 void     _fl_model_monitor_finalize      (FlModelMonitor            *monitor);
 

@@ -9,6 +9,7 @@
 
 #include "fl-lock-backend-private.h"
 #include "fl-model-monitor-private.h"
+#include "fl-model-owner-private.h"
 #include "fl-model-store-private.h"
 #include "platform/fl-platform.h"
 
@@ -29,14 +30,12 @@ pending_clear (gpointer data)
 void
 _fl_model_monitor_init (FlModelMonitor            *monitor,
                         GPtrArray                 *roots,
-                        const FlModelMonitorHooks *hooks,
-                        gpointer                   user_data)
+                        FlDirectoryModel          *model)
 {
   monitor->roots = roots;
   monitor->enabled = TRUE;
   monitor->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  monitor->hooks = hooks;
-  monitor->user_data = user_data;
+  monitor->model = model;
 }
 
 void
@@ -57,7 +56,7 @@ flush_cb (gpointer user_data)
   FlModelMonitor *monitor = user_data;
 
   monitor->flush_id = 0;
-  monitor->hooks->flush (monitor->user_data);
+  _fl_directory_model_flush_slice (monitor->model);
   return G_SOURCE_REMOVE;
 }
 
@@ -130,7 +129,7 @@ _fl_model_monitor_take_pending (FlModelMonitor *monitor)
   /* Without monitoring (tests) there is no periodic rescan to hand a burst to. */
   if (g_hash_table_size (pending) > BURST_LIMIT && monitor->enabled)
     {
-      monitor->hooks->rescan (0, monitor->user_data);
+      _fl_directory_model_schedule_rescan (monitor->model, 0);
       return NULL;
     }
 
@@ -190,7 +189,7 @@ _fl_model_monitor_apply_event (FlModelMonitor    *monitor,
 
     case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
     case G_FILE_MONITOR_EVENT_UNMOUNTED:
-      monitor->hooks->rescan (FL_MODEL_COALESCE_MS, monitor->user_data);
+      _fl_directory_model_schedule_rescan (monitor->model, FL_MODEL_COALESCE_MS);
       break;
 
     case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:  /* a writer closed it: now it is complete */
@@ -223,7 +222,7 @@ monitor_changed_cb (GFileMonitor      *file_monitor,
     {
       for (guint i = 0; i < monitor->roots->len; i++)
         if (g_hash_table_contains (((FlModelRoot *) monitor->roots->pdata[i])->monitors, path))
-          monitor->hooks->rescan (FL_MODEL_COALESCE_MS, monitor->user_data);
+          _fl_directory_model_schedule_rescan (monitor->model, FL_MODEL_COALESCE_MS);
     }
 
   _fl_model_monitor_apply_event (monitor, event, path, other);
@@ -249,7 +248,7 @@ _fl_model_monitor_check_new_directory (FlModelMonitor *monitor,
         return;
       /* Watched first, then read: a file made in it after the read still has its event. */
       _fl_model_monitor_watch (monitor, root, path);
-      monitor->hooks->rescan (FL_MODEL_COALESCE_MS, monitor->user_data);
+      _fl_directory_model_schedule_rescan (monitor->model, FL_MODEL_COALESCE_MS);
       return;
     }
 }
@@ -268,7 +267,7 @@ remote_rescan_cb (gpointer user_data)
   RemoteCall *call = user_data;
 
   call->root->remote_rescan_id = 0;
-  call->monitor->hooks->rescan_root (call->root, call->monitor->user_data);
+  _fl_directory_model_rescan_root (call->monitor->model, call->root);
   return G_SOURCE_REMOVE;
 }
 

@@ -19,22 +19,6 @@ typedef enum
 
 typedef struct
 {
-  /* A scan found @dirs (char *) under @root: the monitors follow. */
-  void (*scanned)         (FlModelRoot *root,
-                           GPtrArray   *dirs,
-                           gpointer     user_data);
-  /* Entries were merged: the counts and the deadlines follow. */
-  void (*merged)          (gpointer     user_data);
-  /* FlDirectoryModel:loading may have changed. */
-  void (*loading_changed) (gpointer     user_data);
-  /* @root's first scan failed: it is not watched after all. */
-  void (*initial_failed)  (FlModelRoot *root,
-                           gpointer     user_data);
-  gint64 (*now)           (gpointer     user_data);  /* the model's clock */
-} FlModelScannerHooks;
-
-typedef struct
-{
   FlModelStore              *store;        /* the model's, borrowed */
   GPtrArray                 *roots;        /* the model's FlModelRoot *, borrowed */
   const FlLockOptions       *options;      /* the model's, borrowed; copied into each scan */
@@ -46,15 +30,13 @@ typedef struct
   guint                      rescan_id;
   gboolean                   rescan_again; /* asked for while scans were in flight */
   gint64                     interval_ms;
-  const FlModelScannerHooks *hooks;
-  gpointer                   user_data;    /* the model: scans in flight hold it weakly */
+  FlDirectoryModel          *model;        /* the owner: scans in flight hold it weakly */
 } FlModelScanner;
 
 void     _fl_model_scanner_init     (FlModelScanner            *scanner,
                                      FlModelStore              *store,
                                      GPtrArray                 *roots,
-                                     const FlModelScannerHooks *hooks,
-                                     gpointer                   user_data);
+                                     FlDirectoryModel          *model);
 void     _fl_model_scanner_dispose  (FlModelScanner            *scanner);
 void     _fl_model_scanner_finalize (FlModelScanner            *scanner);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fl-lock-backend-private.h"
+#include "fl-model-owner-private.h"
 #include "fl-model-scanner-private.h"
 #include "fl-process-private.h"
 #include "fl-snapshot-private.h"
@@ -58,16 +59,14 @@ void
 _fl_model_scanner_init (FlModelScanner            *scanner,
                         FlModelStore              *store,
                         GPtrArray                 *roots,
-                        const FlModelScannerHooks *hooks,
-                        gpointer                   user_data)
+                        FlDirectoryModel          *model)
 {
   scanner->store = store;
   scanner->roots = roots;
   scanner->cancellable = g_cancellable_new ();
   scanner->periodic = TRUE;
   scanner->interval_ms = RESCAN_MIN_MS;
-  scanner->hooks = hooks;
-  scanner->user_data = user_data;
+  scanner->model = model;
 }
 
 void
@@ -118,7 +117,7 @@ scan_job_new (FlModelScanner  *scanner,
 
   job->root = _fl_model_root_ref (root);
   job->options = fl_lock_options_copy (scanner->options);
-  job->now_us = scanner->hooks->now (scanner->user_data);
+  job->now_us = _fl_directory_model_now (scanner->model);
   job->serial = ++root->serial;
   job->mode = mode;
   job->n_threads = CLAMP (g_get_num_processors (), 1, MAX_SCAN_THREADS);
@@ -257,7 +256,7 @@ hand_over_cb (gpointer data)
   _fl_model_store_merge (h->scanner->store, h->root->prefix, h->snaps, never_cb, take_new,
                          &call);
   h->scanner->store->quiet--;
-  h->scanner->hooks->merged (h->scanner->user_data);
+  _fl_directory_model_merged (h->scanner->model);
   return G_SOURCE_REMOVE;
 }
 
@@ -457,7 +456,7 @@ merge (FlModelScanner  *scanner,
   _fl_model_store_merge (scanner->store, root->prefix, snaps, keep_entry, take_new, &call);
   if (mode != FL_MODEL_SCAN_RESCAN)
     scanner->store->quiet--;
-  scanner->hooks->merged (scanner->user_data);
+  _fl_directory_model_merged (scanner->model);
 }
 
 void
@@ -483,7 +482,7 @@ finish_job (FlModelScanner  *scanner,
       if (job->mode == FL_MODEL_SCAN_INITIAL)
         {
           g_propagate_error (error, g_steal_pointer (&job->error));
-          scanner->hooks->initial_failed (root, scanner->user_data);
+          _fl_directory_model_initial_scan_failed (scanner->model, root);
           return FALSE;
         }
       /* The directory went away or became unreadable: so did its entries. */
@@ -493,7 +492,7 @@ finish_job (FlModelScanner  *scanner,
     }
 
   merge (scanner, root, job->snapshots, job->mode);
-  scanner->hooks->scanned (root, job->dirs, scanner->user_data);
+  _fl_directory_model_root_scanned (scanner->model, root, job->dirs);
   scanner->interval_ms = CLAMP (job->duration_us / 1000 * 30, RESCAN_MIN_MS, RESCAN_MAX_MS);
   return TRUE;
 }
@@ -564,7 +563,7 @@ scan_done_cb (GObject      *source,
     g_clear_pointer (&scanner->touched, g_hash_table_unref);
 
   if (job->mode == FL_MODEL_SCAN_INITIAL && --scanner->n_initial_in_flight == 0)
-    scanner->hooks->loading_changed (scanner->user_data);
+    _fl_directory_model_loading_changed (scanner->model);
 
   if (scanner->n_in_flight == 0)
     {
@@ -598,9 +597,9 @@ _fl_model_scanner_start (FlModelScanner  *scanner,
     scanner->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   scanner->n_in_flight++;
   if (mode == FL_MODEL_SCAN_INITIAL && scanner->n_initial_in_flight++ == 0)
-    scanner->hooks->loading_changed (scanner->user_data);
+    _fl_directory_model_loading_changed (scanner->model);
 
-  g_weak_ref_init (&call->model, scanner->user_data);
+  g_weak_ref_init (&call->model, scanner->model);
   call->scanner = scanner;
   call->outer = outer != NULL ? g_object_ref (outer) : NULL;
   task = g_task_new (NULL, scanner->cancellable, scan_done_cb, call);
@@ -609,7 +608,7 @@ _fl_model_scanner_start (FlModelScanner  *scanner,
   if (mode == FL_MODEL_SCAN_INITIAL && root->backend == NULL)
     {
       job->context = g_main_context_ref_thread_default ();
-      g_weak_ref_set (&job->model, scanner->user_data);
+      g_weak_ref_set (&job->model, scanner->model);
     }
   g_task_set_task_data (task, job, scan_job_free);
   _fl_tsan_release (job);

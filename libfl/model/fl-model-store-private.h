@@ -20,19 +20,6 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  /* @entry holds (@sign +1) or no longer holds (-1) @snap: the counts and watches follow. */
-  void (*account) (FlEntry    *entry,
-                   FlSnapshot *snap,
-                   int         sign,
-                   gpointer    user_data);
-  /* What happened to @entry, after items-changed. Not called while the store is quiet. */
-  void (*emit)    (FlEntry    *entry,
-                   FlChange    change,
-                   gpointer    user_data);
-} FlModelStoreHooks;
-
-typedef struct
-{
   GPtrArray               *entries;  /* FlEntry *, sorted by path (strcmp), owns a reference */
   GListModel              *list;     /* the model, which items-changed is emitted on */
   guint                    quiet;    /* > 0: changes are not news (a first scan, a reclaim) */
@@ -40,8 +27,7 @@ typedef struct
                                             * not news either (path -> itself) */
   GHashTable              *read_ahead;     /* path -> FlReadAhead: files a read found before
                                             * the event that tells they were made */
-  const FlModelStoreHooks *hooks;
-  gpointer                 user_data;
+  FlDirectoryModel        *model;    /* the owner, told of counts and changes */
 } FlModelStore;
 
 /* Keeps an entry (or a new snapshot) at @path out of a merge when FALSE. */
@@ -49,9 +35,7 @@ typedef gboolean (*FlModelStoreFilter) (const char *path,
                                         gpointer    user_data);
 
 void      _fl_model_store_init      (FlModelStore            *store,
-                                     GListModel              *list,
-                                     const FlModelStoreHooks *hooks,
-                                     gpointer                 user_data);
+                                     FlDirectoryModel        *model);
 /* Drops every entry without items-changed or accounting: for dispose. */
 void      _fl_model_store_clear     (FlModelStore            *store);
 void      _fl_model_store_finalize  (FlModelStore            *store);

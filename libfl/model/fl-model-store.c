@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fl-entry-private.h"
+#include "fl-model-owner-private.h"
 #include "fl-model-store-private.h"
 #include "fl-names-private.h"
 #include "fl-platform.h"
@@ -19,17 +20,14 @@
 #define MAX_RUNS 64
 
 void
-_fl_model_store_init (FlModelStore            *store,
-                      GListModel              *list,
-                      const FlModelStoreHooks *hooks,
-                      gpointer                 user_data)
+_fl_model_store_init (FlModelStore     *store,
+                      FlDirectoryModel *model)
 {
   store->entries = g_ptr_array_new ();
   store->expected_gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   store->read_ahead = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  store->list = list;
-  store->hooks = hooks;
-  store->user_data = user_data;
+  store->list = G_LIST_MODEL (model);
+  store->model = model;
 }
 
 void
@@ -72,7 +70,7 @@ account (FlModelStore *store,
          FlSnapshot   *snap,
          int           sign)
 {
-  store->hooks->account (entry, snap, sign, store->user_data);
+  _fl_directory_model_entry_accounted (store->model, entry, snap, sign);
 }
 
 /* A graveyard that this process made: a reclaim of the model's own (fl_snapshot_reclaim()
@@ -94,7 +92,7 @@ emit (FlModelStore *store,
       FlChange      change)
 {
   if (store->quiet == 0 && !is_own_graveyard (entry))
-    store->hooks->emit (entry, change, store->user_data);
+    _fl_directory_model_entry_changed (store->model, entry, change);
 }
 
 gboolean

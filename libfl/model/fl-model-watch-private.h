@@ -13,27 +13,15 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  void   (*queue_path) (const char *path,
-                        gpointer    user_data);   /* read @path again soon */
-  void   (*queue_pid)  (int         pid,
-                        gpointer    user_data);   /* read every entry of @pid again soon */
-  void   (*flush)      (gpointer    user_data);   /* and now */
-  gint64 (*now)        (gpointer    user_data);   /* the model's clock */
-} FlModelWatchHooks;
-
-typedef struct
-{
   GHashTable              *pid_watches;  /* pid -> PidWatch */
   guint                    max_pid_watches;
   GHashTable              *deadlines;    /* FlEntry -> itself: unparsable, not yet stale */
   guint                    deadline_id;
-  const FlModelWatchHooks *hooks;
-  gpointer                 user_data;
+  FlDirectoryModel        *model;        /* the owner, which reads the paths again */
 } FlModelWatch;
 
 void  _fl_model_watch_init     (FlModelWatch            *watch,
-                                const FlModelWatchHooks *hooks,
-                                gpointer                 user_data);
+                                FlDirectoryModel        *model);
 void  _fl_model_watch_dispose  (FlModelWatch            *watch);
 void  _fl_model_watch_finalize (FlModelWatch            *watch);
 /* @entry now holds (@sign +1) or no longer holds (-1) @snap. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "fl-handle-source-private.h"
+#include "fl-model-owner-private.h"
 #include "fl-model-watch-private.h"
 #include "fl-process-private.h"
 #include "fl-snapshot-private.h"
@@ -32,16 +33,14 @@ pid_watch_free (gpointer data)
 }
 
 void
-_fl_model_watch_init (FlModelWatch            *watch,
-                      const FlModelWatchHooks *hooks,
-                      gpointer                 user_data)
+_fl_model_watch_init (FlModelWatch     *watch,
+                      FlDirectoryModel *model)
 {
   size_t max_handles = _fl_platform_max_handles ();
 
   watch->pid_watches = g_hash_table_new_full (NULL, NULL, NULL, pid_watch_free);
   watch->deadlines = g_hash_table_new (NULL, NULL);
-  watch->hooks = hooks;
-  watch->user_data = user_data;
+  watch->model = model;
 
   /* Each watched holder costs a descriptor: leave most of them to the program. */
   if (max_handles > 0)
@@ -97,8 +96,8 @@ pidfd_ready_cb (FlHandle fd,
   _fl_process_cache_invalidate ();
 
   if (pid > 0)
-    watch->hooks->queue_pid (pid, watch->user_data);
-  watch->hooks->flush (watch->user_data);
+    _fl_directory_model_queue_pid (watch->model, pid);
+  _fl_directory_model_flush_slice (watch->model);
 
   return G_SOURCE_REMOVE;
 }
@@ -130,7 +129,7 @@ pid_watch_ref (FlModelWatch *watch,
       if (err == 0)
         pw->source_id = _fl_handle_add_watch (pw->fd, pidfd_ready_cb, watch);
       else if (err == ESRCH)  /* died since the snapshot */
-        watch->hooks->queue_path (fl_snapshot_get_path (snap), watch->user_data);
+        _fl_directory_model_queue_path (watch->model, fl_snapshot_get_path (snap));
       g_hash_table_insert (watch->pid_watches, GINT_TO_POINTER (pid), pw);
     }
   pw->n_entries++;
@@ -187,7 +186,7 @@ static gboolean
 deadline_cb (gpointer user_data)
 {
   FlModelWatch *watch = user_data;
-  gint64 now = watch->hooks->now (watch->user_data);
+  gint64 now = _fl_directory_model_now (watch->model);
   GHashTableIter iter;
   gpointer key;
 
@@ -199,9 +198,9 @@ deadline_cb (gpointer user_data)
       FlSnapshot *snap = fl_entry_get_snapshot (key);
 
       if (_fl_snapshot_get_stale_at (snap) <= now)
-        watch->hooks->queue_path (fl_snapshot_get_path (snap), watch->user_data);
+        _fl_directory_model_queue_path (watch->model, fl_snapshot_get_path (snap));
     }
-  watch->hooks->flush (watch->user_data);
+  _fl_directory_model_flush_slice (watch->model);
 
   return G_SOURCE_REMOVE;
 }
@@ -219,7 +218,7 @@ _fl_model_watch_schedule (FlModelWatch *watch)
   first = _fl_model_watch_get_next_deadline (watch);
 
   /* +1 ms so the re-judged snapshot is past the deadline, not on it */
-  delay_ms = CLAMP ((first - watch->hooks->now (watch->user_data)) / 1000 + 1, 0, G_MAXUINT / 2);
+  delay_ms = CLAMP ((first - _fl_directory_model_now (watch->model)) / 1000 + 1, 0, G_MAXUINT / 2);
   watch->deadline_id = g_timeout_add ((guint) delay_ms, deadline_cb, watch);
 }
 
