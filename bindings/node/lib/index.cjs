@@ -123,17 +123,7 @@ async function lock(targetPath, options = {}) {
 // The module's withFileLock(): runs fn while the lock is held, returns its result, releases
 // when it returns or throws. Synchronous, as the module's callers are.
 function withFileLock(targetPath, fn, options = {}) {
-  checkFunction('fn', fn);
-  const native = binding.acquireSync(targetPath, options);   // no handle: nobody sees it
-  let result;
-  try {
-    result = fn();
-  } catch (err) {
-    try { binding.release(native); } catch { /* fn's error is the one to report */ }
-    throw err;
-  }
-  binding.release(native);
-  return result;
+  return binding.withLock(targetPath, fn, options);
 }
 
 // withFileLock() for asynchronous sections: waits off the event loop, awaits asyncFn(lost),

@@ -243,3 +243,56 @@ fl_node_lock_info (napi_env           env,
     return NULL;
   return result;
 }
+
+/* withLock(targetPath, fn, options): the module's withFileLock() in one native call: no
+ * handle object is made, so a loop of sections leaves nothing for the garbage collector.
+ * The lock is listed in the environment while fn runs: a worker thread that exits inside fn
+ * leaves it free. fn's exception goes on as it was thrown, after the release. */
+napi_value
+fl_node_with_lock (napi_env           env,
+                   napi_callback_info info)
+{
+  g_autoptr(GError) error = NULL;
+  napi_value args[3] = { NULL, NULL, NULL };
+  size_t argc = G_N_ELEMENTS (args);
+  napi_valuetype type = napi_undefined;
+  FlNodeEnv *fenv = fl_node_env_get (env);
+  napi_value undefined, result = NULL;
+  FlNodeRequest request;
+  FlNodeHeld *held;
+  napi_status called;
+  gboolean released;
+
+  FL_NODE_CALL (env, napi_get_cb_info (env, info, &argc, args, NULL, NULL));
+  if (args[1] != NULL)
+    napi_typeof (env, args[1], &type);
+  if (type != napi_function)
+    {
+      fl_node_throw_type_error (env, "fn", "of type function", args[1]);
+      return NULL;
+    }
+  if (!fl_node_get_request (env, args[0], args[2], &request))
+    return NULL;
+  request.owner = fenv;
+  held = fl_node_acquire (&request, &error);
+  if (held == NULL)
+    {
+      fl_node_throw_gerror (env, error, request.target, NULL);
+      fl_node_request_clear (&request);
+      return NULL;
+    }
+
+  fl_node_env_add (fenv, held);
+  napi_get_undefined (env, &undefined);
+  called = napi_call_function (env, undefined, args[1], 0, NULL, &result);
+  fl_node_env_remove (fenv, held);
+  released = fl_node_held_release (held, called == napi_ok ? &error : NULL);
+  fl_node_held_unref (held);
+  if (called == napi_ok && !released)
+    {
+      fl_node_throw_gerror (env, error, request.target, NULL);
+      result = NULL;
+    }
+  fl_node_request_clear (&request);
+  return called == napi_ok ? result : NULL;
+}

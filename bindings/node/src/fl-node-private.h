@@ -112,6 +112,7 @@ void       fl_node_env_install (napi_env    env);
 /* The exported functions, one file each. */
 napi_value fl_node_acquire_sync  (napi_env env, napi_callback_info info);  /* fl-node-lock.c */
 napi_value fl_node_release       (napi_env env, napi_callback_info info);
+napi_value fl_node_with_lock     (napi_env env, napi_callback_info info);
 napi_value fl_node_lock_info     (napi_env env, napi_callback_info info);
 napi_value fl_node_acquire_async (napi_env env, napi_callback_info info);  /* fl-node-async.c */
 napi_value fl_node_cancel        (napi_env env, napi_callback_info info);

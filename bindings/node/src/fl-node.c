@@ -15,6 +15,7 @@ NAPI_MODULE_INIT ()
     { "acquireAsync", fl_node_acquire_async },
     { "cancel", fl_node_cancel },
     { "release", fl_node_release },
+    { "withLock", fl_node_with_lock },
     { "lockInfo", fl_node_lock_info },
     { "status", fl_node_status },
     { "scan", fl_node_scan },
