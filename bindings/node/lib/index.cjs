@@ -162,7 +162,7 @@ function status(path) {
   return binding.status(path);
 }
 
-// Every lock, temp and graveyard file in dir, as `flctl list -J` prints them; the parts that
+// Every lock, temp and graveyard file in dir, as `flctl list -j` prints them; the parts that
 // could not be read are the array's `errors`.
 function scan(dir, options = {}) {
   return binding.scan(dir, options);

@@ -47,7 +47,7 @@ export declare class LockHandle extends EventEmitter {
   once(event: 'lost', listener: () => void): this;
 }
 
-/** A record as `flctl status -j` and `flctl list -J` print it (docs/flctl.1, JSON OUTPUT). */
+/** A record as `flctl status -j` and `flctl list -j` print it (docs/flctl.1, JSON OUTPUT). */
 export interface LockRecord {
   path: string;
   target: string | null;

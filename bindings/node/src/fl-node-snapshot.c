@@ -1,7 +1,7 @@
 /* fl-node-snapshot.c: status(), scan(), isLocked(), lockDirFor(): what a lock is now
  *
  * status() and scan() return plain objects with the members, names and values of flctl's
- * JSON records (`flctl status -j`, `flctl list -J`; docs/flctl.1, JSON OUTPUT), so a script
+ * JSON records (`flctl status -j`, `flctl list -j`; docs/flctl.1, JSON OUTPUT), so a script
  * moves between the two without a mapping. This file is their one copy in JavaScript; the
  * test compares it with flctl's own output member by member (tests/node).
  *
