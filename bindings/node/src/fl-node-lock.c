@@ -143,31 +143,39 @@ get_lock_ref (napi_env   env,
   return ref;
 }
 
-/* acquireSync(targetPath, options, onLost): a handle, or throws. Blocks this thread, as the
- * module's withFileLock() does. */
-napi_value
-fl_node_acquire_sync (napi_env           env,
-                      napi_callback_info info)
+/* A lock taken on this thread, blocking it as the module's withFileLock() does; NULL with
+ * the error thrown. */
+static FlNodeHeld *
+acquire_here (napi_env   env,
+              napi_value target,
+              napi_value options)
 {
   g_autoptr(GError) error = NULL;
-  napi_value args[3] = { NULL, NULL, NULL };
-  size_t argc = G_N_ELEMENTS (args);
   FlNodeRequest request;
   FlNodeHeld *held;
 
-  FL_NODE_CALL (env, napi_get_cb_info (env, info, &argc, args, NULL, NULL));
-  if (!fl_node_get_request (env, args[0], args[1], &request))
+  if (!fl_node_get_request (env, target, options, &request))
     return NULL;
   request.owner = fl_node_env_get (env);
   held = fl_node_acquire (&request, &error);
   if (held == NULL)
-    {
-      fl_node_throw_gerror (env, error, request.target, NULL);
-      fl_node_request_clear (&request);
-      return NULL;
-    }
+    fl_node_throw_gerror (env, error, request.target, NULL);
   fl_node_request_clear (&request);
-  return fl_node_wrap_held (env, held, args[2]);
+  return held;
+}
+
+/* acquireSync(targetPath, options, onLost): a handle, or throws. */
+napi_value
+fl_node_acquire_sync (napi_env           env,
+                      napi_callback_info info)
+{
+  napi_value args[3] = { NULL, NULL, NULL };
+  size_t argc = G_N_ELEMENTS (args);
+  FlNodeHeld *held;
+
+  FL_NODE_CALL (env, napi_get_cb_info (env, info, &argc, args, NULL, NULL));
+  held = acquire_here (env, args[0], args[1]);
+  return held != NULL ? fl_node_wrap_held (env, held, args[2]) : NULL;
 }
 
 /* release(handle): undefined, or throws ELOCKLOST (nothing was removed). Twice: nothing. */
@@ -203,15 +211,6 @@ fl_node_release (napi_env           env,
   return NULL;
 }
 
-static gboolean
-set_member (napi_env    env,
-            napi_value  object,
-            const char *name,
-            napi_value  value)
-{
-  return value != NULL && napi_set_named_property (env, object, name, value) == napi_ok;
-}
-
 /* lockInfo(handle): { held, fencingToken, target, lockPath } now. */
 napi_value
 fl_node_lock_info (napi_env           env,
@@ -236,9 +235,9 @@ fl_node_lock_info (napi_env           env,
       token = fl_lock_get_fencing_token (lock);
     }
   FL_NODE_CALL (env, napi_get_boolean (env, held, &held_value));
-  if (!set_member (env, result, "held", held_value)
+  if (!fl_node_set (env, result, "held", held_value)
       /* 0 is "no token": a file lock has none (fl_lock_get_fencing_token()) */
-      || !set_member (env, result, "fencingToken",
+      || !fl_node_set (env, result, "fencingToken",
                       fl_node_int_or_null (env, token != 0, (gint64) token)))
     return NULL;
   return result;
@@ -253,12 +252,12 @@ fl_node_with_lock (napi_env           env,
                    napi_callback_info info)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *target = NULL;
   napi_value args[3] = { NULL, NULL, NULL };
   size_t argc = G_N_ELEMENTS (args);
   napi_valuetype type = napi_undefined;
   FlNodeEnv *fenv = fl_node_env_get (env);
   napi_value undefined, result = NULL;
-  FlNodeRequest request;
   FlNodeHeld *held;
   napi_status called;
   gboolean released;
@@ -271,16 +270,10 @@ fl_node_with_lock (napi_env           env,
       fl_node_throw_type_error (env, "fn", "of type function", args[1]);
       return NULL;
     }
-  if (!fl_node_get_request (env, args[0], args[2], &request))
-    return NULL;
-  request.owner = fenv;
-  held = fl_node_acquire (&request, &error);
+  held = acquire_here (env, args[0], args[2]);
   if (held == NULL)
-    {
-      fl_node_throw_gerror (env, error, request.target, NULL);
-      fl_node_request_clear (&request);
-      return NULL;
-    }
+    return NULL;
+  target = g_strdup (fl_lock_get_target (fl_node_held_get_lock (held)));
 
   fl_node_env_add (fenv, held);
   napi_get_undefined (env, &undefined);
@@ -290,9 +283,8 @@ fl_node_with_lock (napi_env           env,
   fl_node_held_unref (held);
   if (called == napi_ok && !released)
     {
-      fl_node_throw_gerror (env, error, request.target, NULL);
+      fl_node_throw_gerror (env, error, target, NULL);
       result = NULL;
     }
-  fl_node_request_clear (&request);
   return called == napi_ok ? result : NULL;
 }

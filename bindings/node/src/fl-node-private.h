@@ -95,6 +95,10 @@ void     fl_node_throw_gerror (napi_env      env,
                                const char   *lock_path);
 napi_value fl_node_string_or_null (napi_env    env,
                                    const char *text);
+gboolean fl_node_set          (napi_env    env,
+                               napi_value  object,
+                               const char *name,
+                               napi_value  value);
 napi_value fl_node_int_or_null (napi_env env,
                                 gboolean known,
                                 gint64   value);

@@ -14,15 +14,6 @@
 /* docs/flctl.1: the "schema" member of every top-level record. */
 #define FL_NODE_JSON_SCHEMA 1
 
-static gboolean
-set (napi_env    env,
-     napi_value  object,
-     const char *name,
-     napi_value  value)
-{
-  return value != NULL && napi_set_named_property (env, object, name, value) == napi_ok;
-}
-
 static napi_value
 boolean (napi_env env,
          gboolean value)
@@ -72,21 +63,21 @@ add_etcd_members (napi_env    env,
                                           : NULL;
   napi_value array;
 
-  if (!set (env, object, "host",
+  if (!fl_node_set (env, object, "host",
             fl_node_string_or_null (env, snapshot != NULL ? fl_snapshot_get_host (snapshot) : NULL))
-      || !set (env, object, "lease", fl_node_string_or_null (env, lease_hex))
-      || !set (env, object, "lease_ttl_s", fl_node_int_or_null (env, lease != 0 && ttl >= 0, ttl))
-      || !set (env, object, "token",
+      || !fl_node_set (env, object, "lease", fl_node_string_or_null (env, lease_hex))
+      || !fl_node_set (env, object, "lease_ttl_s", fl_node_int_or_null (env, lease != 0 && ttl >= 0, ttl))
+      || !fl_node_set (env, object, "token",
                fl_node_int_or_null (env, lease != 0,
                                     lease != 0 ? (gint64) fl_snapshot_get_fencing_token (snapshot) : 0))
-      || !set (env, object, "revision",
+      || !fl_node_set (env, object, "revision",
                fl_node_int_or_null (env, lease != 0,
                                     lease != 0 ? fl_snapshot_get_revision (snapshot) : 0))
-      || !set (env, object, "waiting",
+      || !fl_node_set (env, object, "waiting",
                boolean (env, snapshot != NULL && fl_snapshot_get_waiting (snapshot))))
     return FALSE;
   if (waiters == NULL)
-    return set (env, object, "waiters", null_value (env));
+    return fl_node_set (env, object, "waiters", null_value (env));
   if (napi_create_array_with_length (env, waiters->len, &array) != napi_ok)
     return FALSE;
   for (guint i = 0; i < waiters->len; i++)
@@ -96,7 +87,7 @@ add_etcd_members (napi_env    env,
       if (waiter == NULL || napi_set_element (env, array, i, waiter) != napi_ok)
         return FALSE;
     }
-  return set (env, object, "waiters", array);
+  return fl_node_set (env, object, "waiters", array);
 }
 
 static gboolean
@@ -107,21 +98,21 @@ add_owner_and_holder_members (napi_env    env,
   gint64 since = snapshot != NULL ? fl_snapshot_get_owner_since (snapshot) : 0;
   int keeper_pid = snapshot != NULL ? fl_snapshot_get_keeper_pid (snapshot) : 0;
 
-  return set (env, object, "format",
+  return fl_node_set (env, object, "format",
               fl_node_string_or_null (env, snapshot != NULL
                                       ? fl_lock_format_to_string (fl_snapshot_get_lock_format (snapshot))
                                       : NULL))
-    && set (env, object, "owner_user",
+    && fl_node_set (env, object, "owner_user",
             fl_node_string_or_null (env, snapshot != NULL ? fl_snapshot_get_owner_user (snapshot) : NULL))
-    && set (env, object, "owner_name",
+    && fl_node_set (env, object, "owner_name",
             fl_node_string_or_null (env, snapshot != NULL ? fl_snapshot_get_owner_name (snapshot) : NULL))
-    && set (env, object, "owner_since_s", fl_node_int_or_null (env, since != 0, since / G_USEC_PER_SEC))
-    && set (env, object, "holder_exited",
+    && fl_node_set (env, object, "owner_since_s", fl_node_int_or_null (env, since != 0, since / G_USEC_PER_SEC))
+    && fl_node_set (env, object, "holder_exited",
             boolean (env, snapshot != NULL && fl_snapshot_get_holder_exited (snapshot)))
-    && set (env, object, "holder_stopped",
+    && fl_node_set (env, object, "holder_stopped",
             boolean (env, snapshot != NULL && fl_snapshot_get_holder_stopped (snapshot)))
-    && set (env, object, "keeper_pid", fl_node_int_or_null (env, keeper_pid > 0, keeper_pid))
-    && set (env, object, "keeper_process",
+    && fl_node_set (env, object, "keeper_pid", fl_node_int_or_null (env, keeper_pid > 0, keeper_pid))
+    && fl_node_set (env, object, "keeper_process",
             fl_node_string_or_null (env, snapshot != NULL ? fl_snapshot_get_keeper_name (snapshot) : NULL));
 }
 
@@ -138,33 +129,33 @@ snapshot_to_object (napi_env    env,
   napi_value object;
 
   FL_NODE_CALL (env, napi_create_object (env, &object));
-  if (!set (env, object, "path", fl_node_string_or_null (env, fl_snapshot_get_path (snapshot)))
-      || !set (env, object, "target", fl_node_string_or_null (env, fl_snapshot_get_target (snapshot)))
-      || !set (env, object, "kind",
+  if (!fl_node_set (env, object, "path", fl_node_string_or_null (env, fl_snapshot_get_path (snapshot)))
+      || !fl_node_set (env, object, "target", fl_node_string_or_null (env, fl_snapshot_get_target (snapshot)))
+      || !fl_node_set (env, object, "kind",
                fl_node_string_or_null (env, fl_entry_kind_to_string (fl_snapshot_get_kind (snapshot))))
-      || !set (env, object, "state",
+      || !fl_node_set (env, object, "state",
                fl_node_string_or_null (env, fl_entry_state_to_string (fl_snapshot_get_state (snapshot))))
-      || !set (env, object, "pid", fl_node_int_or_null (env, pid > 0, pid))
-      || !set (env, object, "process", fl_node_string_or_null (env, fl_snapshot_get_process_name (snapshot)))
-      || !set (env, object, "cmdline", fl_node_string_or_null (env, fl_snapshot_get_process_cmdline (snapshot)))
-      || !set (env, object, "process_uid", fl_node_int_or_null (env, pid > 0 && process_uid >= 0, process_uid))
-      || !set (env, object, "liveness",
+      || !fl_node_set (env, object, "pid", fl_node_int_or_null (env, pid > 0, pid))
+      || !fl_node_set (env, object, "process", fl_node_string_or_null (env, fl_snapshot_get_process_name (snapshot)))
+      || !fl_node_set (env, object, "cmdline", fl_node_string_or_null (env, fl_snapshot_get_process_cmdline (snapshot)))
+      || !fl_node_set (env, object, "process_uid", fl_node_int_or_null (env, pid > 0 && process_uid >= 0, process_uid))
+      || !fl_node_set (env, object, "liveness",
                fl_node_string_or_null (env, fl_liveness_to_string (fl_snapshot_get_liveness (snapshot))))
-      || !set (env, object, "kernel_lock", kernel_lock == FL_KERNEL_LOCK_UNKNOWN
+      || !fl_node_set (env, object, "kernel_lock", kernel_lock == FL_KERNEL_LOCK_UNKNOWN
                                            ? null_value (env)
                                            : boolean (env, kernel_lock == FL_KERNEL_LOCK_HELD))
-      || !set (env, object, "stale", boolean (env, fl_snapshot_get_stale (snapshot)))
-      || !set (env, object, "reason", fl_node_string_or_null (env, fl_snapshot_get_reason (snapshot)))
-      || !set (env, object, "content", fl_node_string_or_null (env, fl_snapshot_get_content (snapshot)))
-      || !set (env, object, "file_uid", fl_node_int_or_null (env, file_uid >= 0, file_uid))
-      || !set (env, object, "mtime", iso8601_or_null (env, fl_snapshot_get_mtime (snapshot)))
-      || !set (env, object, "age_s",
+      || !fl_node_set (env, object, "stale", boolean (env, fl_snapshot_get_stale (snapshot)))
+      || !fl_node_set (env, object, "reason", fl_node_string_or_null (env, fl_snapshot_get_reason (snapshot)))
+      || !fl_node_set (env, object, "content", fl_node_string_or_null (env, fl_snapshot_get_content (snapshot)))
+      || !fl_node_set (env, object, "file_uid", fl_node_int_or_null (env, file_uid >= 0, file_uid))
+      || !fl_node_set (env, object, "mtime", iso8601_or_null (env, fl_snapshot_get_mtime (snapshot)))
+      || !fl_node_set (env, object, "age_s",
                fl_node_int_or_null (env, TRUE,
                                     MAX (fl_snapshot_get_age_at (snapshot, now_us), 0) / G_USEC_PER_SEC))
       || !add_etcd_members (env, object, snapshot, now_us)
       || !add_owner_and_holder_members (env, object, snapshot))
     return NULL;
-  if (top_level && !set (env, object, "schema", fl_node_int_or_null (env, TRUE, FL_NODE_JSON_SCHEMA)))
+  if (top_level && !fl_node_set (env, object, "schema", fl_node_int_or_null (env, TRUE, FL_NODE_JSON_SCHEMA)))
     return NULL;
   return object;
 }
@@ -179,27 +170,27 @@ unlocked_to_object (napi_env    env,
   napi_value object;
 
   FL_NODE_CALL (env, napi_create_object (env, &object));
-  if (!set (env, object, "path", fl_node_string_or_null (env, path))
-      || !set (env, object, "target", fl_node_string_or_null (env, target))
-      || !set (env, object, "kind", fl_node_string_or_null (env, "lock"))
-      || !set (env, object, "state", fl_node_string_or_null (env, "unlocked"))
-      || !set (env, object, "pid", null_value (env))
-      || !set (env, object, "process", null_value (env))
-      || !set (env, object, "cmdline", null_value (env))
-      || !set (env, object, "process_uid", null_value (env))
-      || !set (env, object, "liveness", fl_node_string_or_null (env, "unknown"))
-      || !set (env, object, "kernel_lock", null_value (env))
-      || !set (env, object, "stale", boolean (env, FALSE))
-      || !set (env, object, "reason",
+  if (!fl_node_set (env, object, "path", fl_node_string_or_null (env, path))
+      || !fl_node_set (env, object, "target", fl_node_string_or_null (env, target))
+      || !fl_node_set (env, object, "kind", fl_node_string_or_null (env, "lock"))
+      || !fl_node_set (env, object, "state", fl_node_string_or_null (env, "unlocked"))
+      || !fl_node_set (env, object, "pid", null_value (env))
+      || !fl_node_set (env, object, "process", null_value (env))
+      || !fl_node_set (env, object, "cmdline", null_value (env))
+      || !fl_node_set (env, object, "process_uid", null_value (env))
+      || !fl_node_set (env, object, "liveness", fl_node_string_or_null (env, "unknown"))
+      || !fl_node_set (env, object, "kernel_lock", null_value (env))
+      || !fl_node_set (env, object, "stale", boolean (env, FALSE))
+      || !fl_node_set (env, object, "reason",
                fl_node_string_or_null (env, etcd ? "not locked: no key is queued for it in etcd"
                                                  : "not locked: the lock file does not exist"))
-      || !set (env, object, "content", null_value (env))
-      || !set (env, object, "file_uid", null_value (env))
-      || !set (env, object, "mtime", null_value (env))
-      || !set (env, object, "age_s", null_value (env))
+      || !fl_node_set (env, object, "content", null_value (env))
+      || !fl_node_set (env, object, "file_uid", null_value (env))
+      || !fl_node_set (env, object, "mtime", null_value (env))
+      || !fl_node_set (env, object, "age_s", null_value (env))
       || !add_etcd_members (env, object, NULL, 0)
       || !add_owner_and_holder_members (env, object, NULL)
-      || !set (env, object, "schema", fl_node_int_or_null (env, TRUE, FL_NODE_JSON_SCHEMA)))
+      || !fl_node_set (env, object, "schema", fl_node_int_or_null (env, TRUE, FL_NODE_JSON_SCHEMA)))
     return NULL;
   return object;
 }
@@ -321,7 +312,7 @@ fl_node_scan (napi_env           env,
         return NULL;
       FL_NODE_CALL (env, napi_set_element (env, errors, i, e));
     }
-  if (!set (env, result, "errors", errors))
+  if (!fl_node_set (env, result, "errors", errors))
     return NULL;
   return result;
 }

@@ -335,3 +335,13 @@ fl_node_int_or_null (napi_env env,
     FL_NODE_CALL (env, napi_create_int64 (env, value, &result));
   return result;
 }
+
+/* FALSE when @value is NULL (its making failed, an exception pending) or cannot be set. */
+gboolean
+fl_node_set (napi_env    env,
+             napi_value  object,
+             const char *name,
+             napi_value  value)
+{
+  return value != NULL && napi_set_named_property (env, object, name, value) == napi_ok;
+}
