@@ -13,6 +13,10 @@
 //                                                   staleAfterMs unless given
 //   node module-driver.mjs count TARGET COUNTER N   N critical sections on COUNTER, the
 //                                                   protocol of tests/helpers/fl-test-counter.c
+//   node module-driver.mjs sections TARGET COUNTER N
+//                                                   the same, then "done", and exits only when
+//                                                   stdin closes (no holder exits while others
+//                                                   work: test-interop-portable.c says why)
 //   node module-driver.mjs judge STALE_AFTER_MS CONTENT-FILE...
 //                                                   for each file, a lock with its bytes and its
 //                                                   mtime, offered to withFileLock() with that
@@ -20,6 +24,9 @@
 //                                                   over, "held" if it timed out
 //   node module-driver.mjs cycle TARGET N           N uncontended acquire+release cycles after
 //                                                   a warm-up; prints ns per cycle (fl-bench)
+//
+// FL_NODE_REFERENCE may also name another module with the same withFileLock(): tests/node
+// drives libfl's Node.js package (bindings/node/lib/index.mjs) through the same commands.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -126,8 +133,8 @@ function judge(withFileLock, staleAfterMs, file) {
 
 async function main(argv) {
   const usage = 'usage: module-driver.mjs hold TARGET | acquire TARGET MS [STALE_AFTER_MS] | ' +
-                'count TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N\n';
-  const known = { hold: 2, acquire: 3, count: 4, cycle: 3 };
+                'count TARGET COUNTER N | sections TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N\n';
+  const known = { hold: 2, acquire: 3, count: 4, sections: 4, cycle: 3 };
   if (!(known[argv[0]] === argv.length || (argv[0] === 'judge' && argv.length >= 3) ||
         (argv[0] === 'acquire' && argv.length === 4))) {
     process.stderr.write(usage);
@@ -160,10 +167,15 @@ async function main(argv) {
       return 0;
     }
     case 'count':
+    case 'sections':
       for (let i = 0; i < Number(argv[3]); i++) {
         const ret = withFileLock(argv[1], () => criticalSection(argv[2]), forever);
         if (ret !== 0)
           return ret;
+      }
+      if (argv[0] === 'sections') {
+        process.stdout.write('done\n');
+        waitStdinEof();
       }
       return 0;
     case 'cycle': {
