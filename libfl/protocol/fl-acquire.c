@@ -142,6 +142,16 @@ _fl_open_lock_directory (const char  *directory,
   return dir;
 }
 
+/* Forgets the lock A4 judged, to the last field: the judge fills a state that starts out
+ * empty, and a verdict left from an earlier round (stale, holds_exclusive...) must never
+ * count in the next one. Closing the file drops any kernel lock we took on it. */
+static void
+judged_clear (Acquire *self)
+{
+  _fl_lock_state_clear (&self->judged);
+  self->judged = (FlLockState) { .fd = FL_HANDLE_NONE };
+}
+
 /* Leaves the directory the steps acted in, with its temp and its watch. Any claims we left
  * are in it. */
 static void
@@ -322,7 +332,7 @@ a4_refused (Acquire  *self,
 static Step
 step_t6_close (Acquire *self)
 {
-  _fl_lock_state_clear (&self->judged);
+  judged_clear (self);
   return STEP_A3;
 }
 
@@ -358,7 +368,7 @@ step_a4_judge (Acquire  *self,
   if (!_fl_lock_state_open (state, self->dir, self->lp.directory, self->lp.lock_name,
                             &local_error))
     {
-      _fl_lock_state_clear (state);
+      judged_clear (self);
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         return STEP_A3;  /* released meanwhile */
       g_propagate_error (error, g_steal_pointer (&local_error));
@@ -446,7 +456,7 @@ step_a5_wait (Acquire  *self,
   _fl_waiter_watch_file (self->waiter, state->kernel_lock == FL_KERNEL_LOCK_HELD
                                        ? state->fd : FL_HANDLE_NONE);
 
-  _fl_lock_state_clear (state);  /* never wait holding anything on the holder's file */
+  judged_clear (self);  /* never wait holding anything on the holder's file */
 
   wake = _fl_waiter_wait (self->waiter, until, self->cancellable);
   if (wake == FL_WAKE_CANCELLED)
@@ -501,7 +511,7 @@ acquire_hand_over (Acquire    *self,
 static void
 acquire_clear (Acquire *self)
 {
-  _fl_lock_state_clear (&self->judged);
+  judged_clear (self);
   if (self->dir != NULL)
     _fl_temp_discard (&self->temp, self->dir);  /* empty when the lock is held: it became it */
   g_clear_pointer (&self->waiter, _fl_waiter_free);  /* before the directory is anyone else's */

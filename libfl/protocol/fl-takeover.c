@@ -288,6 +288,18 @@ describe_claim_owner (FlDir       *dir,
   return ret;
 }
 
+/* An error of T2 or T4, which act on the stale lock's file. */
+static FlTakeoverResult
+stale_lock_error (GError      **error,
+                  int           saved_errno,
+                  FlDir        *dir,
+                  const char   *what,
+                  FlLockState  *stale)
+{
+  set_takeover_error (error, saved_errno, dir, what, stale->path, stale->info.uid);
+  return FL_TAKEOVER_FAILED;
+}
+
 /* Step T1: we hold LOCK_EX on the inode we judged (or own the claim); is it still the one at
  * T.lock? Only a holder of that LOCK_EX can move it away (docs/protocol.md, section 4), so
  * from here to T2 it stays, unless a peer without kernel locks acts. */
@@ -315,11 +327,7 @@ step_t2_move_aside (FlDir        *dir,
   if (saved_errno == ENOENT)
     return FL_TAKEOVER_CHANGED;
   if (saved_errno != 0)
-    {
-      set_takeover_error (error, saved_errno, dir, _("move aside the stale lock"), stale->path,
-                          stale->info.uid);
-      return FL_TAKEOVER_FAILED;
-    }
+    return stale_lock_error (error, saved_errno, dir, _("move aside the stale lock"), stale);
   _fl_platform_step_done ("T2");
   return FL_TAKEOVER_DONE;
 }
@@ -343,11 +351,7 @@ step_t4_remove_graveyard (FlDir        *dir,
   int saved_errno = _fl_platform_unlink (dir, graveyard);
 
   if (saved_errno != 0 && saved_errno != ENOENT)
-    {
-      set_takeover_error (error, saved_errno, dir, _("remove the graveyard of"), stale->path,
-                          stale->info.uid);
-      return FL_TAKEOVER_FAILED;
-    }
+    return stale_lock_error (error, saved_errno, dir, _("remove the graveyard of"), stale);
   _fl_platform_step_done ("T4");
   return FL_TAKEOVER_DONE;
 }
