@@ -37,7 +37,11 @@ static const CommandInfo command_infos[] = {
        "of the same signal: the shell shows 128+N. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
        "flctl are passed on to COMMAND; while waiting, they end the wait and leave nothing\n"
        "behind. COMMAND starts at the first word after TARGET that is not an option, or after\n"
-       "'--', as with flock(1); -c runs a command line through the shell.") },
+       "'--', as with flock(1); -c runs a command line through the shell.\n"
+       "As with flock(1), COMMAND inherits a file descriptor of the lock file, which shares\n"
+       "the lock's kernel lock: if flctl is killed, the lock stays held until COMMAND (and\n"
+       "whatever inherited the descriptor from it) has exited. Not on Windows, where flctl\n"
+       "holds the lock itself until COMMAND ends.") },
   { FLCTL_COMMAND_STATUS, "status", N_("PATH…"),
     N_("Show the holder and state of locks"),
     N_("Show the holder and the state of locks. Each PATH is a target (its lock is PATH.lock),\n"

@@ -9,7 +9,7 @@
  * lock (LockFileEx locks belong to the handle flctl opened and end with flctl), so flctl holds
  * the lock itself while COMMAND runs and releases it when COMMAND ends. If flctl is killed,
  * the lock is judged stale at once although COMMAND may still run (unlike Linux, where the lock
- * lives as long as COMMAND; docs/flctl.1 does not say this yet). A Ctrl+C while COMMAND runs
+ * lives as long as COMMAND; docs/flctl.1 and `flctl run --help` say so). A Ctrl+C while COMMAND runs
  * reaches COMMAND through the console it shares with flctl, so flctl ignores it and waits for
  * COMMAND. COMMAND is started with GLib's spawn (CreateProcess, the PATH searched), stdin,
  * stdout and stderr inherited; other descriptors are not passed on.

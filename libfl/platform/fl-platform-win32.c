@@ -1727,3 +1727,8 @@ _fl_platform_die_now (void)
   TerminateProcess (GetCurrentProcess (), 9);
   abort ();
 }
+
+void
+_fl_platform_step_done (const char *step)
+{
+}

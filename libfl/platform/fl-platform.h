@@ -434,6 +434,13 @@ int         _fl_platform_watch_deferred (void);
 /* For the crash-point tests only: the process dies at once, as from SIGKILL, running nothing. */
 void        _fl_platform_die_now        (void);
 
+/* The protocol reached the end of a step that docs/protocol.md names ("A3", "T2", "C1", "R2").
+ * Does nothing, on every platform. It is the one place where a test injects a fault at a step:
+ * tests/helpers/fl-crash-shim.c replaces it at link time (-Wl,--wrap, as it replaces the
+ * system calls) in the worker that the crash tests kill at a named step, so the library holds
+ * no test code. Defined apart from its callers, so that no compiler folds it into them. */
+void        _fl_platform_step_done      (const char      *step);
+
 #ifdef __cplusplus
 }
 #endif

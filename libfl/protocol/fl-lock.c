@@ -16,12 +16,19 @@
  * FlLock:
  *
  * A lock held by this process on a target file (or an etcd lock): made by fl_lock_acquire(),
- * fl_lock_try_acquire() or fl_lock_acquire_async(), given up by fl_lock_release(). The lock
- * file `target.lock` holds this process's PID, as the Node module writes it, and a kernel
- * lock on it makes the holder's liveness exact (docs/protocol.md). Dropping the last
- * reference releases it, ignoring errors (so a lock held from Python or JavaScript lives as
- * long as its object: docs/bindings.md). A lock is not re-entrant: acquiring it again in
- * this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
+ * fl_lock_try_acquire() or fl_lock_acquire_async(). The lock file `target.lock` holds this
+ * process's PID, as the Node module writes it, and a kernel lock on it makes the holder's
+ * liveness exact (docs/protocol.md).
+ *
+ * Ownership, stated here once: the object owns the lock, and the lock ends with the object.
+ * fl_lock_release() ends it and reports %FL_ERROR_LOST if it was taken away; dropping the last
+ * reference releases it the same way, ignoring errors (so a lock held from Python or
+ * JavaScript lives as long as its object: docs/bindings.md). The holder is the process that
+ * acquired it, by its real PID: in a forked child the object says fl_lock_is_held() %FALSE,
+ * and its release or last reference there only closes the child's copy of the descriptor,
+ * removing nothing. A descriptor from fl_lock_dup_fd() shares the kernel lock, which lives
+ * while any copy of it is open, in any process. A lock is not re-entrant: acquiring it again
+ * in this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
  */
 struct _FlLock
 {
@@ -243,8 +250,8 @@ fl_lock_try_acquire (const char          *target,
  *
  * Releases the lock: removes `T.lock` if, and only if, it is still the file this holder
  * created. If it was taken away, nothing is removed and %FL_ERROR_LOST names the path and
- * the process that holds it now. Releasing twice does nothing the second time. Dropping the
- * last reference releases too, ignoring errors.
+ * the process that holds it now. Releasing twice does nothing the second time. Who may
+ * release, and what dropping the last reference does: #FlLock.
  *
  * An etcd lock is released by a delete guarded on its fencing token, then its lease is
  * revoked; %FL_ERROR_LOST if the key was no longer ours or the lock was reported lost.
@@ -310,9 +317,8 @@ fl_lock_get_path (FlLock *self)
  * fl_lock_is_held:
  * @self: a #FlLock
  *
- * Whether this process holds the lock. In a forked child (however it was forked, `_Fork()`
- * included) this is %FALSE: the child shares the descriptor, and so keeps the kernel lock
- * alive, but it is not the holder, and its release removes nothing.
+ * Whether this process holds the lock: %FALSE once released, and in a forked child
+ * (however it was forked, `_Fork()` included; #FlLock says why).
  *
  * An etcd lock is %FALSE in a forked child too, and its release there does nothing. It turns
  * %FALSE at the moment its lease may have expired (the send time of the

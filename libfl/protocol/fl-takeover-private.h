@@ -35,8 +35,4 @@ void             _fl_takeover_clear_claims (FlDir      *dir,
  * when it met only shared holders (only_probers). */
 void             _fl_takeover_note_shared (FlLockState *state);
 
-/* Test hook: when the environment variable FL_TEST_CRASH_AT names a step ("A3", "T2", "C2"...),
- * the process SIGKILLs itself there. Read once; costs one branch otherwise. */
-void             _fl_test_crash_point (const char *step);
-
 G_END_DECLS

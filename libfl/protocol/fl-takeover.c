@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -14,33 +13,6 @@
 #include "fl-error-private.h"
 #include "fl-names-private.h"
 #include "fl-takeover-private.h"
-
-static const char *crash_at;
-
-static void
-read_crash_at (void)
-{
-  crash_at = g_getenv ("FL_TEST_CRASH_AT");
-}
-
-void
-_fl_test_crash_point (const char *step)
-{
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-  pthread_once (&once, read_crash_at);
-
-  if (G_UNLIKELY (crash_at != NULL) && strcmp (crash_at, step) == 0)
-    _fl_platform_die_now ();
-}
-
-static gboolean
-same_inode_at (FlDir       *dir,
-               const char  *name,
-               FlLockState *state)
-{
-  return _fl_lock_state_still_at (state, dir, name);
-}
 
 /* Every takeover error is in FL_ERROR. A sticky directory (mode +t, as /tmp) lets only a file's
  * owner, the directory's owner or root rename or remove it: say so, since the error alone
@@ -151,7 +123,7 @@ claim_create (Claim       *claim,
         {
           claim->fd = fd;
           claim->own_name = g_steal_pointer (&name);
-          _fl_test_crash_point ("C1");
+          _fl_platform_step_done ("C1");
           return TRUE;
         }
       _fl_platform_unlink_held (dir, name, fd, NULL);
@@ -191,7 +163,7 @@ claim_take (Claim       *claim,
       if (saved_errno == 0)
         {
           claim->name = g_steal_pointer (&name);
-          _fl_test_crash_point ("C2");
+          _fl_platform_step_done ("C2");
           _fl_platform_unlink (dir, claim->own_name);
           g_clear_pointer (&claim->own_name, g_free);
           return CLAIM_OWNED;
@@ -229,7 +201,7 @@ claim_take (Claim       *claim,
           return CLAIM_BUSY;  /* its owner holds LOCK_EX: a live taker */
         }
       _fl_platform_close (pfd);
-      _fl_test_crash_point ("C3");
+      _fl_platform_step_done ("C3");
       generation++;  /* dead for good: the next generation */
     }
 
@@ -316,6 +288,93 @@ describe_claim_owner (FlDir       *dir,
   return ret;
 }
 
+/* An error of T2 or T4, which act on the stale lock's file. */
+static FlTakeoverResult
+stale_lock_error (GError      **error,
+                  int           saved_errno,
+                  FlDir        *dir,
+                  const char   *what,
+                  FlLockState  *stale)
+{
+  set_takeover_error (error, saved_errno, dir, what, stale->path, stale->info.uid);
+  return FL_TAKEOVER_FAILED;
+}
+
+/* Step T1: we hold LOCK_EX on the inode we judged (or own the claim); is it still the one at
+ * T.lock? Only a holder of that LOCK_EX can move it away (docs/protocol.md, section 4), so
+ * from here to T2 it stays, unless a peer without kernel locks acts. */
+static gboolean
+step_t1_still_at_path (FlDir       *dir,
+                       const char  *lock_name,
+                       FlLockState *stale)
+{
+  if (!_fl_lock_state_still_at (stale, dir, lock_name))
+    return FALSE;
+  _fl_platform_step_done ("T1");
+  return TRUE;
+}
+
+/* Step T2: T.lock into a graveyard of our own, which a rename never replaces. */
+static FlTakeoverResult
+step_t2_move_aside (FlDir        *dir,
+                    const char   *lock_name,
+                    const char   *graveyard,
+                    FlLockState  *stale,
+                    GError      **error)
+{
+  int saved_errno = _fl_platform_rename_noreplace (dir, lock_name, graveyard);
+
+  if (saved_errno == ENOENT)
+    return FL_TAKEOVER_CHANGED;
+  if (saved_errno != 0)
+    return stale_lock_error (error, saved_errno, dir, _("move aside the stale lock"), stale);
+  _fl_platform_step_done ("T2");
+  return FL_TAKEOVER_DONE;
+}
+
+/* Step T3: is what we moved the inode we judged? */
+static gboolean
+step_t3_moved_ours (FlDir       *dir,
+                    const char  *graveyard,
+                    FlLockState *stale)
+{
+  return _fl_lock_state_still_at (stale, dir, graveyard);
+}
+
+/* Step T4. Step T6 is the caller's: clearing the state closes the fd and drops LOCK_EX. */
+static FlTakeoverResult
+step_t4_remove_graveyard (FlDir        *dir,
+                          const char   *graveyard,
+                          FlLockState  *stale,
+                          GError      **error)
+{
+  int saved_errno = _fl_platform_unlink (dir, graveyard);
+
+  if (saved_errno != 0 && saved_errno != ENOENT)
+    return stale_lock_error (error, saved_errno, dir, _("remove the graveyard of"), stale);
+  _fl_platform_step_done ("T4");
+  return FL_TAKEOVER_DONE;
+}
+
+/* Step T5: we moved someone else's lock. Put it back with a link, which cannot replace a lock
+ * created meanwhile; rename() could, and that is how the original module makes two holders. */
+static FlTakeoverResult
+step_t5_put_back (FlDir       *dir,
+                  const char  *lock_name,
+                  const char  *graveyard,
+                  FlLockState *stale)
+{
+  int saved_errno = _fl_platform_link_noreplace (dir, graveyard, lock_name);
+
+  if (saved_errno == 0)
+    _fl_platform_unlink (dir, graveyard);
+  else if (saved_errno == EEXIST)
+    g_message ("A peer without kernel locks replaced “%s” during a takeover; the lock it held "
+               "was left in “%s” because a newer lock exists", stale->path, graveyard);
+  /* ENOENT: a cleaner removed the graveyard; there is nothing to restore. */
+  return FL_TAKEOVER_RACED;
+}
+
 /* Steps T1-T5: we exclude every other taker, by LOCK_EX on the stale inode or by the claim. */
 static FlTakeoverResult
 takeover_steps (FlDir        *dir,
@@ -324,58 +383,19 @@ takeover_steps (FlDir        *dir,
                 GError      **error)
 {
   g_autofree char *graveyard = NULL;
-  int saved_errno;
+  FlTakeoverResult moved;
 
-  /* Step T1: we hold LOCK_EX on the inode we judged; is it still the one at T.lock? Only a
-   * holder of that LOCK_EX can move it away (docs/protocol.md, section 4), so from here to
-   * T2 it stays, unless a peer without kernel locks acts. */
-  if (!same_inode_at (dir, lock_name, stale))
+  if (!step_t1_still_at_path (dir, lock_name, stale))
     return FL_TAKEOVER_CHANGED;
 
-  _fl_test_crash_point ("T1");
-
-  /* Step T2 */
   graveyard = _fl_graveyard_name (lock_name, _fl_platform_self_pid (), g_random_int ());
-  saved_errno = _fl_platform_rename_noreplace (dir, lock_name, graveyard);
-  if (saved_errno != 0)
-    {
-      if (saved_errno == ENOENT)
-        return FL_TAKEOVER_CHANGED;
-      set_takeover_error (error, saved_errno, dir, _("move aside the stale lock"), stale->path,
-                          stale->info.uid);
-      return FL_TAKEOVER_FAILED;
-    }
+  moved = step_t2_move_aside (dir, lock_name, graveyard, stale, error);
+  if (moved != FL_TAKEOVER_DONE)
+    return moved;
 
-  _fl_test_crash_point ("T2");
-
-  /* Step T3 */
-  if (same_inode_at (dir, graveyard, stale))
-    {
-      /* Step T4 */
-      saved_errno = _fl_platform_unlink (dir, graveyard);
-      if (saved_errno != 0 && saved_errno != ENOENT)
-        {
-          set_takeover_error (error, saved_errno, dir, _("remove the graveyard of"),
-                              stale->path, stale->info.uid);
-          return FL_TAKEOVER_FAILED;
-        }
-      _fl_test_crash_point ("T4");
-      /* Step T6 is the caller's: clearing the state closes the fd and drops LOCK_EX. */
-      return FL_TAKEOVER_DONE;
-    }
-
-  /* Step T5: we moved someone else's lock. Put it back with a link, which cannot replace a
-   * lock created meanwhile; rename() could, and that is how the original module makes two
-   * holders. */
-  saved_errno = _fl_platform_link_noreplace (dir, graveyard, lock_name);
-  if (saved_errno == 0)
-    _fl_platform_unlink (dir, graveyard);
-  else if (saved_errno == EEXIST)
-    g_message ("A peer without kernel locks replaced “%s” during a takeover; the lock it held "
-               "was left in “%s” because a newer lock exists", stale->path, graveyard);
-  /* ENOENT: a cleaner removed the graveyard; there is nothing to restore. */
-
-  return FL_TAKEOVER_RACED;
+  if (step_t3_moved_ours (dir, graveyard, stale))
+    return step_t4_remove_graveyard (dir, graveyard, stale, error);
+  return step_t5_put_back (dir, lock_name, graveyard, stale);
 }
 
 FlTakeoverResult

@@ -13,7 +13,6 @@
 #include "fl-error-private.h"
 #include "fl-lock-private.h"
 #include "fl-process-private.h"
-#include "fl-takeover-private.h"
 #include "fl-temp-private.h"
 
 static gint force_named_temp = -1;  /* -1: not decided yet; read FL_NAMED_TEMP once */
@@ -332,7 +331,7 @@ _fl_temp_link (FlTemp           *temp,
 
   if (saved_errno == 0)
     {
-      _fl_test_crash_point ("A3");
+      _fl_platform_step_done ("A3");
       if (temp->name != NULL)
         _fl_platform_unlink (dir, temp->name);
       g_clear_pointer (&temp->name, g_free);

@@ -14,6 +14,11 @@
  * Only names ending in ".lock" (or containing ".lock.gy.") match, so the worker's own marker
  * files are never a crash point.
  *
+ *   FL_TEST_CRASH_AT   a step docs/protocol.md names (A3, T1, T2, T4, R2, C1, C2, C3): the end
+ *                      of that step, exactly, the first time it is reached. The library calls
+ *                      _fl_platform_step_done() there, which does nothing; this file replaces
+ *                      it too (-Wl,--wrap), so all fault injection is here, none in libfl.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <fcntl.h>
@@ -22,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "fl-platform.h"
 
 int __real_link (const char *oldpath, const char *newpath);
 int __real_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
@@ -42,6 +49,7 @@ int __wrap_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const cha
                       unsigned int flags);
 int __wrap_unlink (const char *path);
 int __wrap_unlinkat (int dirfd, const char *path, int flags);
+void __wrap__fl_platform_step_done (const char *step);
 
 static long match_count;
 
@@ -179,4 +187,13 @@ __wrap_unlinkat (int         dirfd,
   if (ret == 0 && ends_with_lock (path))
     maybe_crash ("after-lock-unlink");
   return ret;
+}
+
+void
+__wrap__fl_platform_step_done (const char *step)
+{
+  const char *at = getenv ("FL_TEST_CRASH_AT");
+
+  if (at != NULL && strcmp (at, step) == 0)
+    _fl_platform_die_now ();
 }

@@ -1,9 +1,11 @@
 /* test-crash.c: holders killed at every step of the protocol
  *
- * Two kinds of injection. The library's own hook (FL_TEST_CRASH_AT=A3|T1|T2|T4|R2, see
- * fl-takeover-private.h) kills a worker at a named step, once, so that the state it leaves can
- * be checked exactly. The stress test uses fl-worker-crash, whose shim (fl-crash-shim.c) kills
- * at the Nth link/rename/unlink of a step, and the test kills workers at random moments too.
+ * Two kinds of injection, both by fl-worker-crash, whose shim (tests/helpers/fl-crash-shim.c)
+ * is wrapped around libfl at link time. FL_TEST_CRASH_AT=A3|T1|T2|T4|R2 kills the worker at
+ * the end of a named step (the library's _fl_platform_step_done(), which does nothing unless
+ * wrapped), once, so that the state it leaves can be checked exactly. The stress test sets
+ * FL_CRASH_AT, which kills at the Nth link/rename/unlink of a step, and the test kills workers
+ * at random moments too.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -76,7 +78,7 @@ test_hook (FlTestDir     *fx,
            gconstpointer  data)
 {
   const HookCase *c = data;
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER_CRASH", "fl-worker-crash");
   const char *argv[] = { worker, c->mode, fx->target, NULL };
   g_auto(GStrv) envp = g_get_environ ();
   g_autoptr(FlTestProc) proc = NULL;

@@ -367,7 +367,8 @@ test_dead_claim (FlTestDir     *fx,
                  gconstpointer  data)
 {
   const char * const *steps = data;
-  g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
+  /* Its shim kills it at the end of the step FL_TEST_CRASH_AT names (fl-crash-shim.c). */
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER_CRASH", "fl-worker-crash");
   g_autofree char *claim = g_strconcat (fx->lock, ".claim.0", NULL);
   const char *argv[] = { worker, "--timeout-ms=20000", "acquire", fx->target, NULL };
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
