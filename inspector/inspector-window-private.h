@@ -60,6 +60,7 @@ struct _InspectorWindow
   guint                 banner_id;     /* hides a success banner after a while */
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
   char                 *search_text;
+  char                 *selected_path; /* the last selected lock's, kept when its row goes */
   gboolean              problems_only;
 
   GMenuModel           *row_menu_model;

@@ -77,6 +77,12 @@ entry_changed_cb (FlDirectoryModel *model,
   /* A release is gone from the rows already; a takeover is followed by its CREATED. */
   if (change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER)
     return;
+  /* The selected lock's file replaced (taken over, released and taken again): the selection
+   * stays on the lock's path, where the person was, rather than on no row. */
+  if (change == FL_CHANGE_CREATED && self->selected_path != NULL &&
+      gtk_single_selection_get_selected_item (self->selection) == NULL &&
+      g_strcmp0 (fl_entry_get_path (entry), self->selected_path) == 0)
+    _inspector_window_select_path (self, self->selected_path);
   if (self->problems_only || self->search_text != NULL)
     inspector_filter_model_update (self->filter_model, entry);
 }
@@ -136,6 +142,12 @@ selection_changed_cb (GtkSingleSelection *selection,
   FlEntry *entry = gtk_single_selection_get_selected_item (selection);
   g_autoptr(GObject) shown = g_signal_group_dup_target (self->selected_signals);
 
+  /* Kept while no row is selected: where a replaced file's lock comes back. */
+  if (entry != NULL && g_strcmp0 (self->selected_path, fl_entry_get_path (entry)) != 0)
+    {
+      g_free (self->selected_path);
+      self->selected_path = g_strdup (fl_entry_get_path (entry));
+    }
   if (shown != (GObject *) entry)
     {
       g_signal_group_set_target (self->selected_signals, entry);
@@ -240,6 +252,7 @@ inspector_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->recursive_dirs, g_hash_table_unref);
   g_clear_pointer (&self->search_text, g_free);
+  g_clear_pointer (&self->selected_path, g_free);
 
   G_OBJECT_CLASS (inspector_window_parent_class)->dispose (object);
 }

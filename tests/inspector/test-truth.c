@@ -1,0 +1,323 @@
+/* test-truth.c: every sentence of the details pane true, under Xvfb (issue 34, items 4, 5, 8
+ * and 9): the evidence is libfl's reason, the same flctl status prints for the file; what a
+ * foreign entry is; a serial port's UUCP lock listed with its owner's process; binary content
+ * as a size and a hex prefix; a forced reclaim where libfl offers one, with its stronger
+ * confirmation; a take-over under an open confirmation named as one
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "inspector-state.h"
+#include "ui-test-util.h"
+
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;
+  FlEntryState     state;
+} Wanted;
+
+static gboolean
+is_listed (gpointer data)
+{
+  Wanted *wanted = data;
+
+  return fl_directory_model_lookup (wanted->window->model, wanted->path) != NULL;
+}
+
+static gboolean
+is_in_state (gpointer data)
+{
+  Wanted *wanted = data;
+  FlEntry *entry = fl_directory_model_lookup (wanted->window->model, wanted->path);
+
+  return entry != NULL && fl_snapshot_get_state (fl_entry_get_snapshot (entry)) == wanted->state;
+}
+
+static gboolean
+dialog_open (gpointer data)
+{
+  return _inspector_window_get_dialog (data) != NULL;
+}
+
+/* The reason flctl status gives for @path, in English. */
+static char *
+flctl_reason (const char *path)
+{
+  const char *argv[] = { FLCTL_BUILD_PATH, "status", "--records", path, NULL };
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GSubprocess) flctl = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *out = NULL;
+  JsonArray *records;
+
+  g_subprocess_launcher_setenv (launcher, "LANGUAGE", "C", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  flctl = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (flctl, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  records = json_node_get_array (json_parser_get_root (parser));
+  return g_strdup (json_object_get_string_member (json_array_get_object_element (records, 0),
+                                                  "reason"));
+}
+
+/* The pane's evidence holds flctl's reason (its first letter capitalised), and nothing that
+ * contradicts it: one judge. */
+static void
+assert_evidence_is_flctls (InspectorWindow *window,
+                           const char      *path)
+{
+  g_autofree char *reason = flctl_reason (path);
+  const char *evidence;
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  evidence = inspector_details_get_evidence (window->details);
+  g_test_message ("%s\n  flctl: %s\n  pane: %s", path, reason, evidence);
+  g_assert_nonnull (strstr (evidence, reason + 1));
+  g_assert_null (strstr (evidence, "becomes stale when"));
+  g_assert_null (strstr (evidence, "will not judge it stale"));
+}
+
+static void
+test_evidence_is_flctls (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  const char *names[] = { "database.sqlite.lock", "report.csv.lock", "session.db.lock",
+                          "upload.part.lock", "legacy.lock" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = ui_demo_path (window, names[i]);
+
+      assert_evidence_is_flctls (window, path);
+    }
+  ui_window_close (window);
+}
+
+/* A symbolic link named like a lock says that it is one, and where it points. */
+static void
+test_foreign_link (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "pointer.lock");
+  Wanted wanted = { window, path, FL_ENTRY_STATE_FOREIGN };
+  const char *evidence;
+
+  g_assert_no_errno (symlink ("/nowhere/else", path));
+  g_assert_true (fl_test_wait_until (is_in_state, &wanted, 10000));
+  assert_evidence_is_flctls (window, path);
+  evidence = inspector_details_get_evidence (window->details);
+  g_assert_nonnull (strstr (evidence, "A symbolic link to “/nowhere/else”"));
+  ui_window_close (window);
+}
+
+static GtkLabel *
+value_of (GtkWidget  *root,
+          const char *key)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), key) == 0 &&
+          GTK_IS_GRID (root))
+        {
+          int column, row, width, height;
+
+          gtk_grid_query_child (GTK_GRID (root), child, &column, &row, &width, &height);
+          return GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (root), 1, row));
+        }
+      found = value_of (child, key);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+detail (InspectorWindow *window,
+        const char      *key)
+{
+  GtkLabel *label = value_of (GTK_WIDGET (window->details), key);
+
+  return label != NULL ? gtk_label_get_text (label) : NULL;
+}
+
+/* `printf '%10d\n' PID > LCK..ttyUSB0`, as minicom writes it: listed, held while the process
+ * runs, with its process shown, and stale as soon as it exits. */
+static void
+test_uucp_listed (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "LCK..ttyUSB0");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) owner = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error,
+                                                   "sleep", "600", NULL);
+  g_autofree char *content = NULL;
+  Wanted held = { window, path, FL_ENTRY_STATE_HELD };
+  Wanted stale = { window, path, FL_ENTRY_STATE_STALE };
+  gint64 killed;
+
+  g_assert_no_error (error);
+  content = g_strdup_printf ("%10d\n", atoi (g_subprocess_get_identifier (owner)));
+  fl_test_write (path, content, strlen (content));
+  g_assert_true (fl_test_wait_until (is_in_state, &held, 10000));
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_assert_cmpstr (detail (window, "Program"), ==, "UUCP");
+  g_assert_cmpstr (detail (window, "Process"), ==, "sleep");
+  g_assert_nonnull (strstr (detail (window, "Command line"), "600"));
+  g_assert_cmpstr (detail (window, "Started"), !=, "—");
+
+  /* Its exit is seen through the owner's pidfd, not a periodic pass. */
+  g_subprocess_force_exit (owner);
+  g_assert_true (g_subprocess_wait (owner, NULL, NULL));
+  killed = g_get_monotonic_time ();
+  g_assert_true (fl_test_wait_until (is_in_state, &stale, 10000));
+  g_test_message ("stale after %" G_GINT64_FORMAT " ms", (g_get_monotonic_time () - killed) / 1000);
+  g_assert_cmpint (g_get_monotonic_time () - killed, <, fl_test_scaled_ms (1000) * 1000);
+  ui_window_close (window);
+}
+
+/* git's index.lock holds binary data: a size and a hex prefix, never raw bytes. */
+static void
+test_binary_content (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "blob.lock");
+  static const char blob[] = "DIRC\0\0\0\2\0\0\0\1\xff\xfe";
+  Wanted wanted = { window, path, FL_ENTRY_STATE_UNKNOWN };
+  const char *content;
+
+  fl_test_write (path, blob, sizeof blob - 1);
+  g_assert_true (fl_test_wait_until (is_listed, &wanted, 10000));
+  g_assert_true (_inspector_window_select_path (window, path));
+  content = detail (window, "Content");
+  g_assert_nonnull (content);
+  g_test_message ("%s", content);
+  g_assert_true (g_str_has_prefix (content, "Binary data, 14 bytes"));
+  g_assert_nonnull (strstr (content, "44 49 52 43 00 00 00 02"));
+  ui_window_close (window);
+}
+
+/* An empty lock: libfl never calls it stale before its age, so only a forced reclaim ends it:
+ * offered as such, with a confirmation whose button stays off until the person vouches. */
+static void
+test_force_reclaim (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "upload.part.lock");
+  GtkWidget *force = ui_find_actionable (GTK_WIDGET (window->details), "win.force-reclaim");
+  GtkWidget *reclaim = ui_find_actionable (GTK_WIDGET (window->details), "win.reclaim");
+  GtkWindow *dialog;
+  GtkCheckButton *check;
+  g_autofree char *text = NULL;
+  g_autofree char *secondary = NULL;
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_assert_nonnull (force);
+  g_assert_true (gtk_widget_get_visible (force) && gtk_widget_get_sensitive (force));
+  g_assert_false (gtk_widget_get_visible (reclaim));
+  g_assert_nonnull (strstr (inspector_details_get_evidence (window->details), "Force Reclaim"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.force-reclaim", NULL));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
+  dialog = _inspector_window_get_dialog (window);
+  g_object_get (dialog, "text", &text, "secondary-text", &secondary, NULL);
+  g_assert_true (g_str_has_prefix (text, "Force reclaim the lock"));
+  g_assert_nonnull (strstr (secondary, "does not call this lock stale"));
+  check = g_object_get_data (G_OBJECT (dialog), "inspector-force-check");
+  g_assert_nonnull (check);
+  /* The accept button is off until the person vouches that no process uses the lock. */
+  g_assert_false (gtk_widget_get_sensitive (
+    gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT)));
+  gtk_check_button_set_active (check, TRUE);
+  g_assert_true (gtk_widget_get_sensitive (
+    gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT)));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_assert_false (fl_test_exists (path));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "Force-reclaimed"));
+  ui_window_close (window);
+}
+
+static gboolean
+says_taken_over (gpointer data)
+{
+  GtkWindow *dialog = _inspector_window_get_dialog (data);
+  g_autofree char *secondary = NULL;
+
+  if (dialog == NULL)
+    return FALSE;
+  g_object_get (dialog, "secondary-text", &secondary, NULL);
+  return secondary != NULL && strstr (secondary, "taken over") != NULL;
+}
+
+static gboolean
+selected_is (gpointer data)
+{
+  Wanted *wanted = data;
+  FlEntry *selected = _inspector_window_get_selected (wanted->window);
+
+  return selected != NULL && g_str_equal (fl_entry_get_path (selected), wanted->path) &&
+         fl_snapshot_get_state (fl_entry_get_snapshot (selected)) == wanted->state;
+}
+
+/* A live holder takes the stale lock over while its Reclaim confirmation is open: the dialog
+ * says so, never "released or removed it", and nothing is touched. */
+static void
+test_take_over_wording (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "report.csv.lock");
+  g_autofree char *target = g_strndup (path, strlen (path) - strlen (".lock"));
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secondary = NULL;
+  Wanted wanted = { window, path, FL_ENTRY_STATE_HELD };
+
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL));
+  g_assert_true (fl_test_wait_until (dialog_open, window, 5000));
+
+  lock = fl_lock_try_acquire (target, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_test_wait_until (says_taken_over, window, 10000));
+  g_object_get (_inspector_window_get_dialog (window), "secondary-text", &secondary, NULL);
+  g_test_message ("%s", secondary);
+  g_assert_null (strstr (secondary, "released or removed"));
+  gtk_dialog_response (GTK_DIALOG (_inspector_window_get_dialog (window)), GTK_RESPONSE_ACCEPT);
+  g_assert_true (fl_test_exists (path));
+  /* The selection stayed on the lock's path, now the new holder's file. */
+  g_assert_true (fl_test_wait_until (selected_is, &wanted, 5000));
+  ui_window_close (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (!ui_test_init (&argc, &argv))
+    return 0;
+
+  g_test_add_func ("/ui/truth/evidence-is-flctls", test_evidence_is_flctls);
+  g_test_add_func ("/ui/truth/foreign-link", test_foreign_link);
+  g_test_add_func ("/ui/truth/uucp-listed", test_uucp_listed);
+  g_test_add_func ("/ui/truth/binary-content", test_binary_content);
+  g_test_add_func ("/ui/truth/force-reclaim", test_force_reclaim);
+  g_test_add_func ("/ui/truth/take-over-wording", test_take_over_wording);
+
+  return g_test_run ();
+}
