@@ -124,39 +124,6 @@ test_foreign_link (void)
   ui_window_close (window);
 }
 
-static GtkLabel *
-value_of (GtkWidget  *root,
-          const char *key)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *found;
-
-      if (GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), key) == 0 &&
-          GTK_IS_GRID (root))
-        {
-          int column, row, width, height;
-
-          gtk_grid_query_child (GTK_GRID (root), child, &column, &row, &width, &height);
-          return GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (root), 1, row));
-        }
-      found = value_of (child, key);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static const char *
-detail (InspectorWindow *window,
-        const char      *key)
-{
-  GtkLabel *label = value_of (GTK_WIDGET (window->details), key);
-
-  return label != NULL ? gtk_label_get_text (label) : NULL;
-}
-
 /* `printf '%10d\n' PID > LCK..ttyUSB0`, as minicom writes it: listed, held while the process
  * runs, with its process shown, and stale as soon as it exits. */
 static void
@@ -177,10 +144,10 @@ test_uucp_listed (void)
   fl_test_write (path, content, strlen (content));
   g_assert_true (fl_test_wait_until (is_in_state, &held, 10000));
   g_assert_true (_inspector_window_select_path (window, path));
-  g_assert_cmpstr (detail (window, "Program"), ==, "UUCP");
-  g_assert_cmpstr (detail (window, "Process"), ==, "sleep");
-  g_assert_nonnull (strstr (detail (window, "Command line"), "600"));
-  g_assert_cmpstr (detail (window, "Started"), !=, "—");
+  g_assert_cmpstr (ui_detail (window, "Program"), ==, "UUCP");
+  g_assert_cmpstr (ui_detail (window, "Process"), ==, "sleep");
+  g_assert_nonnull (strstr (ui_detail (window, "Command line"), "600"));
+  g_assert_cmpstr (ui_detail (window, "Started"), !=, "—");
 
   /* Its exit is seen through the owner's pidfd, not a periodic pass. */
   g_subprocess_force_exit (owner);
@@ -205,7 +172,7 @@ test_binary_content (void)
   fl_test_write (path, blob, sizeof blob - 1);
   g_assert_true (fl_test_wait_until (is_listed, &wanted, 10000));
   g_assert_true (_inspector_window_select_path (window, path));
-  content = detail (window, "Content");
+  content = ui_detail (window, "Content");
   g_assert_nonnull (content);
   g_test_message ("%s", content);
   g_assert_true (g_str_has_prefix (content, "Binary data, 14 bytes"));

@@ -201,3 +201,37 @@ ui_collect_widgets (GtkWidget *root,
       ui_collect_widgets (child, type, out);
     }
 }
+
+static GtkLabel *
+value_of (GtkWidget  *root,
+          const char *key)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), key) == 0 &&
+          GTK_IS_GRID (root))
+        {
+          int column, row, width, height;
+
+          gtk_grid_query_child (GTK_GRID (root), child, &column, &row, &width, &height);
+          return GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (root), 1, row));
+        }
+      found = value_of (child, key);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The value the details pane shows beside @key ("Content", "Lease"), or NULL without one. */
+const char *
+ui_detail (InspectorWindow *window,
+           const char      *key)
+{
+  GtkLabel *label = value_of (GTK_WIDGET (window->details), key);
+
+  return label != NULL ? gtk_label_get_text (label) : NULL;
+}
