@@ -32,29 +32,55 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+static void append_count (GString    *text,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
+static void
+append_count (GString    *text,
+              const char *format,
+              ...)
+{
+  va_list args;
+
+  if (text->len > 0)
+    g_string_append (text, "   ");
+  va_start (args, format);
+  g_string_append_vprintf (text, format, args);
+  va_end (args);
+}
+
 /* The counts label binds to the model's counts (inspector-window.ui): each is the number of
- * rows showing that state; the rarer ones only when there are some. */
+ * rows showing that state, every state counted once; the rarer ones only when there are some.
+ * Stale is libfl's own reclaimable locks; other programs' leftovers have a count of their
+ * own, as libfl never reclaims them. */
 static char *
 format_counts_cb (gpointer unused,
                   guint    held,
                   guint    stale,
                   guint    orphans,
                   guint    unknown,
-                  guint    foreign)
+                  guint    foreign,
+                  guint    active,
+                  guint    free,
+                  guint    leftovers)
 {
   GString *text = g_string_new (NULL);
 
-  g_string_printf (text, _("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+  append_count (text, _("Held: %u"), held);
+  append_count (text, _("Stale: %u"), stale);
+  append_count (text, _("Orphans: %u"), orphans);
+  if (active > 0)
+    append_count (text, _("In use: %u"), active);
   if (unknown > 0)
-    {
-      g_string_append (text, "   ");
-      g_string_append_printf (text, _("Unknown: %u"), unknown);
-    }
+    append_count (text, _("Unknown: %u"), unknown);
+  if (free > 0)
+    append_count (text, _("Free: %u"), free);
+  if (leftovers > 0)
+    /* TRANSLATORS: other programs' lock files whose owner is gone (Emacs, Firefox...) */
+    append_count (text, _("Others' leftovers: %u"), leftovers);
   if (foreign > 0)
-    {
-      g_string_append (text, "   ");
-      g_string_append_printf (text, _("Foreign: %u"), foreign);
-    }
+    append_count (text, _("Foreign: %u"), foreign);
   return g_string_free (text, FALSE);
 }
 

@@ -159,6 +159,40 @@ test_uucp_listed (void)
   ui_window_close (window);
 }
 
+static gboolean
+counts_say (gpointer data)
+{
+  InspectorWindow *window = data;
+  const char *text = gtk_label_get_text (window->counts_label);
+
+  return strstr (text, "Free: 1") != NULL && strstr (text, "Others' leftovers: 1") != NULL;
+}
+
+/* The counts cover every state (Free too), and Stale stays libfl's reclaimable locks: a serial
+ * port lock whose owner is gone is another program's leftover. */
+static void
+test_counts (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *left = ui_demo_path (window, "LCK..ttyS1");
+  g_autofree char *free_port = ui_demo_path (window, "LCK..ttyS2");
+  g_autofree char *content = g_strdup_printf ("%10d\n", (int) fl_test_dead_pid ());
+  guint stale_before, stale, held, orphans, unknown, foreign, active, free, leftovers;
+
+  g_object_get (window->model, "n-stale", &stale_before, NULL);
+  fl_test_write (left, content, strlen (content));
+  fl_test_write (free_port, "", 0);
+  g_assert_true (fl_test_wait_until (counts_say, window, 10000));
+  g_test_message ("%s", gtk_label_get_text (window->counts_label));
+  g_object_get (window->model, "n-held", &held, "n-stale", &stale, "n-orphans", &orphans,
+                "n-unknown", &unknown, "n-foreign", &foreign, "n-active", &active,
+                "n-free", &free, "n-leftovers", &leftovers, NULL);
+  g_assert_cmpuint (stale, ==, stale_before);
+  g_assert_cmpuint (held + stale + orphans + unknown + foreign + active + free + leftovers, ==,
+                    g_list_model_get_n_items (G_LIST_MODEL (window->model)));
+  ui_window_close (window);
+}
+
 /* git's index.lock holds binary data: a size and a hex prefix, never raw bytes. */
 static void
 test_binary_content (void)
@@ -283,6 +317,7 @@ main (int   argc,
   g_test_add_func ("/ui/truth/foreign-link", test_foreign_link);
   g_test_add_func ("/ui/truth/uucp-listed", test_uucp_listed);
   g_test_add_func ("/ui/truth/binary-content", test_binary_content);
+  g_test_add_func ("/ui/truth/counts", test_counts);
   g_test_add_func ("/ui/truth/force-reclaim", test_force_reclaim);
   g_test_add_func ("/ui/truth/take-over-wording", test_take_over_wording);
 
