@@ -279,6 +279,7 @@ inspector_window_dispose (GObject *object)
   g_clear_pointer (&self->recursive_dirs, g_hash_table_unref);
   g_clear_pointer (&self->search_text, g_free);
   g_clear_pointer (&self->selected_path, g_free);
+  g_clear_pointer (&self->problems_text, g_free);
 
   G_OBJECT_CLASS (inspector_window_parent_class)->dispose (object);
 }
@@ -442,6 +443,9 @@ inspector_window_init (InspectorWindow *self)
                                   G_CALLBACK (_inspector_window_update_actions), self);
   g_signal_connect (self, "notify::working", G_CALLBACK (_inspector_window_update_actions),
                     NULL);
+  /* What the model could not read: a banner that stays while it is true, and the popover. */
+  g_signal_group_connect_swapped (self->model_signals, "notify::problems",
+                                  G_CALLBACK (_inspector_window_show_problems), self);
   g_signal_group_set_target (self->model_signals, self->model);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));

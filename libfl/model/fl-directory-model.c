@@ -81,6 +81,7 @@ enum
   PROP_N_ACTIVE,
   PROP_N_FREE,
   PROP_N_LEFTOVERS,
+  PROP_PROBLEMS,
   N_PROPS
 };
 
@@ -290,8 +291,15 @@ initial_failed_cb (FlModelRoot *root,
   fl_directory_model_remove_directory (user_data, path);
 }
 
+static void
+problems_changed_cb (gpointer user_data)
+{
+  if (_fl_directory_model_problems_update (user_data))
+    g_object_notify_by_pspec (user_data, properties[PROP_PROBLEMS]);
+}
+
 static const FlModelScannerHooks scanner_hooks = {
-  scanned_cb, merged_cb, loading_changed_cb, initial_failed_cb, now_cb
+  scanned_cb, merged_cb, loading_changed_cb, initial_failed_cb, now_cb, problems_changed_cb
 };
 
 /* GListModel */
@@ -335,6 +343,7 @@ fl_directory_model_dispose (GObject *object)
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
   _fl_model_scanner_dispose (&self->scanner);
+  g_clear_handle_id (&self->missing_poll_id, g_source_remove);
   _fl_model_monitor_dispose (&self->monitor);
   _fl_model_watch_dispose (&self->watch);
 
@@ -363,6 +372,7 @@ fl_directory_model_finalize (GObject *object)
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
   _fl_model_scanner_finalize (&self->scanner);
+  g_free (self->problems_said);
   _fl_model_monitor_finalize (&self->monitor);
   _fl_model_watch_finalize (&self->watch);
   _fl_model_store_finalize (&self->store);
@@ -408,6 +418,9 @@ fl_directory_model_get_property (GObject    *object,
       break;
     case PROP_N_LEFTOVERS:
       g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_LEFTOVERS));
+      break;
+    case PROP_PROBLEMS:
+      g_value_take_boxed (value, fl_directory_model_dup_problems (self, NULL));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -494,6 +507,13 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    */
   properties[PROP_N_LEFTOVERS] = g_param_spec_uint ("n-leftovers", NULL, NULL, 0, G_MAXUINT, 0,
                                                     flags);
+  /**
+   * FlDirectoryModel:problems:
+   *
+   * What the model could not read (fl_directory_model_dup_problems() for all directories):
+   * empty when its entries are complete.
+   */
+  properties[PROP_PROBLEMS] = g_param_spec_boxed ("problems", NULL, NULL, G_TYPE_STRV, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   count_properties[FL_MODEL_COUNT_HELD] = properties[PROP_N_HELD];
   count_properties[FL_MODEL_COUNT_STALE] = properties[PROP_N_STALE];
@@ -743,6 +763,7 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
   _fl_model_root_stop (root);
   _fl_model_scanner_forget (&self->scanner, root);
   _fl_model_root_unref (root);
+  problems_changed_cb (self);
   return TRUE;
 }
 

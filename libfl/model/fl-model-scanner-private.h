@@ -31,6 +31,8 @@ typedef struct
   void (*initial_failed)  (FlModelRoot *root,
                            gpointer     user_data);
   gint64 (*now)           (gpointer     user_data);  /* the model's clock */
+  /* A root's problems (FlModelRoot:problems, unread, missing) were set again. */
+  void (*problems_changed) (gpointer    user_data);
 } FlModelScannerHooks;
 
 typedef struct

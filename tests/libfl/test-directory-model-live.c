@@ -442,6 +442,59 @@ test_inotify (ModelFixture  *fx,
   g_assert_nonnull (strstr (changes, "released:live.lock.gy.99.00c0ffee"));
 }
 
+static gboolean
+problem_said (gpointer data)
+{
+  ModelFixture *fx = data;
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (fx->model, fx->dir);
+
+  return problems[0] != NULL && strstr (problems[0], "is gone") != NULL;
+}
+
+static gboolean
+no_problem (gpointer data)
+{
+  ModelFixture *fx = data;
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (fx->model, NULL);
+
+  return problems[0] == NULL;
+}
+
+/* A watched directory that is deleted is a problem of the model, said until it is back; its
+ * return is read within a second, without any event from the deleted directory's monitor
+ * (issue 34, item 6). */
+static void
+test_root_gone_and_back (ModelFixture  *fx,
+                         gconstpointer  data)
+{
+  g_autofree char *lock = model_path (fx, "live.lock");
+  Lookup l = { fx, "live.lock" };
+  gint64 back;
+
+  write_pid_file (lock, getpid ());
+  add_dir (fx);
+  g_assert_true (no_problem (fx));
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
+
+  fl_test_rm_rf (fx->dir);
+  g_assert_true (fl_test_wait_until (problem_said, fx, 10000));
+  g_assert_true (fl_test_wait_until (entry_absent, &l, 10000));
+
+  g_assert_no_errno (g_mkdir (fx->dir, 0700));
+  write_pid_file (lock, getpid ());
+  back = g_get_monotonic_time ();
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
+  g_assert_cmpint (g_get_monotonic_time () - back, <, fl_test_scaled_ms (1000) * 1000);
+  g_assert_true (fl_test_wait_until (no_problem, fx, 5000));
+
+  /* A folder no longer watched has no problems. */
+  fl_test_rm_rf (fx->dir);
+  g_assert_true (fl_test_wait_until (problem_said, fx, 10000));
+  g_assert_true (fl_directory_model_remove_directory (fx->model, fx->dir));
+  g_assert_true (no_problem (fx));
+  g_assert_no_errno (g_mkdir (fx->dir, 0700));
+}
+
 typedef struct
 {
   ModelFixture *fx;
@@ -601,6 +654,7 @@ main (int   argc,
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
+  ADD ("/model/root-gone-and-back", REAL, test_root_gone_and_back);
 
   return g_test_run ();
 }
