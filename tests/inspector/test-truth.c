@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -193,6 +194,56 @@ test_counts (void)
   ui_window_close (window);
 }
 
+static gboolean
+evidence_says_reused (gpointer data)
+{
+  InspectorWindow *window = data;
+
+  return strstr (inspector_details_get_evidence (window->details), "PID was reused") != NULL;
+}
+
+/* The holder exits, then its PID is handed to another process (a real reuse, no file event):
+ * the selected row's state and evidence say so within a second of the reuse. */
+static void
+test_pid_reuse_soon (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *target = ui_demo_path (window, "reused-soon");
+  g_autofree char *path = g_strconcat (target, ".lock", NULL);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (target);
+  Wanted held = { window, path, FL_ENTRY_STATE_HELD };
+  Wanted stale = { window, path, FL_ENTRY_STATE_STALE };
+  g_autofree char *summary = NULL;
+  pid_t pid = holder->pid;
+  pid_t again;
+  gint64 reused;
+
+  g_assert_true (fl_test_wait_until (is_in_state, &held, 10000));
+  g_assert_true (_inspector_window_select_path (window, path));
+  fl_test_proc_kill (holder);
+  g_assert_true (fl_test_wait_until (is_in_state, &stale, 10000));
+  g_assert_null (strstr (inspector_details_get_evidence (window->details), "reused"));
+
+  again = fl_test_fork_with_pid (pid);
+  if (again == 0)
+    {
+      g_test_skip ("cannot fork a process with a chosen PID here (clone3 set_tid needs root)");
+      ui_window_close (window);
+      return;
+    }
+  reused = g_get_monotonic_time ();
+  g_assert_true (fl_test_wait_until (evidence_says_reused, window, 10000));
+  g_test_message ("reuse shown after %" G_GINT64_FORMAT " ms",
+                  (g_get_monotonic_time () - reused) / 1000);
+  g_assert_cmpint (g_get_monotonic_time () - reused, <, fl_test_scaled_ms (1000) * 1000);
+  summary = fl_snapshot_dup_state_summary (
+    fl_entry_get_snapshot (_inspector_window_get_selected (window)));
+  g_assert_cmpstr (summary, ==, "Stale: PID reused");
+  kill (again, SIGKILL);
+  g_assert_cmpint (waitpid (again, NULL, 0), ==, again);
+  ui_window_close (window);
+}
+
 /* git's index.lock holds binary data: a size and a hex prefix, never raw bytes. */
 static void
 test_binary_content (void)
@@ -318,6 +369,7 @@ main (int   argc,
   g_test_add_func ("/ui/truth/uucp-listed", test_uucp_listed);
   g_test_add_func ("/ui/truth/binary-content", test_binary_content);
   g_test_add_func ("/ui/truth/counts", test_counts);
+  g_test_add_func ("/ui/truth/pid-reuse-soon", test_pid_reuse_soon);
   g_test_add_func ("/ui/truth/force-reclaim", test_force_reclaim);
   g_test_add_func ("/ui/truth/take-over-wording", test_take_over_wording);
 
