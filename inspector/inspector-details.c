@@ -250,13 +250,31 @@ inspector_details_refresh (InspectorDetails *self)
       gboolean reused = fl_snapshot_get_liveness (snap) == FL_LIVENESS_REUSED;
 
       add_row (self->holder_grid, row++, _("PID"), pid);
-      /* A reused PID's process is not the holder: the rows below are the newcomer's. */
-      add_row (self->holder_grid, row++, reused ? _("Now used by") : _("Process"),
-               name != NULL ? name : "—");
-      add_row (self->holder_grid, row++, _("Command line"),
-               cmdline != NULL && cmdline[0] != '\0' ? cmdline : "—");
-      add_row (self->holder_grid, row++, _("User"), user);
-      add_row (self->holder_grid, row++, _("Started"), started);
+      if (fl_snapshot_get_holder_exited (snap))
+        {
+          /* The holder is gone; a process that inherited its descriptor keeps the lock: named
+           * as libfl found it (the same snapshot's verdict), never as the holder. */
+          int keeper = fl_snapshot_get_keeper_pid (snap);
+          const char *keeper_name = fl_snapshot_get_keeper_name (snap);
+          g_autofree char *kept = keeper <= 0 ? g_strdup (_("a process that inherited its "
+                                                            "descriptor (not named here)"))
+                                  : keeper_name != NULL
+                                  ? g_strdup_printf ("%d · %s", keeper, keeper_name)
+                                  : g_strdup_printf ("%d", keeper);
+
+          add_row (self->holder_grid, row++, _("Process"), _("exited"));
+          add_row (self->holder_grid, row++, _("Lock kept by"), kept);
+        }
+      else
+        {
+          /* A reused PID's process is not the holder: the rows below are the newcomer's. */
+          add_row (self->holder_grid, row++, reused ? _("Now used by") : _("Process"),
+                   name != NULL ? name : "—");
+          add_row (self->holder_grid, row++, _("Command line"),
+                   cmdline != NULL && cmdline[0] != '\0' ? cmdline : "—");
+          add_row (self->holder_grid, row++, _("User"), user);
+          add_row (self->holder_grid, row++, _("Started"), started);
+        }
     }
   else if (fl_snapshot_get_kind (snap) != FL_ENTRY_FOREIGN)
     add_row (self->holder_grid, row++, _("PID"), _("none: the file names no process"));

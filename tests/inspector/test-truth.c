@@ -26,6 +26,12 @@ typedef struct
   FlEntryState     state;
 } Wanted;
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *text;
+} Said;
+
 static gboolean
 is_listed (gpointer data)
 {
@@ -244,6 +250,71 @@ test_pid_reuse_soon (void)
   ui_window_close (window);
 }
 
+static gboolean
+evidence_says (gpointer data)
+{
+  Said *said = data;
+
+  return strstr (inspector_details_get_evidence (said->window->details), said->text) != NULL;
+}
+
+/* `flctl run` passes its lock to the command it runs; flctl killed, the command keeps the
+ * kernel lock: the pane names the process that keeps it, never the exited holder as running,
+ * and says what flctl status says. */
+static void
+test_kept_by_child (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *target = ui_demo_path (window, "kept");
+  g_autofree char *path = g_strconcat (target, ".lock", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) run = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error,
+                                                 FLCTL_BUILD_PATH, "run", target, "--",
+                                                 "sleep", "600", NULL);
+  Wanted held = { window, path, FL_ENTRY_STATE_HELD };
+  Said kept = { window, "has exited, but its kernel lock is kept by PID" };
+  FlSnapshot *snap;
+  int keeper;
+
+  g_assert_no_error (error);
+  g_assert_true (fl_test_wait_until (is_in_state, &held, 10000));
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_subprocess_force_exit (run);
+  g_assert_true (g_subprocess_wait (run, NULL, NULL));
+  g_assert_true (fl_test_wait_until (evidence_says, &kept, 10000));
+  snap = fl_entry_get_snapshot (_inspector_window_get_selected (window));
+  g_assert_cmpint (fl_snapshot_get_state (snap), ==, FL_ENTRY_STATE_HELD);
+  keeper = fl_snapshot_get_keeper_pid (snap);
+  g_assert_cmpint (keeper, >, 0);
+  g_assert_cmpstr (ui_detail (window, "Process"), ==, "exited");
+  g_assert_true (g_str_has_suffix (ui_detail (window, "Lock kept by"), "sleep"));
+  g_assert_null (strstr (inspector_details_get_evidence (window->details), "is running"));
+  assert_evidence_is_flctls (window, path);
+  kill (keeper, SIGKILL);
+  ui_window_close (window);
+}
+
+/* A live process that started after the file was written, without an identity: libfl calls it
+ * alive but says that its PID may have been reused; so does the pane. */
+static void
+test_started_after_caveat (void)
+{
+  InspectorWindow *window = ui_window_with_demo ();
+  g_autofree char *path = ui_demo_path (window, "late.lock");
+  g_autoptr(FlTestProc) waiting = fl_test_spawn_waiting ();
+  g_autofree char *content = g_strdup_printf ("%d", (int) waiting->pid);
+  Wanted held = { window, path, FL_ENTRY_STATE_HELD };
+  Said caveat = { window, "may have been reused" };
+
+  fl_test_write (path, content, -1);
+  fl_test_set_mtime_ago (path, 3600);
+  g_assert_true (fl_test_wait_until (is_in_state, &held, 10000));
+  g_assert_true (_inspector_window_select_path (window, path));
+  g_assert_true (fl_test_wait_until (evidence_says, &caveat, 10000));
+  assert_evidence_is_flctls (window, path);
+  ui_window_close (window);
+}
+
 /* git's index.lock holds binary data: a size and a hex prefix, never raw bytes. */
 static void
 test_binary_content (void)
@@ -370,6 +441,8 @@ main (int   argc,
   g_test_add_func ("/ui/truth/binary-content", test_binary_content);
   g_test_add_func ("/ui/truth/counts", test_counts);
   g_test_add_func ("/ui/truth/pid-reuse-soon", test_pid_reuse_soon);
+  g_test_add_func ("/ui/truth/kept-by-child", test_kept_by_child);
+  g_test_add_func ("/ui/truth/started-after-caveat", test_started_after_caveat);
   g_test_add_func ("/ui/truth/force-reclaim", test_force_reclaim);
   g_test_add_func ("/ui/truth/take-over-wording", test_take_over_wording);
 
