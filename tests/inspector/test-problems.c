@@ -69,14 +69,6 @@ popover_says (InspectorWindow *window,
   return FALSE;
 }
 
-static gboolean
-is_listed (gpointer data)
-{
-  Said *said = data;
-
-  return fl_directory_model_lookup (said->window->model, said->text) != NULL;
-}
-
 /* The check itself, as a user the subfolder's mode keeps out. */
 static void
 check_unreadable (const char *dir)
@@ -84,10 +76,9 @@ check_unreadable (const char *dir)
   g_autofree char *sub = g_build_filename (dir, "private", NULL);
   g_autofree char *visible = g_build_filename (dir, "open", "x.lock", NULL);
   InspectorWindow *window = window_on (dir);
-  Said listed = { window, visible };
   Said said = { window, sub };
 
-  g_assert_true (fl_test_wait_until (is_listed, &listed, 10000));
+  g_assert_true (ui_wait_listed (window, visible, 10000));
   g_assert_true (fl_test_wait_until (banner_says, &said, 10000));
   g_test_message ("%s", gtk_label_get_text (window->banner_label));
   g_assert_nonnull (strstr (gtk_label_get_text (window->banner_label), "Cannot list"));
@@ -196,14 +187,13 @@ test_deleted_folder (void)
   g_autofree char *lock = g_build_filename (dir, "a.lock", NULL);
   g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
   InspectorWindow *window;
-  Said listed, gone;
+  Said gone;
   gint64 back, seen;
 
   fl_test_write (lock, pid, -1);
   window = window_on (dir);
-  listed = (Said) { window, lock };
   gone = (Said) { window, "is gone" };
-  g_assert_true (fl_test_wait_until (is_listed, &listed, 10000));
+  g_assert_true (ui_wait_listed (window, lock, 10000));
 
   fl_test_rm_rf (dir);
   g_assert_true (fl_test_wait_until (banner_says, &gone, 10000));
@@ -215,7 +205,7 @@ test_deleted_folder (void)
   g_assert_no_errno (g_mkdir (dir, 0700));
   fl_test_write (lock, pid, -1);
   back = g_get_monotonic_time ();
-  g_assert_true (fl_test_wait_until (is_listed, &listed, 10000));
+  g_assert_true (ui_wait_listed (window, lock, 10000));
   seen = g_get_monotonic_time ();
   g_test_message ("seen again after %" G_GINT64_FORMAT " ms", (seen - back) / 1000);
   g_assert_cmpint (seen - back, <, fl_test_scaled_ms (1000) * 1000);

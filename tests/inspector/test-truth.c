@@ -33,14 +33,6 @@ typedef struct
 } Said;
 
 static gboolean
-is_listed (gpointer data)
-{
-  Wanted *wanted = data;
-
-  return fl_directory_model_lookup (wanted->window->model, wanted->path) != NULL;
-}
-
-static gboolean
 is_in_state (gpointer data)
 {
   Wanted *wanted = data;
@@ -322,11 +314,10 @@ test_binary_content (void)
   InspectorWindow *window = ui_window_with_demo ();
   g_autofree char *path = ui_demo_path (window, "blob.lock");
   static const char blob[] = "DIRC\0\0\0\2\0\0\0\1\xff\xfe";
-  Wanted wanted = { window, path, FL_ENTRY_STATE_UNKNOWN };
   const char *content;
 
   fl_test_write (path, blob, sizeof blob - 1);
-  g_assert_true (fl_test_wait_until (is_listed, &wanted, 10000));
+  g_assert_true (ui_wait_listed (window, path, 10000));
   g_assert_true (_inspector_window_select_path (window, path));
   content = ui_detail (window, "Content");
   g_assert_nonnull (content);

@@ -235,3 +235,28 @@ ui_detail (InspectorWindow *window,
 
   return label != NULL ? gtk_label_get_text (label) : NULL;
 }
+
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;
+} Listed;
+
+static gboolean
+is_listed (gpointer data)
+{
+  Listed *listed = data;
+
+  return fl_directory_model_lookup (listed->window->model, listed->path) != NULL;
+}
+
+/* Whether the window's model lists @path within @timeout_ms. */
+gboolean
+ui_wait_listed (InspectorWindow *window,
+                const char      *path,
+                guint            timeout_ms)
+{
+  Listed listed = { window, path };
+
+  return fl_test_wait_until (is_listed, &listed, timeout_ms);
+}
