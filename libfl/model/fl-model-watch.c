@@ -157,6 +157,9 @@ pid_watch_unref (FlModelWatch *watch,
  * each, every DEAD_POLL_MS while there are any: a reuse shows within a second, and the
  * entries are re-read only when their PID runs again. Not a pass over the entries. */
 #define DEAD_POLL_MS 500
+/* A failed open of /proc/PID/stat costs a few microseconds: this many, twice a second, stay
+ * far below a percent of a core. More exited holders wait for the periodic rescan. */
+#define MAX_DEAD_PIDS 1024
 
 static gboolean
 wants_dead_watch (FlSnapshot *snap)
@@ -173,7 +176,7 @@ dead_pid_account (FlModelWatch *watch,
   gpointer key = GINT_TO_POINTER (fl_snapshot_get_pid (snap));
   guint n = GPOINTER_TO_UINT (g_hash_table_lookup (watch->dead_pids, key));
 
-  if (sign > 0 && n == 0 && g_hash_table_size (watch->dead_pids) >= watch->max_pid_watches)
+  if (sign > 0 && n == 0 && g_hash_table_size (watch->dead_pids) >= MAX_DEAD_PIDS)
     return;  /* the periodic rescan is the fallback */
   if (sign < 0 && n == 0)
     return;  /* never counted: the table was full */
