@@ -28,6 +28,7 @@ struct _InspectorDetails
   GtkLabel         *related_label;
   GtkButton        *copy_button;
   GtkButton        *reclaim_button;
+  GtkButton        *force_reclaim_button;
   GtkButton        *remove_button;
   GtkLabel         *age_value;
 
@@ -109,6 +110,57 @@ describe_related (InspectorDetails *self)
   return g_string_free (text, FALSE);
 }
 
+/* The size of the file itself, for binary content shown by its head only; -1 if unknown. */
+static gint64
+file_size_of (FlSnapshot *snap)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (fl_snapshot_get_path (snap));
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                 G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+
+  return info != NULL ? g_file_info_get_size (info) : -1;
+}
+
+/* An etcd lock is a key with a lease, not a file: its lease, the time left on it, its fencing
+ * token, host and queue (docs/etcd.md), never "Kernel lock" or the metadata's raw JSON. */
+static int
+add_etcd_rows (InspectorDetails *self,
+               FlSnapshot       *snap,
+               int               row)
+{
+  GPtrArray *waiters = fl_snapshot_get_waiters (snap);
+  gint64 ttl = fl_snapshot_get_lease_ttl (snap);
+  g_autofree char *lease = g_strdup_printf ("%" G_GINT64_MODIFIER "x",
+                                            fl_snapshot_get_lease_id (snap));
+  g_autofree char *left = NULL;
+  g_autofree char *token = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                            fl_snapshot_get_fencing_token (snap));
+  g_autofree char *queue = NULL;
+
+  if (ttl > 0)
+    {
+      g_autofree char *age = fl_format_age (ttl * G_USEC_PER_SEC);
+
+      /* TRANSLATORS: the time left on an etcd lease when it was read, e.g. "8 s left" */
+      left = g_strdup_printf (_("%s left"), age);
+    }
+  else
+    left = g_strdup (ttl == 0 ? _("expired") : "—");
+  if (waiters == NULL || waiters->len == 0)
+    queue = g_strdup (_("none"));
+  else
+    queue = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u waiting", "%u waiting",
+                                          waiters->len), waiters->len);
+
+  add_row (self->file_grid, row++, _("Host"),
+           fl_snapshot_get_host (snap) != NULL ? fl_snapshot_get_host (snap) : "—");
+  add_row (self->file_grid, row++, _("Lease"), lease);
+  add_row (self->file_grid, row++, _("TTL left"), left);
+  add_row (self->file_grid, row++, _("Fencing token"), token);
+  add_row (self->file_grid, row++, _("Waiters"), queue);
+  return row;
+}
+
 void
 inspector_details_refresh (InspectorDetails *self)
 {
@@ -121,6 +173,7 @@ inspector_details_refresh (InspectorDetails *self)
   g_autofree char *related = NULL;
   FlSnapshot *snap;
   const char *content;
+  gboolean etcd;
   int row = 0;
 
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
@@ -139,9 +192,10 @@ inspector_details_refresh (InspectorDetails *self)
   kind = fl_entry_kind_get_label (fl_snapshot_get_kind (snap));
   written = format_age_of (self, snap);
   file_owner = inspector_format_user (fl_snapshot_get_file_uid (snap));
-  evidence = inspector_explain (snap, FL_DEFAULT_STALE_AFTER_MS);
+  evidence = inspector_explain (snap);
   related = describe_related (self);
   content = fl_snapshot_get_content (snap);
+  etcd = fl_snapshot_get_revision (snap) != 0;
 
   gtk_image_set_from_icon_name (self->state_icon,
                                 inspector_state_icon_name (fl_snapshot_get_state (snap)));
@@ -155,12 +209,25 @@ inspector_details_refresh (InspectorDetails *self)
   if (fl_snapshot_get_kind (snap) == FL_ENTRY_OTHER_PROGRAM)
     add_row (self->file_grid, row++, _("Program"),
              fl_lock_format_get_label (fl_snapshot_get_lock_format (snap)));
-  add_row (self->file_grid, row++, _("Kernel lock"),
-           fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)));
-  add_row (self->file_grid, row++, _("Content"),
-           content != NULL && content[0] != '\0' ? content : _("(empty)"));
-  self->age_value = add_row (self->file_grid, row++, _("Written"), written);
-  add_row (self->file_grid, row++, _("File owner"), file_owner);
+  if (etcd)
+    row = add_etcd_rows (self, snap, row);
+  else if (fl_snapshot_get_kind (snap) == FL_ENTRY_FOREIGN)
+    {
+      /* Never opened: no kernel lock or content to show; a link's target is its content. */
+      if (content != NULL && content[0] != '\0')
+        add_row (self->file_grid, row++, _("Points to"), content);
+    }
+  else
+    {
+      g_autofree char *shown = inspector_format_content (snap, file_size_of (snap));
+
+      add_row (self->file_grid, row++, _("Kernel lock"),
+               fl_kernel_lock_get_label (fl_snapshot_get_kernel_lock (snap)));
+      add_row (self->file_grid, row++, _("Content"), shown);
+    }
+  self->age_value = add_row (self->file_grid, row++, etcd ? _("Queued") : _("Written"), written);
+  if (!etcd)
+    add_row (self->file_grid, row++, _("File owner"), file_owner);
 
   clear_grid (self->holder_grid);
   row = 0;
@@ -183,22 +250,43 @@ inspector_details_refresh (InspectorDetails *self)
       gboolean reused = fl_snapshot_get_liveness (snap) == FL_LIVENESS_REUSED;
 
       add_row (self->holder_grid, row++, _("PID"), pid);
-      /* A reused PID's process is not the holder: the rows below are the newcomer's. */
-      add_row (self->holder_grid, row++, reused ? _("Now used by") : _("Process"),
-               name != NULL ? name : "—");
-      add_row (self->holder_grid, row++, _("Command line"),
-               cmdline != NULL && cmdline[0] != '\0' ? cmdline : "—");
-      add_row (self->holder_grid, row++, _("User"), user);
-      add_row (self->holder_grid, row++, _("Started"), started);
+      if (fl_snapshot_get_holder_exited (snap))
+        {
+          /* The holder is gone; a process that inherited its descriptor keeps the lock: named
+           * as libfl found it (the same snapshot's verdict), never as the holder. */
+          int keeper = fl_snapshot_get_keeper_pid (snap);
+          const char *keeper_name = fl_snapshot_get_keeper_name (snap);
+          g_autofree char *kept = keeper <= 0 ? g_strdup (_("a process that inherited its "
+                                                            "descriptor (not named here)"))
+                                  : keeper_name != NULL
+                                  ? g_strdup_printf ("%d · %s", keeper, keeper_name)
+                                  : g_strdup_printf ("%d", keeper);
+
+          add_row (self->holder_grid, row++, _("Process"), _("exited"));
+          add_row (self->holder_grid, row++, _("Lock kept by"), kept);
+        }
+      else
+        {
+          /* A reused PID's process is not the holder: the rows below are the newcomer's. */
+          add_row (self->holder_grid, row++, reused ? _("Now used by") : _("Process"),
+                   name != NULL ? name : "—");
+          add_row (self->holder_grid, row++, _("Command line"),
+                   cmdline != NULL && cmdline[0] != '\0' ? cmdline : "—");
+          add_row (self->holder_grid, row++, _("User"), user);
+          add_row (self->holder_grid, row++, _("Started"), started);
+        }
     }
-  else
+  else if (fl_snapshot_get_kind (snap) != FL_ENTRY_FOREIGN)
     add_row (self->holder_grid, row++, _("PID"), _("none: the file names no process"));
 
   gtk_label_set_text (self->evidence_label, evidence);
   gtk_label_set_text (self->related_label, related);
 
   gtk_widget_set_visible (GTK_WIDGET (self->reclaim_button),
-                          fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK);
+                          fl_snapshot_get_kind (snap) == FL_ENTRY_LOCK
+                          && !inspector_offers_force_reclaim (snap));
+  gtk_widget_set_visible (GTK_WIDGET (self->force_reclaim_button),
+                          inspector_offers_force_reclaim (snap));
   gtk_widget_set_visible (GTK_WIDGET (self->remove_button),
                           fl_snapshot_get_kind (snap) == FL_ENTRY_TEMP
                           || fl_snapshot_get_kind (snap) == FL_ENTRY_GRAVEYARD);
@@ -239,7 +327,8 @@ inspector_details_set_entry (InspectorDetails *self,
 gboolean
 inspector_details_focus_action (InspectorDetails *self)
 {
-  GtkButton *buttons[] = { self->reclaim_button, self->remove_button, self->copy_button };
+  GtkButton *buttons[] = { self->reclaim_button, self->force_reclaim_button, self->remove_button,
+                           self->copy_button };
 
   g_return_val_if_fail (INSPECTOR_IS_DETAILS (self), FALSE);
 
@@ -292,6 +381,7 @@ inspector_details_class_init (InspectorDetailsClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, related_label);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, copy_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, reclaim_button);
+  gtk_widget_class_bind_template_child (widget_class, InspectorDetails, force_reclaim_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorDetails, remove_button);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);

@@ -1,7 +1,8 @@
 /* inspector-state.c: what a snapshot means, in words a person reads
  *
- * Every sentence is built here from the snapshot's structured evidence, not copied from
- * libfl's reason string, so that it is translated and says the same thing in every view.
+ * The evidence is libfl's reason for the verdict (translated in libfl's catalogue), the very
+ * one flctl status prints: a second judge here could disagree with the state. Only the words
+ * around it (the kernel lock line, the verdict) are the inspector's, from the same snapshot.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -139,141 +140,50 @@ inspector_format_user (gint64 uid)
   return g_strdup_printf ("%d", (int) uid);
 }
 
+/* libfl's reason for the verdict, as a sentence: the one judge's words, so the evidence can
+ * never disagree with the state (or with flctl status, which prints the same reason). */
 static void
-explain_lock (GString    *text,
-              FlSnapshot *snapshot,
-              gint64      stale_after_ms)
+append_reason (GString    *text,
+               FlSnapshot *snapshot)
 {
-  int pid = fl_snapshot_get_pid (snapshot);
-  const char *content = fl_snapshot_get_content (snapshot);
-  int stale_after_s = (int) (stale_after_ms / 1000);
+  const char *reason = fl_snapshot_get_reason (snapshot);
 
+  if (reason == NULL || reason[0] == '\0')
+    return;
+  g_string_append (text, "• ");
+  g_string_append_unichar (text, g_unichar_toupper (g_utf8_get_char (reason)));
+  g_string_append (text, g_utf8_next_char (reason));
+  if (!g_str_has_suffix (reason, "."))
+    g_string_append_c (text, '.');
+  g_string_append_c (text, '\n');
+}
+
+/* What the kernel lock probe saw, where libfl probes one (a temp's is never probed). */
+static void
+append_kernel_lock (GString    *text,
+                    FlSnapshot *snapshot)
+{
   switch (fl_snapshot_get_kernel_lock (snapshot))
     {
     case FL_KERNEL_LOCK_HELD:
-      g_string_append_printf (text, "• %s\n", _("A process holds the kernel lock on this file, "
-                                                "so its holder is alive."));
+      g_string_append_printf (text, "• %s\n", _("A process holds the kernel lock on this file."));
       break;
     case FL_KERNEL_LOCK_FREE:
       g_string_append_printf (text, "• %s\n", _("Nobody holds the kernel lock on this file."));
       break;
     case FL_KERNEL_LOCK_UNKNOWN:
     default:
-      g_string_append_printf (text, "• %s\n", _("The kernel lock could not be probed."));
       break;
-    }
-
-  if (pid > 0)
-    {
-      g_string_append (text, "• ");
-      g_string_append_printf (text, _("The file names process %d."), pid);
-      g_string_append_c (text, '\n');
-    }
-  else if (content == NULL || content[0] == '\0')
-    g_string_append_printf (text, "• %s\n", _("The file is empty: it names no process."));
-  else
-    {
-      g_string_append (text, "• ");
-      g_string_append_printf (text, _("The file does not contain a valid PID: “%.32s”."), content);
-      g_string_append_c (text, '\n');
-    }
-
-  if (pid <= 0)
-    {
-      g_string_append (text, "• ");
-      if (fl_snapshot_get_stale (snapshot))
-        g_string_append_printf (text, _("It is older than %d seconds, so it is stale."),
-                                stale_after_s);
-      else
-        g_string_append_printf (text, _("It becomes stale when it is %d seconds old."),
-                                stale_after_s);
-      g_string_append_c (text, '\n');
     }
 }
 
+/* The verdict, from the state and what libfl lets an operator do (fl_snapshot_get_reclaimable()),
+ * never from a rule of the inspector's own. */
 static void
-explain_process (GString    *text,
-                 FlSnapshot *snapshot)
+append_verdict (GString    *text,
+                FlSnapshot *snapshot)
 {
-  int pid = fl_snapshot_get_pid (snapshot);
-
-  if (pid <= 0)
-    return;
-
-  g_string_append (text, "• ");
-  switch (fl_snapshot_get_liveness (snapshot))
-    {
-    case FL_LIVENESS_ALIVE:
-      if (fl_snapshot_get_stale (snapshot))
-        g_string_append_printf (text, _("Process %d is running, but it took a kernel lock and "
-                                        "no longer holds it: it has let go of this lock."), pid);
-      else
-        g_string_append_printf (text, _("Process %d is running."), pid);
-      break;
-    case FL_LIVENESS_DEAD:
-      g_string_append_printf (text, _("Process %d no longer exists."), pid);
-      break;
-    case FL_LIVENESS_REUSED:
-      g_string_append_printf (text, _("A process with PID %d runs, but it started after the "
-                                      "file was written: the PID was reused."), pid);
-      break;
-    case FL_LIVENESS_UNKNOWN:
-    default:
-      g_string_append_printf (text, _("Process %d cannot be checked from here: it belongs to "
-                                      "another host or PID namespace, or the file is on a "
-                                      "network filesystem."), pid);
-      break;
-    }
-  g_string_append_c (text, '\n');
-}
-
-/* Another program's lock file: what its owner's process and kernel lock show, then what the
- * format is and what to do, from libfl; never a reclaim (docs/other-lock-files.md). */
-static void
-explain_other (GString    *text,
-               FlSnapshot *snapshot)
-{
-  g_autofree char *about = fl_snapshot_dup_other_explanation (snapshot);
-
-  /* A Firefox link's PID is not probed: the profile's .parentlock decides. */
-  if (fl_snapshot_get_liveness (snapshot) != FL_LIVENESS_UNKNOWN)
-    explain_process (text, snapshot);
-  switch (fl_snapshot_get_state (snapshot))
-    {
-    case FL_ENTRY_STATE_HELD:
-      g_string_append_printf (text, "• %s\n", _("Its owner is alive."));
-      break;
-    case FL_ENTRY_STATE_STALE:
-      g_string_append_printf (text, "• %s\n", _("Its owner is gone: the file is left over."));
-      break;
-    case FL_ENTRY_STATE_FREE:
-      g_string_append_printf (text, "• %s\n", _("Nobody holds its kernel lock: nothing is "
-                                                 "locked now."));
-      break;
-    case FL_ENTRY_STATE_UNKNOWN:
-    default:
-      g_string_append_printf (text, "• %s\n", _("Whether its owner is alive cannot be told "
-                                                 "from here."));
-      break;
-    }
-  g_string_append (text, about);
-}
-
-/* The evidence behind the verdict, one fact a line, then the verdict. */
-char *
-inspector_explain (FlSnapshot *snapshot,
-                   gint64      stale_after_ms)
-{
-  GString *text = g_string_new (NULL);
-
-  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
-    {
-      explain_other (text, snapshot);
-      return g_string_free (text, FALSE);
-    }
-  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK)
-    explain_lock (text, snapshot, stale_after_ms);
-  explain_process (text, snapshot);
+  gboolean etcd = fl_snapshot_get_revision (snapshot) != 0;
 
   switch (fl_snapshot_get_state (snapshot))
     {
@@ -281,18 +191,32 @@ inspector_explain (FlSnapshot *snapshot,
       g_string_append (text, _("Verdict: held. It must not be reclaimed."));
       break;
     case FL_ENTRY_STATE_ACTIVE:
-      g_string_append (text, _("Verdict: in use. Its creator is still running."));
+      g_string_append (text, fl_snapshot_get_waiting (snapshot)
+                             ? _("Verdict: waiting. Its process waits for the lock.")
+                             : _("Verdict: in use. Its creator is still running."));
       break;
     case FL_ENTRY_STATE_UNKNOWN:
-      g_string_append (text, _("Verdict: unknown. libfl will not judge it stale."));
+      if (etcd)
+        g_string_append (text, _("Verdict: unknown. etcd ends the key when its lease expires; "
+                                 "libfl never calls it stale."));
+      else if (fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN)
+        g_string_append (text, _("Verdict: unknown. It is not proven stale, so it is not "
+                                 "reclaimed by itself. If you know that its holder is gone, "
+                                 "Force Reclaim removes it (as flctl reclaim --force does)."));
+      else
+        g_string_append (text, _("Verdict: unknown. It is not proven stale, so it is not "
+                                 "reclaimed."));
       break;
     case FL_ENTRY_STATE_FOREIGN:
-      g_string_append (text, _("This is not a regular file. libfl never opens, follows or "
-                               "removes it; remove it by hand if it does not belong here."));
+      g_string_append (text, _("Verdict: foreign. Remove it by hand if it does not belong "
+                               "here."));
       break;
     case FL_ENTRY_STATE_ORPHAN:
       g_string_append (text, _("Verdict: orphan. Its creator is gone, so nothing will ever use "
                                "it. Removing it is safe."));
+      break;
+    case FL_ENTRY_STATE_FREE:
+      g_string_append (text, _("Verdict: free. Nobody holds it now."));
       break;
     case FL_ENTRY_STATE_STALE:
     default:
@@ -300,6 +224,82 @@ inspector_explain (FlSnapshot *snapshot,
                                "safe."));
       break;
     }
+}
+
+/* The evidence behind the verdict, one fact a line, then the verdict: the kernel lock probe,
+ * then libfl's own reason, the same snapshot's (one source: docs/inspector.md). */
+char *
+inspector_explain (FlSnapshot *snapshot)
+{
+  GString *text = g_string_new (NULL);
+
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_OTHER_PROGRAM)
+    {
+      g_autofree char *about = fl_snapshot_dup_other_explanation (snapshot);
+
+      append_reason (text, snapshot);
+      g_string_append (text, about);
+      return g_string_free (text, FALSE);
+    }
+  if (fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK)
+    append_kernel_lock (text, snapshot);
+  append_reason (text, snapshot);
+  append_verdict (text, snapshot);
 
   return g_string_free (text, FALSE);
+}
+
+/* Text a person can read: valid UTF-8 without control characters other than tab and newline.
+ * git's index.lock, an old UUCP lock's 4-byte PID are not. */
+static gboolean
+is_text (const guint8 *bytes,
+         gsize         len)
+{
+  if (!g_utf8_validate ((const char *) bytes, (gssize) len, NULL))
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (bytes[i] < 0x20 && bytes[i] != '\n' && bytes[i] != '\t' && bytes[i] != '\r')
+      return FALSE;
+  return TRUE;
+}
+
+#define HEX_PREFIX_BYTES 16
+
+char *
+inspector_format_content (FlSnapshot *snapshot,
+                          gint64      file_size)
+{
+  g_autoptr(GBytes) bytes = fl_snapshot_dup_content_bytes (snapshot);
+  gsize len = 0;
+  const guint8 *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+  g_autofree char *size = NULL;
+  g_autofree char *shown = NULL;
+  GString *hex;
+
+  if (len == 0)
+    return g_strdup (_("(empty)"));
+  if (is_text (data, len))
+    return g_strdup (fl_snapshot_get_content (snapshot));
+
+  hex = g_string_new (NULL);
+  for (gsize i = 0; i < MIN (len, HEX_PREFIX_BYTES); i++)
+    g_string_append_printf (hex, "%s%02x", i > 0 ? " " : "", data[i]);
+  if (len > HEX_PREFIX_BYTES || file_size > (gint64) len)
+    g_string_append (hex, " …");
+  shown = g_string_free (hex, FALSE);
+  size = g_format_size_full ((guint64) MAX (file_size, (gint64) len), G_FORMAT_SIZE_LONG_FORMAT);
+  /* TRANSLATORS: "Binary data, 1.2 kB (1,234 bytes): 44 49 52 43 …" */
+  return g_strdup_printf (_("Binary data, %s: %s"), size, shown);
+}
+
+gboolean
+inspector_offers_force_reclaim (FlSnapshot *snapshot)
+{
+  /* Only what libfl offers (docs/protocol.md, section 7): a lock file it never calls stale by
+   * itself, with no kernel lock held (libfl says NONE then); not a live holder's (held) and not
+   * an etcd key, whose lease is etcd's to end. */
+  return fl_snapshot_get_kind (snapshot) == FL_ENTRY_LOCK
+         && fl_snapshot_get_revision (snapshot) == 0
+         && fl_snapshot_get_state (snapshot) == FL_ENTRY_STATE_UNKNOWN
+         && fl_snapshot_get_reclaimable (snapshot) == FL_RECLAIMABLE_UNPROVEN;
 }

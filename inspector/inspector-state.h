@@ -20,7 +20,13 @@ char           *inspector_format_clock      (gint64        real_us);
 char           *inspector_format_lease      (FlSnapshot   *snapshot);
 char           *inspector_format_time       (gint64        real_us);
 char           *inspector_format_user       (gint64        uid);
-char           *inspector_explain           (FlSnapshot   *snapshot,
-                                             gint64        stale_after_ms);
+/* The evidence: libfl's reason for the verdict, then the verdict (one source). */
+char           *inspector_explain           (FlSnapshot   *snapshot);
+/* Whether the window offers Force Reclaim for it: what libfl never calls stale by itself. */
+gboolean        inspector_offers_force_reclaim (FlSnapshot *snapshot);
+/* A lock file's content for a person: text as it is, binary data as its size and a hex
+ * prefix. @file_size: the file's size, or -1 if not known. */
+char           *inspector_format_content    (FlSnapshot   *snapshot,
+                                             gint64        file_size);
 
 G_END_DECLS

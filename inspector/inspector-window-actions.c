@@ -17,6 +17,7 @@
 typedef enum
 {
   CONFIRM_RECLAIM,
+  CONFIRM_FORCE_RECLAIM,
   CONFIRM_REMOVE_ORPHAN,
   CONFIRM_CLEAN_ORPHANS,
 } ConfirmKind;
@@ -43,6 +44,8 @@ _inspector_window_update_actions (InspectorWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reclaim",
                                  snap != NULL && state == FL_ENTRY_STATE_STALE &&
                                  fl_snapshot_get_reclaimable (snap) == FL_RECLAIMABLE_STALE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.force-reclaim",
+                                 snap != NULL && inspector_offers_force_reclaim (snap));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.remove-orphan",
                                  snap != NULL && state == FL_ENTRY_STATE_ORPHAN);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-path", snap != NULL);
@@ -111,6 +114,12 @@ explain_refusal (InspectorWindow *self,
         return g_strdup_printf (_("“%s” went away at %s, after the confirmation opened: another "
                                   "process released or removed it. Nothing was touched."),
                                 name, at);
+      if (fl_snapshot_get_state (fl_entry_get_snapshot (now)) == FL_ENTRY_STATE_HELD
+          && fl_snapshot_get_pid (fl_entry_get_snapshot (now)) > 0
+          && fl_snapshot_get_pid (fl_entry_get_snapshot (now)) != fl_snapshot_get_pid (seen))
+        return g_strdup_printf (_("“%s” was taken over at %s, after the confirmation opened: "
+                                  "process %d holds it now. Nothing was touched."),
+                                name, at, fl_snapshot_get_pid (fl_entry_get_snapshot (now)));
       if (fl_snapshot_get_pid (fl_entry_get_snapshot (now)) > 0
           && fl_snapshot_get_pid (fl_entry_get_snapshot (now)) != fl_snapshot_get_pid (seen))
         return g_strdup_printf (_("“%s” changed at %s, after the confirmation opened: it now "
@@ -134,14 +143,18 @@ explain_refusal (InspectorWindow *self,
 static void
 reclaim_one (InspectorWindow *self,
              FlSnapshot      *seen,
-             const char      *changed_at)
+             const char      *changed_at,
+             gboolean         forced)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   const char *name = fl_snapshot_get_name (seen);
   gboolean is_lock = fl_snapshot_get_kind (seen) == FL_ENTRY_LOCK;
 
-  if (!fl_directory_model_reclaim (self->model, seen, &error))
+  /* Forced: libfl's own checks (the very file seen, its kernel lock not held) still apply;
+   * only the not-stale verdict is accepted (docs/protocol.md, section 7). */
+  if (forced ? !fl_snapshot_reclaim_unproven (seen, NULL, &error)
+             : !fl_directory_model_reclaim (self->model, seen, &error))
     {
       text = explain_refusal (self, seen, changed_at, error);
       report_failure (self,
@@ -152,6 +165,9 @@ reclaim_one (InspectorWindow *self,
 
   if (!is_lock)
     text = g_strdup_printf (_("Removed the orphaned file “%s”."), name);
+  else if (forced)
+    text = g_strdup_printf (_("Force-reclaimed the lock “%s”, on your word that its holder was "
+                              "gone; the next process that asks for the lock gets it."), name);
   else if (fl_snapshot_get_pid (seen) > 0)
     text = g_strdup_printf (_("Reclaimed the lock “%s”. Its holder, process %d, was gone; the "
                               "next process that asks for the lock gets it."),
@@ -183,7 +199,8 @@ confirm_response_cb (GtkDialog       *dialog,
                                                                    "inspector-snapshots"));
       else
         reclaim_one (self, g_object_get_data (G_OBJECT (dialog), "inspector-snapshot"),
-                     g_object_get_data (G_OBJECT (dialog), "inspector-changed-at"));
+                     g_object_get_data (G_OBJECT (dialog), "inspector-changed-at"),
+                     kind == CONFIRM_FORCE_RECLAIM);
     }
   gtk_window_destroy (GTK_WINDOW (dialog));
   /* Back where the person was, to go on with the keyboard (unless a report opened). */
@@ -197,23 +214,41 @@ confirm_response_cb (GtkDialog       *dialog,
  * @now is NULL when the file went away. */
 static void
 show_changed (GtkWidget  *dialog,
-              FlSnapshot *now)
+              FlSnapshot *now,
+              gboolean    taken_over)
 {
   g_autofree char *at = inspector_format_clock (g_get_real_time ());
   g_autofree char *text = NULL;
+  FlSnapshot *seen = g_object_get_data (G_OBJECT (dialog), "inspector-snapshot");
 
   if (g_object_get_data (G_OBJECT (dialog), "inspector-changed-at") == NULL)
     g_object_set_data_full (G_OBJECT (dialog), "inspector-changed-at", g_strdup (at), g_free);
   gtk_dialog_set_response_sensitive (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT, FALSE);
-  if (now == NULL)
+  if (now == NULL && taken_over)
+    text = g_strdup_printf (_("This lock was taken over at %s, after this window opened: "
+                              "another process moved it aside to take the lock itself. "
+                              "Nothing will be touched."), at);
+  else if (now == NULL)
     text = g_strdup_printf (_("This file went away at %s, after this window opened: another "
                               "process released or removed it. There is nothing left to act "
                               "on; nothing will be touched."), at);
+  else if (fl_snapshot_get_kind (now) == FL_ENTRY_LOCK
+           && fl_snapshot_get_state (now) == FL_ENTRY_STATE_HELD
+           && fl_snapshot_get_pid (now) > 0
+           && fl_snapshot_get_pid (now) != fl_snapshot_get_pid (seen))
+    {
+      g_autofree char *holder = inspector_format_holder (now);
+      g_autofree char *evidence = inspector_explain (now);
+
+      text = g_strdup_printf (_("This lock was taken over at %s, after this window opened: "
+                                "process %s holds it now, so nothing will be touched.\n\n"
+                                "What is true now:\n%s"), at, holder, evidence);
+    }
   else
     {
       g_autofree char *holder = fl_snapshot_get_pid (now) > 0 ? inspector_format_holder (now)
                                                                : g_strdup (_("none"));
-      g_autofree char *evidence = inspector_explain (now, FL_DEFAULT_STALE_AFTER_MS);
+      g_autofree char *evidence = inspector_explain (now);
 
       text = g_strdup_printf (_("This file changed at %s, after this window opened: it is not "
                                 "the one you were asked about, so nothing will be touched.\n\n"
@@ -231,7 +266,7 @@ confirmed_entry_changed_cb (FlEntry    *entry,
   FlSnapshot *seen = g_object_get_data (G_OBJECT (dialog), "inspector-snapshot");
 
   if (!fl_snapshot_same_file (seen, fl_entry_get_snapshot (entry)))
-    show_changed (dialog, fl_entry_get_snapshot (entry));
+    show_changed (dialog, fl_entry_get_snapshot (entry), FALSE);
 }
 
 /* The entry left the model: its file is gone. */
@@ -246,7 +281,12 @@ confirmed_entry_gone_cb (FlDirectoryModel *model,
   if ((change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER) &&
       g_strcmp0 (fl_entry_get_path (entry), fl_snapshot_get_path (seen)) == 0 &&
       fl_directory_model_lookup (model, fl_snapshot_get_path (seen)) == NULL)
-    show_changed (dialog, NULL);
+    show_changed (dialog, NULL, change == FL_CHANGE_TAKEN_OVER);
+  else if (change == FL_CHANGE_CREATED &&
+           g_strcmp0 (fl_entry_get_path (entry), fl_snapshot_get_path (seen)) == 0 &&
+           !fl_snapshot_same_file (seen, fl_entry_get_snapshot (entry)))
+    /* The new holder's file under the same name: what replaced the one asked about. */
+    show_changed (dialog, fl_entry_get_snapshot (entry), FALSE);
 }
 
 static GtkWidget *
@@ -271,6 +311,31 @@ confirm_dialog (InspectorWindow *self,
   return dialog;
 }
 
+/* The stronger confirmation of a forced reclaim: its button stays off until the person says
+ * that the holder is gone, and stays off once the file changed (show_changed()). */
+static void
+force_check_toggled_cb (GtkCheckButton *check,
+                        GtkDialog      *dialog)
+{
+  gtk_dialog_set_response_sensitive (dialog, GTK_RESPONSE_ACCEPT,
+                                     gtk_check_button_get_active (check)
+                                     && g_object_get_data (G_OBJECT (dialog),
+                                                           "inspector-changed-at") == NULL);
+}
+
+static void
+add_force_check (GtkWidget *dialog)
+{
+  GtkWidget *area = gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog));
+  GtkWidget *check = gtk_check_button_new_with_mnemonic (_("I have checked that _no process "
+                                                           "uses this lock"));
+
+  gtk_box_append (GTK_BOX (area), check);
+  gtk_dialog_set_response_sensitive (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT, FALSE);
+  g_object_set_data (G_OBJECT (dialog), "inspector-force-check", check);
+  g_signal_connect (check, "toggled", G_CALLBACK (force_check_toggled_cb), dialog);
+}
+
 static void
 confirm_one (InspectorWindow *self,
              ConfirmKind      kind)
@@ -289,10 +354,19 @@ confirm_one (InspectorWindow *self,
 
   /* This is the snapshot the person sees and confirms; the reclaim uses exactly it. */
   seen = fl_entry_dup_snapshot (selected);
-  evidence = inspector_explain (seen, FL_DEFAULT_STALE_AFTER_MS);
+  evidence = inspector_explain (seen);
   holder = fl_snapshot_get_pid (seen) > 0 ? inspector_format_holder (seen) : g_strdup (_("none"));
 
-  if (kind == CONFIRM_RECLAIM)
+  if (kind == CONFIRM_FORCE_RECLAIM)
+    {
+      title = g_strdup_printf (_("Force reclaim the lock “%s”?"), fl_snapshot_get_name (seen));
+      what = _("libfl does not call this lock stale by itself: nothing proves that its holder is "
+               "gone. Force it only if you know that no process uses the lock; if one still does, "
+               "two processes will think they hold it.\n\nWhat happens: libfl checks again that "
+               "the lock is still this very file and that no process holds its kernel lock, then "
+               "moves it aside and deletes it, as flctl reclaim --force does.");
+    }
+  else if (kind == CONFIRM_RECLAIM)
     {
       title = g_strdup_printf (_("Reclaim the lock “%s”?"), fl_snapshot_get_name (seen));
       what = _("What happens: libfl checks again that the lock is still this very file and still "
@@ -310,7 +384,10 @@ confirm_one (InspectorWindow *self,
                           fl_snapshot_get_path (seen), holder, evidence, what);
 
   dialog = confirm_dialog (self, kind, title, body,
-                           kind == CONFIRM_RECLAIM ? _("_Reclaim") : _("_Remove"));
+                           kind == CONFIRM_FORCE_RECLAIM ? _("_Force Reclaim")
+                           : kind == CONFIRM_RECLAIM ? _("_Reclaim") : _("_Remove"));
+  if (kind == CONFIRM_FORCE_RECLAIM)
+    add_force_check (dialog);
   g_object_set_data_full (G_OBJECT (dialog), "inspector-snapshot", g_steal_pointer (&seen),
                           g_object_unref);
   g_signal_connect_object (selected, "notify::snapshot",
@@ -331,6 +408,18 @@ reclaim_action (GtkWidget  *widget,
 
   if (snap != NULL && fl_snapshot_get_state (snap) == FL_ENTRY_STATE_STALE)
     confirm_one (self, CONFIRM_RECLAIM);
+}
+
+static void
+force_reclaim_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+  FlSnapshot *snap = selected_snapshot (self);
+
+  if (snap != NULL && inspector_offers_force_reclaim (snap))
+    confirm_one (self, CONFIRM_FORCE_RECLAIM);
 }
 
 static void
@@ -458,6 +547,7 @@ _inspector_window_install_actions (GtkWidgetClass *widget_class)
   _inspector_window_install_folder_actions (widget_class);
   gtk_widget_class_install_action (widget_class, "win.refresh", NULL, refresh_action);
   gtk_widget_class_install_action (widget_class, "win.reclaim", NULL, reclaim_action);
+  gtk_widget_class_install_action (widget_class, "win.force-reclaim", NULL, force_reclaim_action);
   gtk_widget_class_install_action (widget_class, "win.remove-orphan", NULL, remove_orphan_action);
   gtk_widget_class_install_action (widget_class, "win.clean-orphans", NULL, clean_orphans_action);
   gtk_widget_class_install_action (widget_class, "win.copy-path", NULL, copy_path_action);

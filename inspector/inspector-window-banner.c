@@ -19,7 +19,11 @@ hide_banner_cb (gpointer user_data)
   InspectorWindow *self = user_data;
 
   self->banner_id = 0;
-  gtk_revealer_set_reveal_child (self->banner, FALSE);
+  /* The news is over; what the model cannot read is still true, and said again. */
+  if (self->problems_text != NULL)
+    _inspector_window_show_banner (self, FALSE, self->problems_text);
+  else
+    gtk_revealer_set_reveal_child (self->banner, FALSE);
 }
 
 void

@@ -69,6 +69,55 @@ remember (InspectorWindow *self,
   g_settings_set_value (self->settings, "directories", g_variant_builder_end (&builder));
 }
 
+/* Under a folder's row in the popover: what of it could not be read. */
+static void
+append_problems (InspectorWindow *self,
+                 const char      *directory)
+{
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (self->model, directory);
+
+  for (guint i = 0; problems[i] != NULL; i++)
+    {
+      GtkWidget *label = gtk_label_new (problems[i]);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      gtk_widget_set_margin_start (label, 18);
+      gtk_widget_add_css_class (label, "error");
+      gtk_list_box_append (self->directories_list, label);
+    }
+}
+
+/* What the model could not read (a subfolder it may not list, a watched folder that is gone),
+ * in the banner for as long as it is true: a listing is never silently incomplete. */
+void
+_inspector_window_show_problems (InspectorWindow *self)
+{
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (self->model, NULL);
+  g_autofree char *joined = NULL;
+  g_autofree char *text = NULL;
+
+  _inspector_window_rebuild_directories (self);
+  if (problems[0] == NULL)
+    {
+      /* Its cause is gone: so is the banner, if it still says it. */
+      if (self->problems_text != NULL &&
+          g_strcmp0 (gtk_label_get_text (self->banner_label), self->problems_text) == 0)
+        gtk_revealer_set_reveal_child (self->banner, FALSE);
+      g_clear_pointer (&self->problems_text, g_free);
+      return;
+    }
+  /* One paragraph: GTK 4.8 measures a wrapping label with a line break in it wrongly. */
+  joined = g_strjoinv ("; ", problems);
+  /* TRANSLATORS: %s is what could not be read, such as "Cannot list “/srv/locks/private”:
+   * Permission denied" */
+  text = g_strdup_printf (_("The list is incomplete: %s."), joined);
+  g_free (self->problems_text);
+  self->problems_text = g_strdup (text);
+  _inspector_window_show_banner (self, FALSE, text);
+}
+
 void
 _inspector_window_rebuild_directories (InspectorWindow *self)
 {
@@ -105,6 +154,7 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
       gtk_box_append (GTK_BOX (box), label);
       gtk_box_append (GTK_BOX (box), button);
       gtk_list_box_append (self->directories_list, box);
+      append_problems (self, dirs[i]);
     }
   /* Host and Lease say something only of etcd locks; Folder only where files of several
    * folders meet in the list (equal names are then told apart). */

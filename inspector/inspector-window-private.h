@@ -60,6 +60,8 @@ struct _InspectorWindow
   guint                 banner_id;     /* hides a success banner after a while */
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
   char                 *search_text;
+  char                 *selected_path; /* the last selected lock's, kept when its row goes */
+  char                 *problems_text; /* what the model could not read, while it is so */
   gboolean              problems_only;
 
   GMenuModel           *row_menu_model;
@@ -89,6 +91,7 @@ void        _inspector_window_install_folder_actions (GtkWidgetClass *widget_cla
 void        _inspector_window_remove_directory (InspectorWindow *self,
                                                 const char      *directory);
 void        _inspector_window_rebuild_directories (InspectorWindow *self);
+void        _inspector_window_show_problems    (InspectorWindow *self);
 gboolean    _inspector_window_drop_cb          (GtkDropTarget   *target,
                                                 const GValue    *value,
                                                 double           x,

@@ -32,29 +32,55 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+static void append_count (GString    *text,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
+static void
+append_count (GString    *text,
+              const char *format,
+              ...)
+{
+  va_list args;
+
+  if (text->len > 0)
+    g_string_append (text, "   ");
+  va_start (args, format);
+  g_string_append_vprintf (text, format, args);
+  va_end (args);
+}
+
 /* The counts label binds to the model's counts (inspector-window.ui): each is the number of
- * rows showing that state; the rarer ones only when there are some. */
+ * rows showing that state, every state counted once; the rarer ones only when there are some.
+ * Stale is libfl's own reclaimable locks; other programs' leftovers have a count of their
+ * own, as libfl never reclaims them. */
 static char *
 format_counts_cb (gpointer unused,
                   guint    held,
                   guint    stale,
                   guint    orphans,
                   guint    unknown,
-                  guint    foreign)
+                  guint    foreign,
+                  guint    active,
+                  guint    free,
+                  guint    leftovers)
 {
   GString *text = g_string_new (NULL);
 
-  g_string_printf (text, _("Held: %u   Stale: %u   Orphans: %u"), held, stale, orphans);
+  append_count (text, _("Held: %u"), held);
+  append_count (text, _("Stale: %u"), stale);
+  append_count (text, _("Orphans: %u"), orphans);
+  if (active > 0)
+    append_count (text, _("In use: %u"), active);
   if (unknown > 0)
-    {
-      g_string_append (text, "   ");
-      g_string_append_printf (text, _("Unknown: %u"), unknown);
-    }
+    append_count (text, _("Unknown: %u"), unknown);
+  if (free > 0)
+    append_count (text, _("Free: %u"), free);
+  if (leftovers > 0)
+    /* TRANSLATORS: other programs' lock files whose owner is gone (Emacs, Firefox...) */
+    append_count (text, _("Others' leftovers: %u"), leftovers);
   if (foreign > 0)
-    {
-      g_string_append (text, "   ");
-      g_string_append_printf (text, _("Foreign: %u"), foreign);
-    }
+    append_count (text, _("Foreign: %u"), foreign);
   return g_string_free (text, FALSE);
 }
 
@@ -77,6 +103,12 @@ entry_changed_cb (FlDirectoryModel *model,
   /* A release is gone from the rows already; a takeover is followed by its CREATED. */
   if (change == FL_CHANGE_RELEASED || change == FL_CHANGE_TAKEN_OVER)
     return;
+  /* The selected lock's file replaced (taken over, released and taken again): the selection
+   * stays on the lock's path, where the person was, rather than on no row. */
+  if (change == FL_CHANGE_CREATED && self->selected_path != NULL &&
+      gtk_single_selection_get_selected_item (self->selection) == NULL &&
+      g_strcmp0 (fl_entry_get_path (entry), self->selected_path) == 0)
+    _inspector_window_select_path (self, self->selected_path);
   if (self->problems_only || self->search_text != NULL)
     inspector_filter_model_update (self->filter_model, entry);
 }
@@ -136,6 +168,12 @@ selection_changed_cb (GtkSingleSelection *selection,
   FlEntry *entry = gtk_single_selection_get_selected_item (selection);
   g_autoptr(GObject) shown = g_signal_group_dup_target (self->selected_signals);
 
+  /* Kept while no row is selected: where a replaced file's lock comes back. */
+  if (entry != NULL && g_strcmp0 (self->selected_path, fl_entry_get_path (entry)) != 0)
+    {
+      g_free (self->selected_path);
+      self->selected_path = g_strdup (fl_entry_get_path (entry));
+    }
   if (shown != (GObject *) entry)
     {
       g_signal_group_set_target (self->selected_signals, entry);
@@ -240,6 +278,8 @@ inspector_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->recursive_dirs, g_hash_table_unref);
   g_clear_pointer (&self->search_text, g_free);
+  g_clear_pointer (&self->selected_path, g_free);
+  g_clear_pointer (&self->problems_text, g_free);
 
   G_OBJECT_CLASS (inspector_window_parent_class)->dispose (object);
 }
@@ -403,6 +443,9 @@ inspector_window_init (InspectorWindow *self)
                                   G_CALLBACK (_inspector_window_update_actions), self);
   g_signal_connect (self, "notify::working", G_CALLBACK (_inspector_window_update_actions),
                     NULL);
+  /* What the model could not read: a banner that stays while it is true, and the popover. */
+  g_signal_group_connect_swapped (self->model_signals, "notify::problems",
+                                  G_CALLBACK (_inspector_window_show_problems), self);
   g_signal_group_set_target (self->model_signals, self->model);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));

@@ -101,6 +101,9 @@ gboolean          fl_directory_model_remove_directory  (FlDirectoryModel    *sel
 FL_AVAILABLE_IN_ALL
 char            **fl_directory_model_dup_directories   (FlDirectoryModel    *self);
 FL_AVAILABLE_IN_ALL
+char            **fl_directory_model_dup_problems      (FlDirectoryModel    *self,
+                                                        const char          *directory);
+FL_AVAILABLE_IN_ALL
 void              fl_directory_model_set_clock         (FlDirectoryModel    *self,
                                                         FlClockFunc          clock,
                                                         gpointer             user_data,

@@ -48,9 +48,11 @@ typedef enum
  * @FL_LOCK_FORMAT_DPKG: dpkg's and apt's `lock` and `lock-frontend`, held with record locks.
  * @FL_LOCK_FORMAT_FLOCK: an empty `lock`, `lock-frontend` or `LCK..NAME` as flock(1) and
  *   similar tools leave: only its kernel lock means anything.
+ * @FL_LOCK_FORMAT_UUCP: a serial port's `LCK..NAME` as UUCP, minicom, pppd and lockdev write
+ *   it: its owner's PID as ten ASCII characters and a newline (or 4 binary bytes).
  *
  * Whose lock file a snapshot shows. Nicks ("libfl", "git", "libreoffice", "emacs",
- * "mozilla", "dpkg", "flock") are stable: flctl's JSON uses them.
+ * "mozilla", "dpkg", "flock", "uucp") are stable: flctl's JSON uses them.
  */
 typedef enum
 {
@@ -61,6 +63,7 @@ typedef enum
   FL_LOCK_FORMAT_MOZILLA,
   FL_LOCK_FORMAT_DPKG,
   FL_LOCK_FORMAT_FLOCK,
+  FL_LOCK_FORMAT_UUCP,
 } FlLockFormat;
 
 /**

@@ -155,7 +155,7 @@ fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
  * The name of a lock file's format, as scripts and flctl's JSON see it.
  *
  * Returns: the stable name of @format: "libfl", "git", "libreoffice", "emacs", "mozilla",
- *   "dpkg" or "flock"
+ *   "dpkg", "flock" or "uucp"
  */
 const char *
 fl_lock_format_to_string (FlLockFormat format)
@@ -230,7 +230,7 @@ fl_entry_kind_get_label (FlEntryKind kind)
  * The program a lock file's format belongs to, for a person.
  *
  * Returns: the program whose lock file it is, for a person ("libfl", "git", "LibreOffice",
- *   "Emacs", "Firefox/Thunderbird", "dpkg/apt", "flock"): names, not translated
+ *   "Emacs", "Firefox/Thunderbird", "dpkg/apt", "flock", "UUCP"): names, not translated
  */
 const char *
 fl_lock_format_get_label (FlLockFormat format)
@@ -243,6 +243,7 @@ fl_lock_format_get_label (FlLockFormat format)
     [FL_LOCK_FORMAT_MOZILLA] = "Firefox/Thunderbird",
     [FL_LOCK_FORMAT_DPKG] = "dpkg/apt",
     [FL_LOCK_FORMAT_FLOCK] = "flock",
+    [FL_LOCK_FORMAT_UUCP] = "UUCP",
   };
 
   if ((guint) format >= G_N_ELEMENTS (labels))
@@ -284,6 +285,11 @@ _fl_lock_format_get_explanation (FlLockFormat format)
       return _("A lock file used with a kernel lock, as flock(1) does: only the kernel lock "
                "counts, and the kernel drops it when its holder exits. The file itself locks "
                "nothing; removing it can break the program's next lock, so leave it.");
+    case FL_LOCK_FORMAT_UUCP:
+      return _("A serial port lock, as UUCP, minicom, pppd and cu write it: the process it names "
+               "is using the device, and removes the file when it closes it. If that process has "
+               "exited, the next program that opens the port removes the lock itself, or remove "
+               "it by hand.");
     case FL_LOCK_FORMAT_LIBFL:
     default:
       return "";

@@ -37,8 +37,14 @@ struct _FlDirectoryModel
   FlClockFunc     clock;
   gpointer        clock_data;
   GDestroyNotify  clock_destroy;
+
+  char           *problems_said;   /* the problems last notified, joined */
+  guint           missing_poll_id; /* looking for a watched directory that is gone */
 };
 
+/* After a scan set a root's problems: TRUE if FlDirectoryModel:problems changed; looks for a
+ * missing root while there is one (fl-directory-model-problems.c). */
+gboolean _fl_directory_model_problems_update (FlDirectoryModel *self);
 /* Notifies the n-* properties whose counts changed. */
 void   _fl_directory_model_notify_counts  (FlDirectoryModel *self);
 /* Reads @path again and applies it to the store, if a root covers it. */

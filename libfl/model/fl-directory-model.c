@@ -51,7 +51,7 @@
  *     -> fl-model-reclaimer.c many confirmed snapshots reclaimed off the main thread
  *     -> fl-model-watch.c     what makes no file event: pidfds, deadlines of unparsable locks
  *     -> fl-model-tally.c     the counts behind n-held, n-stale, n-orphans, n-foreign,
- *                             n-unknown
+ *                             n-unknown, n-active, n-free, n-leftovers
  *     -> fl-model-roots.c     the watched directories, which paths each covers
  *
  * Each part's header is its whole interface; only the object's files include them all. */
@@ -80,6 +80,10 @@ enum
   PROP_N_ORPHANS,
   PROP_N_FOREIGN,
   PROP_N_UNKNOWN,
+  PROP_N_ACTIVE,
+  PROP_N_FREE,
+  PROP_N_LEFTOVERS,
+  PROP_PROBLEMS,
   N_PROPS
 };
 
@@ -261,6 +265,13 @@ _fl_directory_model_initial_scan_failed (FlDirectoryModel *self,
   fl_directory_model_remove_directory (self, path);
 }
 
+void
+_fl_directory_model_problems_changed (FlDirectoryModel *self)
+{
+  if (_fl_directory_model_problems_update (self))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROBLEMS]);
+}
+
 /* GListModel */
 
 static GType
@@ -302,6 +313,7 @@ fl_directory_model_dispose (GObject *object)
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
   _fl_model_scanner_dispose (&self->scanner);
+  g_clear_handle_id (&self->missing_poll_id, g_source_remove);
   _fl_model_monitor_dispose (&self->monitor);
   _fl_model_watch_dispose (&self->watch);
 
@@ -330,6 +342,7 @@ fl_directory_model_finalize (GObject *object)
   FlDirectoryModel *self = FL_DIRECTORY_MODEL (object);
 
   _fl_model_scanner_finalize (&self->scanner);
+  g_free (self->problems_said);
   _fl_model_monitor_finalize (&self->monitor);
   _fl_model_watch_finalize (&self->watch);
   _fl_model_store_finalize (&self->store);
@@ -367,6 +380,18 @@ fl_directory_model_get_property (GObject    *object,
     case PROP_N_UNKNOWN:
       g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_UNKNOWN));
       break;
+    case PROP_N_ACTIVE:
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_ACTIVE));
+      break;
+    case PROP_N_FREE:
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_FREE));
+      break;
+    case PROP_N_LEFTOVERS:
+      g_value_set_uint (value, _fl_model_tally_get (&self->tally, FL_MODEL_COUNT_LEFTOVERS));
+      break;
+    case PROP_PROBLEMS:
+      g_value_take_boxed (value, fl_directory_model_dup_problems (self, NULL));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -403,7 +428,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
   /**
    * FlDirectoryModel:n-stale:
    *
-   * The number of stale lock files: a reclaim would succeed on each.
+   * The number of stale libfl lock files: a reclaim would succeed on each. Other programs'
+   * stale lock files are #FlDirectoryModel:n-leftovers.
    */
   properties[PROP_N_STALE] = g_param_spec_uint ("n-stale", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
@@ -428,12 +454,45 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    */
   properties[PROP_N_UNKNOWN] = g_param_spec_uint ("n-unknown", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
+  /**
+   * FlDirectoryModel:n-active:
+   *
+   * The number of entries in use that are not held locks (%FL_ENTRY_STATE_ACTIVE): temp and
+   * graveyard files whose creator runs, etcd waiters.
+   */
+  properties[PROP_N_ACTIVE] = g_param_spec_uint ("n-active", NULL, NULL, 0, G_MAXUINT, 0,
+                                                 flags);
+  /**
+   * FlDirectoryModel:n-free:
+   *
+   * The number of other programs' lock files that nobody holds (%FL_ENTRY_STATE_FREE).
+   */
+  properties[PROP_N_FREE] = g_param_spec_uint ("n-free", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * FlDirectoryModel:n-leftovers:
+   *
+   * The number of other programs' lock files whose owner is gone (stale, but never libfl's
+   * to reclaim: docs/other-lock-files.md). They are not in #FlDirectoryModel:n-stale. With
+   * it, the counts cover every entry, each in one.
+   */
+  properties[PROP_N_LEFTOVERS] = g_param_spec_uint ("n-leftovers", NULL, NULL, 0, G_MAXUINT, 0,
+                                                    flags);
+  /**
+   * FlDirectoryModel:problems:
+   *
+   * What the model could not read (fl_directory_model_dup_problems() for all directories):
+   * empty when its entries are complete.
+   */
+  properties[PROP_PROBLEMS] = g_param_spec_boxed ("problems", NULL, NULL, G_TYPE_STRV, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   count_properties[FL_MODEL_COUNT_HELD] = properties[PROP_N_HELD];
   count_properties[FL_MODEL_COUNT_STALE] = properties[PROP_N_STALE];
   count_properties[FL_MODEL_COUNT_ORPHANS] = properties[PROP_N_ORPHANS];
   count_properties[FL_MODEL_COUNT_FOREIGN] = properties[PROP_N_FOREIGN];
   count_properties[FL_MODEL_COUNT_UNKNOWN] = properties[PROP_N_UNKNOWN];
+  count_properties[FL_MODEL_COUNT_ACTIVE] = properties[PROP_N_ACTIVE];
+  count_properties[FL_MODEL_COUNT_FREE] = properties[PROP_N_FREE];
+  count_properties[FL_MODEL_COUNT_LEFTOVERS] = properties[PROP_N_LEFTOVERS];
 
   /**
    * FlDirectoryModel::entry-changed:
@@ -674,6 +733,7 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
   _fl_model_root_stop (root);
   _fl_model_scanner_forget (&self->scanner, root);
   _fl_model_root_unref (root);
+  problems_changed_cb (self);
   return TRUE;
 }
 

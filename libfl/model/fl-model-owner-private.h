@@ -53,5 +53,8 @@ void   _fl_directory_model_merged               (FlDirectoryModel *self);
 void   _fl_directory_model_loading_changed      (FlDirectoryModel *self);
 void   _fl_directory_model_initial_scan_failed  (FlDirectoryModel *self,
                                                  FlModelRoot      *root);
+/* From the scanner: a root's problems (FlModelRoot:problems, unread, missing) were set
+ * again. */
+void   _fl_directory_model_problems_changed     (FlDirectoryModel *self);
 
 G_END_DECLS

@@ -27,6 +27,12 @@ typedef struct
   const FlLockBackend *backend;
   gpointer             remote_watch;
   guint                remote_rescan_id;
+  /* What the last applied scan could not read, translated, for the person watching: the
+   * subfolders left out (char *), and why the root itself was not read (NULL when it was);
+   * @missing: the root is gone, and is looked for until it comes back. Main context only. */
+  GPtrArray           *problems;
+  char                *unread;
+  gboolean             missing;
 } FlModelRoot;
 
 /* Takes @path (canonical, or a URI for @backend, which may be NULL). */

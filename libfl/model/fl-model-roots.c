@@ -42,6 +42,7 @@ _fl_model_root_new (char                *path,
   root->path = path;
   root->recursive = recursive;
   root->monitors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, monitor_free);
+  root->problems = g_ptr_array_new_with_free_func (g_free);
   return root;
 }
 
@@ -58,6 +59,8 @@ root_clear (FlModelRoot *root)
   g_free (root->path);
   g_free (root->prefix);
   g_clear_pointer (&root->monitors, g_hash_table_unref);
+  g_clear_pointer (&root->problems, g_ptr_array_unref);
+  g_free (root->unread);
 }
 
 void

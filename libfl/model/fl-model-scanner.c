@@ -5,7 +5,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include <glib/gi18n-lib.h>
 
 #include "fl-lock-backend-private.h"
 #include "fl-model-owner-private.h"
@@ -37,6 +40,8 @@ typedef struct
   GPtrArray       *previous;   /* the entries' snapshots at the start, by path: reused if equal */
   GPtrArray       *snapshots;
   GPtrArray       *dirs;
+  GPtrArray       *problems;   /* char *: subfolders left out, said to the person watching */
+  int              open_errno; /* why the root itself could not be opened, or 0 */
   GError          *error;
   gint64           duration_us;
   /* A first scan in a worker thread hands its rows over as it goes (see hand_over()). */
@@ -95,6 +100,7 @@ scan_job_free (gpointer data)
   g_clear_pointer (&job->previous, g_ptr_array_unref);
   g_clear_pointer (&job->snapshots, g_ptr_array_unref);
   g_clear_pointer (&job->dirs, g_ptr_array_unref);
+  g_clear_pointer (&job->problems, g_ptr_array_unref);
   g_clear_error (&job->error);
   g_clear_pointer (&job->context, g_main_context_unref);
   g_weak_ref_clear (&job->model);
@@ -124,6 +130,7 @@ scan_job_new (FlModelScanner  *scanner,
   job->cancellable = g_object_ref (scanner->cancellable);
   job->snapshots = g_ptr_array_new_with_free_func (g_object_unref);
   job->dirs = g_ptr_array_new_with_free_func (g_free);
+  job->problems = g_ptr_array_new_with_free_func (g_free);
   g_weak_ref_init (&job->model, NULL);
   job->scanner = scanner;
 
@@ -347,8 +354,29 @@ snapshot_names_cb (FlDir       *dir,
   return TRUE;
 }
 
-/* What cannot be read is left out silently: the next rescan tries again. */
-static const FlWalkFuncs scan_funcs = { snapshot_names_cb, NULL };
+/* What cannot be read is left out, and said (FlDirectoryModel:problems): a listing is never
+ * silently incomplete. The next rescan tries again. */
+static gboolean
+scan_problem_cb (const char     *path,
+                 guint           depth,
+                 FlWalkProblem   problem,
+                 int             errno_value,
+                 gpointer        user_data,
+                 GError        **error)
+{
+  ScanJob *job = user_data;
+
+  if (problem == FL_WALK_TOO_DEEP)
+    g_ptr_array_add (job->problems,
+                     g_strdup_printf (_("Not listed: “%s” is more than %d directories deep; "
+                                        "list it on its own"), path, FL_WALK_MAX_DEPTH));
+  else
+    g_ptr_array_add (job->problems, g_strdup_printf (_("Cannot list “%s”: %s"), path,
+                                                     g_strerror (errno_value)));
+  return TRUE;
+}
+
+static const FlWalkFuncs scan_funcs = { snapshot_names_cb, scan_problem_cb };
 
 static int
 compare_snapshot_paths (gconstpointer a,
@@ -390,6 +418,7 @@ run_scan (ScanJob *job)
   err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
   if (err != 0)
     {
+      job->open_errno = err;
       _fl_model_root_set_error (&job->error, job->root->path, err);
       return;
     }
@@ -485,12 +514,29 @@ finish_job (FlModelScanner  *scanner,
           _fl_directory_model_initial_scan_failed (scanner->model, root);
           return FALSE;
         }
-      /* The directory went away or became unreadable: so did its entries. */
+      /* The directory went away or became unreadable: so did its entries. Said, and a
+       * missing one is looked for (FlDirectoryModel:problems); its monitor watched the inode
+       * that is gone, so the one that comes back gets a new one. */
       g_debug ("%s", job->error->message);
+      root->missing = job->open_errno == ENOENT;
+      g_free (root->unread);
+      root->unread = root->missing
+                     ? g_strdup_printf (_("“%s” is gone: watching for it to come back"),
+                                        root->path)
+                     : g_strdup (job->error->message);
+      g_ptr_array_set_size (root->problems, 0);
+      if (root->missing)
+        g_hash_table_remove (root->monitors, root->path);
       merge (scanner, root, NULL, FL_MODEL_SCAN_RESCAN);
+      _fl_directory_model_problems_changed (scanner->model);
       return TRUE;
     }
 
+  root->missing = FALSE;
+  g_clear_pointer (&root->unread, g_free);
+  g_ptr_array_unref (root->problems);
+  root->problems = g_steal_pointer (&job->problems);
+  _fl_directory_model_problems_changed (scanner->model);
   merge (scanner, root, job->snapshots, job->mode);
   _fl_directory_model_root_scanned (scanner->model, root, job->dirs);
   scanner->interval_ms = CLAMP (job->duration_us / 1000 * 30, RESCAN_MIN_MS, RESCAN_MAX_MS);

@@ -1,5 +1,5 @@
 /* fl-model-tally-private.h: the model's counts (n-held, n-stale, n-orphans, n-foreign,
- * n-unknown)
+ * n-unknown, n-active, n-free, n-leftovers): every state, each entry in one
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,8 +18,10 @@ typedef enum
   FL_MODEL_COUNT_ORPHANS,
   FL_MODEL_COUNT_FOREIGN,
   FL_MODEL_COUNT_UNKNOWN,
-  FL_MODEL_COUNT_OTHER,    /* counted, never shown: active temps and graveyards, other
-                            * programs' lock files that nobody holds (free) */
+  FL_MODEL_COUNT_ACTIVE,    /* temps and graveyards being written, etcd waiters */
+  FL_MODEL_COUNT_FREE,      /* other programs' lock files that nobody holds */
+  FL_MODEL_COUNT_LEFTOVERS, /* other programs' lock files whose owner is gone: never libfl's
+                             * to reclaim, so never in the stale count */
   FL_MODEL_N_COUNTS
 } FlModelCount;
 

@@ -18,16 +18,20 @@ _fl_model_tally_classify (FlSnapshot *snap)
     case FL_ENTRY_STATE_HELD:
       return FL_MODEL_COUNT_HELD;
     case FL_ENTRY_STATE_STALE:
-      return FL_MODEL_COUNT_STALE;
+      /* A stale count is what a reclaim would end: libfl's own locks only. */
+      return fl_snapshot_get_kind (snap) == FL_ENTRY_OTHER_PROGRAM ? FL_MODEL_COUNT_LEFTOVERS
+                                                                    : FL_MODEL_COUNT_STALE;
     case FL_ENTRY_STATE_ORPHAN:
       return FL_MODEL_COUNT_ORPHANS;
     case FL_ENTRY_STATE_FOREIGN:
       return FL_MODEL_COUNT_FOREIGN;
     case FL_ENTRY_STATE_UNKNOWN:
       return FL_MODEL_COUNT_UNKNOWN;
+    case FL_ENTRY_STATE_FREE:
+      return FL_MODEL_COUNT_FREE;
     case FL_ENTRY_STATE_ACTIVE:
     default:
-      return FL_MODEL_COUNT_OTHER;
+      return FL_MODEL_COUNT_ACTIVE;
     }
 }
 
@@ -52,7 +56,7 @@ _fl_model_tally_notify (FlModelTally      *tally,
                         GObject           *object,
                         GParamSpec *const *pspecs)
 {
-  for (guint i = 0; i < FL_MODEL_COUNT_OTHER; i++)
+  for (guint i = 0; i < FL_MODEL_N_COUNTS; i++)
     if (tally->counts[i] != tally->notified[i])
       {
         tally->notified[i] = tally->counts[i];

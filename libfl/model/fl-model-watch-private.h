@@ -1,5 +1,6 @@
 /* fl-model-watch-private.h: what changes an entry without a file event (a holder's exit, an
- * unparsable lock's deadline), watched so that the model re-reads it in time
+ * unparsable lock's deadline, an exited holder's PID used again), watched so that the model
+ * re-reads it in time
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +18,8 @@ typedef struct
   guint                    max_pid_watches;
   GHashTable              *deadlines;    /* FlEntry -> itself: unparsable, not yet stale */
   guint                    deadline_id;
+  GHashTable              *dead_pids;    /* pid -> number of entries whose holder exited */
+  guint                    dead_id;      /* looking for those PIDs in use again */
   FlDirectoryModel        *model;        /* the owner, which reads the paths again */
 } FlModelWatch;
 

@@ -1,5 +1,5 @@
-/* fl-model-watch.c: a holder's exit (its pidfd) and an unparsable lock's deadline, the two
- * changes that make no file event
+/* fl-model-watch.c: a holder's exit (its pidfd), an unparsable lock's deadline and an exited
+ * holder's PID in use again, the changes that make no file event
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -40,6 +40,7 @@ _fl_model_watch_init (FlModelWatch     *watch,
 
   watch->pid_watches = g_hash_table_new_full (NULL, NULL, NULL, pid_watch_free);
   watch->deadlines = g_hash_table_new (NULL, NULL);
+  watch->dead_pids = g_hash_table_new (NULL, NULL);
   watch->model = model;
 
   /* Each watched holder costs a descriptor: leave most of them to the program. */
@@ -54,8 +55,10 @@ void
 _fl_model_watch_dispose (FlModelWatch *watch)
 {
   g_clear_handle_id (&watch->deadline_id, g_source_remove);
+  g_clear_handle_id (&watch->dead_id, g_source_remove);
   g_hash_table_remove_all (watch->pid_watches);
   g_hash_table_remove_all (watch->deadlines);
+  g_hash_table_remove_all (watch->dead_pids);
 }
 
 void
@@ -63,6 +66,7 @@ _fl_model_watch_finalize (FlModelWatch *watch)
 {
   g_clear_pointer (&watch->pid_watches, g_hash_table_unref);
   g_clear_pointer (&watch->deadlines, g_hash_table_unref);
+  g_clear_pointer (&watch->dead_pids, g_hash_table_unref);
 }
 
 /* The holder exited: re-read every entry with that PID. Finding them is a pass over the
@@ -146,6 +150,75 @@ pid_watch_unref (FlModelWatch *watch,
     g_hash_table_remove (watch->pid_watches, key);
 }
 
+/* An exited holder's PID handed to a new process is the evidence of a reuse ("Stale: PID
+ * reused" rather than "holder exited"), but the kernel tells nobody when it hands out a PID
+ * (the proc connector needs CAP_NET_ADMIN), so these few PIDs are looked up, one /proc read
+ * each, every DEAD_POLL_MS while there are any: a reuse shows within a second, and the
+ * entries are re-read only when their PID runs again. Not a pass over the entries. */
+#define DEAD_POLL_MS 500
+/* A failed open of /proc/PID/stat costs a few microseconds: this many, twice a second, stay
+ * far below a percent of a core. More exited holders wait for the periodic rescan. */
+#define MAX_DEAD_PIDS 1024
+
+static gboolean
+wants_dead_watch (FlSnapshot *snap)
+{
+  return fl_snapshot_get_liveness (snap) == FL_LIVENESS_DEAD && fl_snapshot_get_pid (snap) > 0
+         && !_fl_snapshot_is_etcd (snap);
+}
+
+static void
+dead_pid_account (FlModelWatch *watch,
+                  FlSnapshot   *snap,
+                  int           sign)
+{
+  gpointer key = GINT_TO_POINTER (fl_snapshot_get_pid (snap));
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (watch->dead_pids, key));
+
+  if (sign > 0 && n == 0 && g_hash_table_size (watch->dead_pids) >= MAX_DEAD_PIDS)
+    return;  /* the periodic rescan is the fallback */
+  if (sign < 0 && n == 0)
+    return;  /* never counted: the table was full */
+  n = sign > 0 ? n + 1 : n - 1;
+  if (n == 0)
+    g_hash_table_remove (watch->dead_pids, key);
+  else
+    g_hash_table_insert (watch->dead_pids, key, GUINT_TO_POINTER (n));
+}
+
+static gboolean
+dead_poll_cb (gpointer user_data)
+{
+  FlModelWatch *watch = user_data;
+  GHashTableIter iter;
+  gpointer key;
+  gboolean found = FALSE;
+
+  g_hash_table_iter_init (&iter, watch->dead_pids);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      FlProcessInfo info;
+
+      _fl_process_probe (GPOINTER_TO_INT (key), FALSE, &info);
+      if (info.state == FL_PROCESS_RUNNING)
+        {
+          _fl_directory_model_queue_pid (watch->model, GPOINTER_TO_INT (key));
+          found = TRUE;
+        }
+      _fl_process_info_clear (&info);
+    }
+  if (found)
+    {
+      /* What inspectors remember of that PID is the exited holder's. */
+      _fl_process_cache_invalidate ();
+      _fl_directory_model_flush_slice (watch->model);
+    }
+  if (g_hash_table_size (watch->dead_pids) > 0)
+    return G_SOURCE_CONTINUE;
+  watch->dead_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
 /* A lock whose content is not a PID turns stale by age, at the time the judge gave it, without
  * any event. Only the judge's own time: a lock the judge never calls stale by age (empty, a
  * process group, FL_STALE_NEVER) has no deadline, and one counted from its ctime is not due at
@@ -172,6 +245,9 @@ _fl_model_watch_account (FlModelWatch *watch,
       else
         pid_watch_unref (watch, snap);
     }
+
+  if (wants_dead_watch (snap))
+    dead_pid_account (watch, snap, sign);
 
   if (has_deadline (snap))
     {
@@ -210,6 +286,9 @@ _fl_model_watch_schedule (FlModelWatch *watch)
 {
   gint64 first;
   gint64 delay_ms;
+
+  if (watch->dead_id == 0 && g_hash_table_size (watch->dead_pids) > 0)
+    watch->dead_id = g_timeout_add (DEAD_POLL_MS, dead_poll_cb, watch);
 
   g_clear_handle_id (&watch->deadline_id, g_source_remove);
   if (g_hash_table_size (watch->deadlines) == 0)

@@ -58,6 +58,24 @@ _fl_lock_state_read_identity (FlLockState *self)
     }
 }
 
+/* What a foreign entry is, said where a reader of the verdict looks: a link's target is read
+ * (never followed) and kept as its content, as an Emacs lock's is. */
+static void
+note_foreign (FlLockState *self,
+              FlDir       *dir)
+{
+  size_t n = 0;
+
+  if (self->info.type == FL_FILE_SYMLINK &&
+      _fl_platform_readlink_at (dir, self->name, self->content, sizeof self->content, &n) == 0)
+    self->content_len = n;
+  else
+    self->content_len = 0;
+  self->content[self->content_len] = '\0';
+  self->reason = _fl_describe_foreign_reason (self->info.type,
+                                              self->content_len > 0 ? self->content : NULL);
+}
+
 gboolean
 _fl_lock_state_open (FlLockState  *self,
                      FlDir        *dir,
@@ -92,6 +110,7 @@ _fl_lock_state_open (FlLockState  *self,
   if (self->info.type != FL_FILE_REGULAR)
     {
       self->kind = FL_ENTRY_FOREIGN;
+      note_foreign (self, dir);
       return TRUE;
     }
 
@@ -119,8 +138,10 @@ _fl_lock_state_open (FlLockState  *self,
     }
 
   /* The name may have been replaced between the look and the open: trust only the handle. */
-  if (_fl_platform_file_info (self->fd, &again) != 0 || again.type != FL_FILE_REGULAR)
+  err = _fl_platform_file_info (self->fd, &again);
+  if (err != 0 || again.type != FL_FILE_REGULAR)
     {
+      self->info.type = err == 0 ? again.type : FL_FILE_UNKNOWN;
       _fl_platform_close (self->fd);
       self->fd = FL_HANDLE_NONE;
       self->kind = FL_ENTRY_FOREIGN;
@@ -157,6 +178,32 @@ _fl_lock_state_clear (FlLockState *self)
   g_clear_pointer (&self->reason, g_free);
   g_clear_pointer (&self->keeper_name, g_free);
   _fl_process_info_clear (&self->process);
+}
+
+/* The verdict's reason for a foreign entry (fl_snapshot_get_reason()): what kind of entry it
+ * is, and that libfl leaves it alone. @link_target: a symbolic link's target, if read. */
+char *
+_fl_describe_foreign_reason (FlFileType  type,
+                             const char *link_target)
+{
+  switch (type)
+    {
+    case FL_FILE_SYMLINK:
+      if (link_target != NULL)
+        return g_strdup_printf (_("a symbolic link to “%s”, not a lock file: libfl never follows "
+                                  "or removes it"), link_target);
+      return g_strdup (_("a symbolic link, not a lock file: libfl never follows or removes it"));
+    case FL_FILE_DIRECTORY:
+      return g_strdup (_("a directory, not a lock file: libfl never opens or removes it"));
+    case FL_FILE_FIFO:
+      return g_strdup (_("a FIFO (named pipe), not a lock file: libfl never opens or removes "
+                         "it"));
+    case FL_FILE_SOCKET:
+      return g_strdup (_("a socket, not a lock file: libfl never opens or removes it"));
+    default:
+      return g_strdup (_("a device or special file, not a lock file: libfl never opens or "
+                         "removes it"));
+    }
 }
 
 char *

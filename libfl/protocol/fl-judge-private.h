@@ -103,6 +103,8 @@ char    *_fl_lock_state_describe_shared (FlLockState    *self,
                                          gboolean        known);
 
 /* What a foreign entry is and what to do about it, for error messages. */
+char    *_fl_describe_foreign_reason (FlFileType        type,
+                                      const char       *link_target);
 char    *_fl_describe_foreign      (const char          *path,
                                     FlFileType           type);
 

@@ -720,8 +720,11 @@ _fl_lock_state_judge (FlLockState         *self,
 
   if (self->kind == FL_ENTRY_FOREIGN)
     {
+      /* What it is was said when it was looked at (fl-evidence.c); a file replaced by a link
+       * between the look and the open was not looked at as one. */
       verdict (self, FL_LIVENESS_UNKNOWN, FALSE,
-               g_strdup (_("not a regular file: libfl never opens, follows or removes it")));
+               self->reason != NULL ? g_steal_pointer (&self->reason)
+                                    : _fl_describe_foreign_reason (self->info.type, NULL));
       return;
     }
 

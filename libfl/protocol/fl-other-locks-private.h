@@ -56,6 +56,11 @@ FlOtherVerdict _fl_other_lock_examine (FlOtherLock *other,
 
 void     _fl_other_lock_clear (FlOtherLock  *other);
 
+/* A UUCP serial port lock's content: ten ASCII characters and a newline, or 4 binary bytes. */
+gboolean _fl_other_parse_uucp (const char   *text,
+                               gsize         len,
+                               int          *pid);
+
 /* Whether @state, opened in @dir_path, is git's `*.lock` (under `.git`, content no PID): an
  * acquirer never takes it over, however old, and it counts as locked. */
 gboolean _fl_other_lock_is_gits (FlLockState *state,

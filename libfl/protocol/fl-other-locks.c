@@ -277,12 +277,16 @@ is_this_host (const char *host)
          (host[n] == '\0' || host[n] == '.') && (me.host_name[n] == '\0' || me.host_name[n] == '.');
 }
 
+/* A recorded PID of this host and boot (Emacs, UUCP): its process, as probed, is the owner's
+ * and stays in @process for the snapshot. */
 static void
-judge_emacs_process (FlOtherLock   *other,
+judge_owner_process (FlOtherLock   *other,
                      FlProcessInfo *process,
                      gint64         written_us)
 {
-  /* Started after the link was made: not the Emacs that made it. A clock step could fake
+  _fl_process_probe (other->pid, TRUE, process);
+
+  /* Started after the file was written: not the process that wrote it. A clock step could fake
    * that, so it is a reused PID of unknown state, never stale (docs/protocol.md, J4). */
   if (process->state == FL_PROCESS_RUNNING && process->start_real_us != 0 &&
       process->start_real_us > written_us + STARTED_AFTER_US)
@@ -298,7 +302,9 @@ judge_emacs_process (FlOtherLock   *other,
     case FL_PROCESS_GONE:
     case FL_PROCESS_ZOMBIE:
       verdict (other, FL_ENTRY_STATE_STALE, FL_LIVENESS_DEAD,
-               g_strdup_printf (_("Emacs PID %d has exited"), other->pid));
+               other->format == FL_LOCK_FORMAT_EMACS
+               ? g_strdup_printf (_("Emacs PID %d has exited"), other->pid)
+               : g_strdup_printf (_("its owner PID %d has exited"), other->pid));
       return;
     case FL_PROCESS_RUNNING:
       verdict (other, FL_ENTRY_STATE_HELD, FL_LIVENESS_ALIVE,
@@ -313,12 +319,12 @@ judge_emacs_process (FlOtherLock   *other,
 }
 
 static void
-judge_emacs (FlOtherLock *other,
-             gint64       boot_s,
-             gint64       written_us,
-             gint64       now_us)
+judge_emacs (FlOtherLock   *other,
+             FlProcessInfo *process,
+             gint64         boot_s,
+             gint64         written_us,
+             gint64         now_us)
 {
-  FlProcessInfo process = { .uid = -1 };
   gint64 our_boot_s = (now_us - _fl_platform_boottime_now ()) / G_USEC_PER_SEC;
 
   if (!is_this_host (other->host))
@@ -336,9 +342,37 @@ judge_emacs (FlOtherLock *other,
       return;
     }
 
-  _fl_process_probe (other->pid, FALSE, &process);
-  judge_emacs_process (other, &process, written_us);
-  _fl_process_info_clear (&process);
+  judge_owner_process (other, process, written_us);
+}
+
+/* A UUCP-style serial port lock's content (`LCK..ttyUSB0`): the owner's PID as ten ASCII
+ * characters, right-aligned, and a newline (HDB UUCP, minicom, pppd, lockdev), or as a
+ * binary int of 4 bytes in this machine's byte order (older UUCP). */
+gboolean
+_fl_other_parse_uucp (const char *text,
+                      gsize       len,
+                      int        *pid)
+{
+  gsize start = 0, end = len;
+
+  if (len == sizeof (gint32))
+    {
+      gint32 binary;
+
+      memcpy (&binary, text, sizeof binary);
+      if (binary >= 1 && binary <= FL_PID_MAX)
+        {
+          *pid = binary;
+          return TRUE;
+        }
+    }
+  if (len > 32)
+    return FALSE;
+  while (start < end && text[start] == ' ')
+    start++;
+  if (end > start && text[end - 1] == '\n')
+    end--;
+  return end > start && parse_pid (text + start, end - start, pid);
 }
 
 /* The profile is open while a process holds .parentlock's kernel lock (Firefox takes it before
@@ -442,7 +476,7 @@ _fl_other_lock_examine (FlOtherLock *other,
     {
       other->format = FL_LOCK_FORMAT_EMACS;
       other->target = g_build_filename (dir_path, name + 2, NULL);
-      judge_emacs (other, boot_s, state->changed_us, now_us);
+      judge_emacs (other, &state->process, boot_s, state->changed_us, now_us);
       return FL_OTHER_KNOWN;
     }
   if (has_prefix (name, len, ".~lock.") && regular && read_head (other, state))
@@ -462,6 +496,14 @@ _fl_other_lock_examine (FlOtherLock *other,
     {
       other->format = FL_LOCK_FORMAT_MOZILLA;
       judge_mozilla_link (other, dir);
+      return FL_OTHER_KNOWN;
+    }
+  if (has_prefix (name, len, "LCK..") && regular && !is_empty (state) &&
+      read_head (other, state) &&
+      _fl_other_parse_uucp (other->content, other->content_len, &other->pid))
+    {
+      other->format = FL_LOCK_FORMAT_UUCP;
+      judge_owner_process (other, &state->process, state->changed_us);
       return FL_OTHER_KNOWN;
     }
   if (regular && (other->format == FL_LOCK_FORMAT_DPKG || is_name (name, len, ".parentlock") ||

@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/sched.h>  /* struct clone_args */
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,6 +240,31 @@ fl_test_dead_pid (void)
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (kill (pid, 0) < 0 && errno == ESRCH);
   return pid;
+}
+
+/* A real PID reuse, on demand: a child forked with exactly @pid (clone3's set_tid, which needs
+ * CAP_SYS_ADMIN, so root, and Linux 5.5), which waits until it is killed. Returns 0, with
+ * errno set, where that cannot be done (another user, an older kernel, @pid in use). */
+pid_t
+fl_test_fork_with_pid (pid_t pid)
+{
+  pid_t tids[1] = { pid };
+  struct clone_args args;
+  long child;
+
+  memset (&args, 0, sizeof args);
+  args.exit_signal = SIGCHLD;
+  args.set_tid = (guint64) (guintptr) tids;
+  args.set_tid_size = 1;
+  child = syscall (SYS_clone3, &args, sizeof args);
+  if (child == 0)
+    {
+      /* Raw system calls only: this is a fork of a threaded process. */
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      for (;;)
+        pause ();
+    }
+  return child > 0 ? (pid_t) child : 0;
 }
 
 gboolean

@@ -50,6 +50,7 @@ char    **fl_test_list_dir              (const char    *dir);
 guint     fl_test_count_protocol_litter (const char    *dir);
 pid_t     fl_test_dead_pid              (void);
 gboolean  fl_test_is_root               (void);
+pid_t     fl_test_fork_with_pid         (pid_t          pid);
 gboolean  fl_test_wait_pid_gone         (pid_t          pid,
                                          gint64         deadline_us);
 /* Runs @child_cb in a forked child, which exits with what it returns (a child makes no

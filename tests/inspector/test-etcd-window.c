@@ -218,6 +218,18 @@ test_etcd_beside_folder (void)
                            fl_snapshot_get_lease_id (fl_entry_get_snapshot (entry)));
     g_assert_true (g_str_has_prefix (lease, hex));
     g_assert_nonnull (strstr (lease, "left"));
+
+    /* The details: a key with a lease, never a file (issue 34, item 7). */
+    g_assert_true (_inspector_window_select_path (window, fl_entry_get_path (entry)));
+    g_assert_cmpstr (ui_detail (window, "Lease"), ==, hex);
+    g_assert_nonnull (strstr (ui_detail (window, "TTL left"), " left"));
+    g_assert_cmpstr (ui_detail (window, "Host"), ==, g_get_host_name ());
+    g_assert_cmpuint (g_ascii_strtoull (ui_detail (window, "Fencing token"), NULL, 10), >, 0);
+    g_assert_cmpstr (ui_detail (window, "Waiters"), ==, "none");
+    g_assert_null (ui_detail (window, "Kernel lock"));
+    g_assert_null (ui_detail (window, "Content"));
+    g_assert_nonnull (strstr (inspector_details_get_evidence (window->details),
+                              "which etcd judges alive"));
   }
 
   /* Remembered with the folders, as typed. */

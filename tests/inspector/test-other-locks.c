@@ -44,20 +44,6 @@ label_shown (gpointer data)
   return find_label (query->root, query->text) != NULL;
 }
 
-typedef struct
-{
-  InspectorWindow *window;
-  const char      *path;
-} Listed;
-
-static gboolean
-is_listed (gpointer data)
-{
-  Listed *listed = data;
-
-  return fl_directory_model_lookup (listed->window->model, listed->path) != NULL;
-}
-
 static void
 test_emacs_row (void)
 {
@@ -66,14 +52,13 @@ test_emacs_row (void)
   g_autofree char *target = g_strdup_printf ("alice@%s.%d", g_get_host_name (), (int) fl_test_dead_pid ());
   g_autofree char *owner = g_strdup_printf ("Emacs: alice@%s, PID", g_get_host_name ());
   GtkWidget *reclaim = ui_find_actionable (GTK_WIDGET (window->details), "win.reclaim");
-  Listed listed = { window, path };
   LabelQuery in_list = { GTK_WIDGET (window), owner };
   LabelQuery in_details = { GTK_WIDGET (window->details), "An Emacs edit lock" };
   FlEntry *entry;
   char link[256];
 
   g_assert_no_errno (symlink (target, path));
-  g_assert_true (fl_test_wait_until (is_listed, &listed, 10000));
+  g_assert_true (ui_wait_listed (window, path, 10000));
   entry = fl_directory_model_lookup (window->model, path);
   /* The owner is gone: stale, as the row says, yet never libfl's to reclaim. */
   g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (entry)), ==,

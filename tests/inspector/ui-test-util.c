@@ -201,3 +201,62 @@ ui_collect_widgets (GtkWidget *root,
       ui_collect_widgets (child, type, out);
     }
 }
+
+static GtkLabel *
+value_of (GtkWidget  *root,
+          const char *key)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), key) == 0 &&
+          GTK_IS_GRID (root))
+        {
+          int column, row, width, height;
+
+          gtk_grid_query_child (GTK_GRID (root), child, &column, &row, &width, &height);
+          return GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (root), 1, row));
+        }
+      found = value_of (child, key);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The value the details pane shows beside @key ("Content", "Lease"), or NULL without one. */
+const char *
+ui_detail (InspectorWindow *window,
+           const char      *key)
+{
+  GtkLabel *label = value_of (GTK_WIDGET (window->details), key);
+
+  return label != NULL ? gtk_label_get_text (label) : NULL;
+}
+
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;
+} Listed;
+
+static gboolean
+is_listed (gpointer data)
+{
+  Listed *listed = data;
+
+  return fl_directory_model_lookup (listed->window->model, listed->path) != NULL;
+}
+
+/* Whether the window's model lists @path within @timeout_ms. */
+gboolean
+ui_wait_listed (InspectorWindow *window,
+                const char      *path,
+                guint            timeout_ms)
+{
+  Listed listed = { window, path };
+
+  return fl_test_wait_until (is_listed, &listed, timeout_ms);
+}

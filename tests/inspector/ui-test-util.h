@@ -22,6 +22,11 @@ FlEntry         *ui_lookup             (InspectorWindow  *window,
                                         const char       *name);
 GtkWidget       *ui_find_actionable    (GtkWidget        *root,
                                         const char       *action_name);
+gboolean         ui_wait_listed        (InspectorWindow  *window,
+                                        const char       *path,
+                                        guint             timeout_ms);
+const char      *ui_detail             (InspectorWindow  *window,
+                                        const char       *key);
 GHashTable      *ui_rendered_states    (GtkWidget        *root);
 void             ui_collect_widgets    (GtkWidget        *root,
                                         GType             type,

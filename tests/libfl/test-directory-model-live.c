@@ -442,6 +442,108 @@ test_inotify (ModelFixture  *fx,
   g_assert_nonnull (strstr (changes, "released:live.lock.gy.99.00c0ffee"));
 }
 
+static gboolean
+problem_said (gpointer data)
+{
+  ModelFixture *fx = data;
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (fx->model, fx->dir);
+
+  return problems[0] != NULL && strstr (problems[0], "is gone") != NULL;
+}
+
+static gboolean
+no_problem (gpointer data)
+{
+  ModelFixture *fx = data;
+  g_auto(GStrv) problems = fl_directory_model_dup_problems (fx->model, NULL);
+
+  return problems[0] == NULL;
+}
+
+/* A watched directory that is deleted is a problem of the model, said until it is back; its
+ * return is read within a second, without any event from the deleted directory's monitor
+ * (issue 34, item 6). */
+static void
+test_root_gone_and_back (ModelFixture  *fx,
+                         gconstpointer  data)
+{
+  g_autofree char *lock = model_path (fx, "live.lock");
+  Lookup l = { fx, "live.lock" };
+  gint64 back;
+
+  write_pid_file (lock, getpid ());
+  add_dir (fx);
+  g_assert_true (no_problem (fx));
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
+
+  fl_test_rm_rf (fx->dir);
+  g_assert_true (fl_test_wait_until (problem_said, fx, 10000));
+  g_assert_true (fl_test_wait_until (entry_absent, &l, 10000));
+
+  g_assert_no_errno (g_mkdir (fx->dir, 0700));
+  write_pid_file (lock, getpid ());
+  back = g_get_monotonic_time ();
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
+  g_assert_cmpint (g_get_monotonic_time () - back, <, fl_test_scaled_ms (1000) * 1000);
+  g_assert_true (fl_test_wait_until (no_problem, fx, 5000));
+
+  /* A folder no longer watched has no problems. */
+  fl_test_rm_rf (fx->dir);
+  g_assert_true (fl_test_wait_until (problem_said, fx, 10000));
+  g_assert_true (fl_directory_model_remove_directory (fx->model, fx->dir));
+  g_assert_true (no_problem (fx));
+  g_assert_no_errno (g_mkdir (fx->dir, 0700));
+}
+
+static gboolean
+entry_reused (gpointer data)
+{
+  Lookup *l = data;
+  FlEntry *entry = model_lookup (l->fx, l->name);
+
+  return entry != NULL &&
+         fl_snapshot_get_liveness (fl_entry_get_snapshot (entry)) == FL_LIVENESS_REUSED;
+}
+
+/* A real PID reuse after the holder's exit makes no event, yet the entry says "PID reused"
+ * within a second of it (issue 34, item 5), not at the next periodic rescan. */
+static void
+test_pid_reused_soon (ModelFixture  *fx,
+                      gconstpointer  data)
+{
+  g_autofree char *target = model_path (fx, "db");
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (target);
+  g_autofree char *summary = NULL;
+  Lookup l = { fx, "db.lock" };
+  pid_t pid = holder->pid;
+  pid_t again;
+  gint64 reused;
+
+  add_dir (fx);
+  g_assert_true (fl_test_wait_until (entry_present, &l, 10000));
+  fl_test_proc_kill (holder);
+  g_assert_true (fl_test_wait_until (entry_stale, &l, 10000));
+  g_assert_cmpint (fl_snapshot_get_liveness (fl_entry_get_snapshot (model_lookup (fx, "db.lock"))),
+                   ==, FL_LIVENESS_DEAD);
+
+  again = fl_test_fork_with_pid (pid);
+  if (again == 0)
+    {
+      g_test_skip ("cannot fork a process with a chosen PID here (clone3 set_tid needs root)");
+      return;
+    }
+  reused = g_get_monotonic_time ();
+  g_assert_cmpint (again, ==, pid);
+  g_assert_true (fl_test_wait_until (entry_reused, &l, 10000));
+  g_test_message ("reuse seen after %" G_GINT64_FORMAT " ms",
+                  (g_get_monotonic_time () - reused) / 1000);
+  g_assert_cmpint (g_get_monotonic_time () - reused, <, fl_test_scaled_ms (1000) * 1000);
+  summary = fl_snapshot_dup_state_summary (fl_entry_get_snapshot (model_lookup (fx, "db.lock")));
+  g_assert_cmpstr (summary, ==, "Stale: PID reused");
+  kill (again, SIGKILL);
+  g_assert_cmpint (waitpid (again, NULL, 0), ==, again);
+}
+
 typedef struct
 {
   ModelFixture *fx;
@@ -601,6 +703,8 @@ main (int   argc,
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
+  ADD ("/model/root-gone-and-back", REAL, test_root_gone_and_back);
+  ADD ("/model/pid-reused-soon", REAL, test_pid_reused_soon);
 
   return g_test_run ();
 }

@@ -443,6 +443,107 @@ test_never_follows (FlTestDir     *fx,
   g_assert_true (fl_test_exists (outside));
 }
 
+/* A serial port's UUCP lock (`printf '%10d\n' PID`, as minicom and pppd write it; 4 binary
+ * bytes in older UUCP): listed, its PID judged as the format means, with its process; an
+ * empty LCK.. stays flock's, and one whose content is no PID is not listed. */
+static void
+test_uucp (FlTestDir     *fx,
+           gconstpointer  data)
+{
+  g_autofree char *live = path_in (fx, "LCK..ttyUSB0");
+  g_autofree char *dead = path_in (fx, "LCK..ttyS1");
+  g_autofree char *binary = path_in (fx, "LCK..ttyACM0");
+  g_autofree char *empty = path_in (fx, "LCK..ttyS2");
+  g_autofree char *junk = path_in (fx, "LCK..ttyS3");
+  g_autofree char *live_text = NULL;
+  g_autofree char *dead_text = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *owner = NULL;
+  g_autofree char *expected_owner = NULL;
+  g_autoptr(GPtrArray) snapshots = NULL;
+  Child child = child_hold (NULL, HOLD_NOTHING);
+  gint32 pid32 = child.pid;
+  FlSnapshot *snap;
+
+  live_text = g_strdup_printf ("%10d\n", (int) child.pid);
+  dead_text = g_strdup_printf ("%10d\n", (int) fl_test_dead_pid ());
+  fl_test_write (live, live_text, strlen (live_text));
+  fl_test_write (dead, dead_text, strlen (dead_text));
+  fl_test_write (binary, (const char *) &pid32, sizeof pid32);
+  fl_test_write (empty, "", 0);
+  fl_test_write (junk, "not a pid\n", 10);
+
+  snapshots = scan (fx);
+  g_assert_cmpuint (snapshots->len, ==, 4);
+  g_assert_null (find (snapshots, "LCK..ttyS3"));
+
+  snap = find (snapshots, "LCK..ttyUSB0");
+  g_assert_nonnull (snap);
+  g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_UUCP);
+  g_assert_cmpstr (fl_lock_format_to_string (FL_LOCK_FORMAT_UUCP), ==, "uucp");
+  g_assert_cmpint (fl_snapshot_get_pid (snap), ==, child.pid);
+  g_assert_cmpint (fl_snapshot_get_liveness (snap), ==, FL_LIVENESS_ALIVE);
+  g_assert_cmpint (fl_snapshot_get_state (snap), ==, FL_ENTRY_STATE_HELD);
+  /* The owner's process, as a running libfl holder's is shown. */
+  g_assert_nonnull (fl_snapshot_get_process_name (snap));
+  g_assert_cmpint (fl_snapshot_get_process_uid (snap), ==, (gint64) getuid ());
+  g_assert_cmpint (fl_snapshot_get_process_start_time (snap), >, 0);
+  owner = fl_snapshot_dup_owner_summary (snap);
+  expected_owner = g_strdup_printf ("UUCP: PID %d", (int) child.pid);
+  g_assert_true (g_str_has_prefix (owner, expected_owner));
+  assert_never_reclaimed (snap);
+
+  snap = find (snapshots, "LCK..ttyACM0");
+  g_assert_nonnull (snap);
+  g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_UUCP);
+  g_assert_cmpint (fl_snapshot_get_pid (snap), ==, child.pid);
+  g_assert_cmpint (fl_snapshot_get_state (snap), ==, FL_ENTRY_STATE_HELD);
+
+  snap = find (snapshots, "LCK..ttyS1");
+  g_assert_nonnull (snap);
+  summary = fl_snapshot_dup_state_summary (snap);
+  g_assert_cmpstr (summary, ==, "Stale: owner exited");
+  g_assert_cmpint (fl_snapshot_get_liveness (snap), ==, FL_LIVENESS_DEAD);
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (snap), "has exited"));
+  assert_never_reclaimed (snap);
+
+  snap = find (snapshots, "LCK..ttyS2");
+  g_assert_nonnull (snap);
+  g_assert_cmpint (fl_snapshot_get_lock_format (snap), ==, FL_LOCK_FORMAT_FLOCK);
+
+  child_end (&child);
+}
+
+/* A `*.lock` that is no regular file: its verdict says what it is, and where a link points. */
+static void
+test_foreign_kinds (FlTestDir     *fx,
+                    gconstpointer  data)
+{
+  g_autofree char *link = path_in (fx, "link.lock");
+  g_autofree char *fifo = path_in (fx, "fifo.lock");
+  g_autofree char *dir = path_in (fx, "dir.lock");
+  g_autoptr(GPtrArray) snapshots = NULL;
+  FlSnapshot *snap;
+
+  g_assert_no_errno (symlink ("/elsewhere/target", link));
+  g_assert_no_errno (mkfifo (fifo, 0644));
+  g_assert_no_errno (mkdir (dir, 0755));
+
+  snapshots = scan (fx);
+  snap = find (snapshots, "link.lock");
+  g_assert_nonnull (snap);
+  g_assert_cmpint (fl_snapshot_get_state (snap), ==, FL_ENTRY_STATE_FOREIGN);
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (snap),
+                            "a symbolic link to “/elsewhere/target”"));
+  g_assert_cmpstr (fl_snapshot_get_content (snap), ==, "/elsewhere/target");
+  snap = find (snapshots, "fifo.lock");
+  g_assert_nonnull (snap);
+  g_assert_true (g_str_has_prefix (fl_snapshot_get_reason (snap), "a FIFO"));
+  snap = find (snapshots, "dir.lock");
+  g_assert_nonnull (snap);
+  g_assert_true (g_str_has_prefix (fl_snapshot_get_reason (snap), "a directory"));
+}
+
 /* A literal and its length. */
 #define P(s) (s), strlen (s)
 
@@ -467,6 +568,19 @@ test_parsers (void)
   g_assert_true (_fl_other_parse_mozilla (P ("127.0.0.1:+12"), &o));
   g_assert_cmpint (o.pid, ==, 12);
   _fl_other_lock_clear (&o);
+  {
+    int pid = 0;
+    gint32 raw = 4321;
+
+    g_assert_true (_fl_other_parse_uucp (P ("      4242\n"), &pid));
+    g_assert_cmpint (pid, ==, 4242);
+    g_assert_true (_fl_other_parse_uucp (P ("4242"), &pid) && pid == 4242);
+    g_assert_true (_fl_other_parse_uucp ((const char *) &raw, sizeof raw, &pid));
+    g_assert_cmpint (pid, ==, 4321);
+    g_assert_false (_fl_other_parse_uucp (P ("      \n"), &pid));
+    g_assert_false (_fl_other_parse_uucp (P ("   -1\n"), &pid));
+    g_assert_false (_fl_other_parse_uucp (P ("12 34\n"), &pid));
+  }
   g_assert_false (_fl_other_parse_libreoffice (P ("just,two"), &o));
   _fl_other_lock_clear (&o);
 }
@@ -487,6 +601,8 @@ main (int    argc,
   FL_TEST_ADD ("/libfl/other-locks/git-and-libreoffice", NULL, test_git_and_libreoffice);
   FL_TEST_ADD ("/libfl/other-locks/never-follows", NULL, test_never_follows);
   FL_TEST_ADD ("/libfl/other-locks/git-never-taken-over", NULL, test_git_never_taken_over);
+  FL_TEST_ADD ("/libfl/other-locks/uucp", NULL, test_uucp);
+  FL_TEST_ADD ("/libfl/other-locks/foreign-kinds", NULL, test_foreign_kinds);
 
   return g_test_run ();
 }
