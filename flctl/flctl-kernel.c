@@ -101,16 +101,15 @@ print_table (const FlctlArgs *args,
   flctl_table_print (table);
 }
 
-#ifndef FLCTL_NO_JSON
 /* The list's members where they mean the same (path, pid, process), null where unknown. */
-static JsonNode *
-lock_to_json (FlKernelLockInfo *info)
+static void
+lock_to_json (FlctlJson        *builder,
+              FlKernelLockInfo *info)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
   int pid = fl_kernel_lock_info_get_pid (info);
   gint64 end = fl_kernel_lock_info_get_end (info);
 
-  json_builder_begin_object (builder);
+  flctl_json_begin_object (builder);
   flctl_json_add_string_or_null (builder, "path", fl_kernel_lock_info_get_display_path (info));
   flctl_json_add_string_or_null (builder, "lock_file", fl_kernel_lock_info_get_lock_file (info));
   flctl_json_add_string_or_null (builder, "open_path", fl_kernel_lock_info_get_path (info));
@@ -118,8 +117,8 @@ lock_to_json (FlKernelLockInfo *info)
                                                     fl_kernel_lock_info_get_lock_type (info)));
   flctl_json_add_string_or_null (builder, "mode", fl_kernel_lock_mode_to_string (
                                                     fl_kernel_lock_info_get_mode (info)));
-  json_builder_set_member_name (builder, "blocked");
-  json_builder_add_boolean_value (builder, fl_kernel_lock_info_get_blocked (info));
+  flctl_json_set_member_name (builder, "blocked");
+  flctl_json_add_boolean_value (builder, fl_kernel_lock_info_get_blocked (info));
   flctl_json_add_int_or_null (builder, "pid", pid > 0, pid);
   flctl_json_add_string_or_null (builder, "process", fl_kernel_lock_info_get_process_name (info));
   flctl_json_add_int_or_null (builder, "device", TRUE,
@@ -128,10 +127,8 @@ lock_to_json (FlKernelLockInfo *info)
   flctl_json_add_int_or_null (builder, "start", TRUE, fl_kernel_lock_info_get_start (info));
   flctl_json_add_int_or_null (builder, "end", end >= 0, end);
   flctl_json_add_schema (builder);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+  flctl_json_end_object (builder);
 }
-#endif
 
 /* A listed lock whose holder no process shows any more is not an empty answer: say so
  * (flctl(1): an empty listing with status 0 means there is nothing to find). */
@@ -199,19 +196,17 @@ flctl_list_kernel_main (const FlctlArgs *args)
         g_ptr_array_remove_index (locks, i);
   report_unnamed (locks);
 
-#ifndef FLCTL_NO_JSON
   if (args->records)
     {
-      g_autoptr(JsonArray) array = json_array_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autoptr(FlctlJson) builder = flctl_json_new (TRUE);
 
+      flctl_json_begin_array (builder);
       for (guint i = 0; i < locks->len; i++)
-        json_array_add_element (array, lock_to_json (g_ptr_array_index (locks, i)));
-      json_node_set_array (root, array);
-      flctl_print_json (root, TRUE);
+        lock_to_json (builder, g_ptr_array_index (locks, i));
+      flctl_json_end_array (builder);
+      flctl_print_json (builder);
       return FLCTL_EXIT_OK;
     }
-#endif
   if (locks->len == 0 && !args->json)
     g_printerr (_("flctl list: no kernel locks found\n"));
   else

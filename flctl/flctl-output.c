@@ -28,7 +28,6 @@ flctl_format_time (gint64 unix_us)
   return g_date_time_format (time, "%Y-%m-%d %H:%M:%S");
 }
 
-#ifndef FLCTL_NO_JSON
 static char *
 format_time_iso8601 (gint64 unix_us)
 {
@@ -38,7 +37,6 @@ format_time_iso8601 (gint64 unix_us)
     return NULL;
   return g_date_time_format (time, "%Y-%m-%dT%H:%M:%SZ");
 }
-#endif
 
 /* The state's colour; the word itself is libfl's (fl_entry_state_to_string()), so the state
  * is readable without colour and says what the inspector says. */
@@ -111,44 +109,43 @@ flctl_styled (const char *text,
   return g_strdup_printf ("\033[%sm%s\033[0m", flctl_style_get_sgr (style), text);
 }
 
-#ifndef FLCTL_NO_JSON
 void
-flctl_json_add_string_or_null (JsonBuilder *builder,
+flctl_json_add_string_or_null (FlctlJson *builder,
                     const char  *member,
                     const char  *value)
 {
-  json_builder_set_member_name (builder, member);
+  flctl_json_set_member_name (builder, member);
   if (value == NULL)
     {
-      json_builder_add_null_value (builder);
+      flctl_json_add_null_value (builder);
     }
   else
     {
       /* JSON is UTF-8; a name that is not shows U+FFFD where its bad bytes were. */
       g_autofree char *valid = g_utf8_make_valid (value, -1);
 
-      json_builder_add_string_value (builder, valid);
+      flctl_json_add_string_value (builder, valid);
     }
 }
 
 void
-flctl_json_add_int_or_null (JsonBuilder *builder,
+flctl_json_add_int_or_null (FlctlJson *builder,
                  const char  *member,
                  gboolean     known,
                  gint64       value)
 {
-  json_builder_set_member_name (builder, member);
+  flctl_json_set_member_name (builder, member);
   if (known)
-    json_builder_add_int_value (builder, value);
+    flctl_json_add_int_value (builder, value);
   else
-    json_builder_add_null_value (builder);
+    flctl_json_add_null_value (builder);
 }
 
 /* An etcd lock's members; null (waiting false) for a file, so scripts need no special case. */
 /* Another program's lock file (docs/other-lock-files.md): after the etcd members, so that the
  * order of the older ones holds. All null without a snapshot. */
 static void
-add_owner_members (JsonBuilder *builder,
+add_owner_members (FlctlJson *builder,
                    FlSnapshot  *snapshot)
 {
   gint64 since = snapshot != NULL ? fl_snapshot_get_owner_since (snapshot) : 0;
@@ -164,7 +161,7 @@ add_owner_members (JsonBuilder *builder,
 }
 
 static void
-add_etcd_members (JsonBuilder *builder,
+add_etcd_members (FlctlJson *builder,
                   FlSnapshot  *snapshot,
                   gint64       now_us)
 {
@@ -180,36 +177,36 @@ add_etcd_members (JsonBuilder *builder,
                    lease != 0 ? (gint64) fl_snapshot_get_fencing_token (snapshot) : 0);
   flctl_json_add_int_or_null (builder, "revision", lease != 0,
                    lease != 0 ? fl_snapshot_get_revision (snapshot) : 0);
-  json_builder_set_member_name (builder, "waiting");
-  json_builder_add_boolean_value (builder, snapshot != NULL && fl_snapshot_get_waiting (snapshot));
-  json_builder_set_member_name (builder, "waiters");
+  flctl_json_set_member_name (builder, "waiting");
+  flctl_json_add_boolean_value (builder, snapshot != NULL && fl_snapshot_get_waiting (snapshot));
+  flctl_json_set_member_name (builder, "waiters");
   if (waiters == NULL)
     {
-      json_builder_add_null_value (builder);
+      flctl_json_add_null_value (builder);
       return;
     }
-  json_builder_begin_array (builder);
+  flctl_json_begin_array (builder);
   for (guint i = 0; i < waiters->len; i++)
     {
-      json_builder_begin_object (builder);
+      flctl_json_begin_object (builder);
       flctl_add_snapshot_members (builder, waiters->pdata[i], NULL, now_us);
-      json_builder_end_object (builder);
+      flctl_json_end_object (builder);
     }
-  json_builder_end_array (builder);
+  flctl_json_end_array (builder);
 }
 
 /* What the holder of a held lock is doing (docs/flctl.1, JSON OUTPUT); NULL: nothing known. */
 static void
-add_holder_members (JsonBuilder *builder,
+add_holder_members (FlctlJson *builder,
                     FlSnapshot  *snapshot)
 {
   int keeper_pid = snapshot != NULL ? fl_snapshot_get_keeper_pid (snapshot) : 0;
 
-  json_builder_set_member_name (builder, "holder_exited");
-  json_builder_add_boolean_value (builder, snapshot != NULL
+  flctl_json_set_member_name (builder, "holder_exited");
+  flctl_json_add_boolean_value (builder, snapshot != NULL
                                            && fl_snapshot_get_holder_exited (snapshot));
-  json_builder_set_member_name (builder, "holder_stopped");
-  json_builder_add_boolean_value (builder, snapshot != NULL
+  flctl_json_set_member_name (builder, "holder_stopped");
+  flctl_json_add_boolean_value (builder, snapshot != NULL
                                            && fl_snapshot_get_holder_stopped (snapshot));
   flctl_json_add_int_or_null (builder, "keeper_pid", keeper_pid > 0, keeper_pid);
   flctl_json_add_string_or_null (builder, "keeper_process",
@@ -219,7 +216,7 @@ add_holder_members (JsonBuilder *builder,
 /* @state: NULL for the snapshot's own, or what the entry is now (a released lock is
  * "unlocked" while the snapshot is its last picture). */
 void
-flctl_add_snapshot_members (JsonBuilder *builder,
+flctl_add_snapshot_members (FlctlJson *builder,
                             FlSnapshot  *snapshot,
                             const char  *state,
                             gint64       now_us)
@@ -244,15 +241,15 @@ flctl_add_snapshot_members (JsonBuilder *builder,
   flctl_json_add_string_or_null (builder, "liveness",
                                  state != NULL ? "unknown"
                                  : fl_liveness_to_string (fl_snapshot_get_liveness (snapshot)));
-  json_builder_set_member_name (builder, "kernel_lock");
+  flctl_json_set_member_name (builder, "kernel_lock");
   if (state != NULL)
-    json_builder_add_boolean_value (builder, FALSE);
+    flctl_json_add_boolean_value (builder, FALSE);
   else if (kernel_lock == FL_KERNEL_LOCK_UNKNOWN)
-    json_builder_add_null_value (builder);
+    flctl_json_add_null_value (builder);
   else
-    json_builder_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
-  json_builder_set_member_name (builder, "stale");
-  json_builder_add_boolean_value (builder, state == NULL && fl_snapshot_get_stale (snapshot));
+    flctl_json_add_boolean_value (builder, kernel_lock == FL_KERNEL_LOCK_HELD);
+  flctl_json_set_member_name (builder, "stale");
+  flctl_json_add_boolean_value (builder, state == NULL && fl_snapshot_get_stale (snapshot));
   flctl_json_add_string_or_null (builder, "reason", fl_snapshot_get_reason (snapshot));
   flctl_json_add_string_or_null (builder, "content", fl_snapshot_get_content (snapshot));
   flctl_json_add_int_or_null (builder, "file_uid", file_uid >= 0, file_uid);
@@ -267,33 +264,31 @@ flctl_add_snapshot_members (JsonBuilder *builder,
 /* Last in every record printed at the top level (not in the waiters nested in one): added
  * after the others, so their order holds (docs/flctl.1, JSON OUTPUT). */
 void
-flctl_json_add_schema (JsonBuilder *builder)
+flctl_json_add_schema (FlctlJson *builder)
 {
-  json_builder_set_member_name (builder, "schema");
-  json_builder_add_int_value (builder, FLCTL_JSON_SCHEMA);
+  flctl_json_set_member_name (builder, "schema");
+  flctl_json_add_int_value (builder, FLCTL_JSON_SCHEMA);
 }
 
-JsonNode *
-flctl_snapshot_to_json (FlSnapshot *snapshot,
+void
+flctl_snapshot_to_json (FlctlJson  *builder,
+                        FlSnapshot *snapshot,
                         gint64      now_us)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-
-  json_builder_begin_object (builder);
+  flctl_json_begin_object (builder);
   flctl_add_snapshot_members (builder, snapshot, NULL, now_us);
   flctl_json_add_schema (builder);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+  flctl_json_end_object (builder);
 }
 
 /* The record of a target nobody holds: same members, so scripts need no special case. */
-JsonNode *
-flctl_unlocked_to_json (const char *target)
+void
+flctl_unlocked_to_json (FlctlJson  *builder,
+                        const char *target)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *path = flctl_is_etcd (target) ? g_strdup (target) : fl_lock_path_for (target);
 
-  json_builder_begin_object (builder);
+  flctl_json_begin_object (builder);
   flctl_json_add_string_or_null (builder, "path", path);
   flctl_json_add_string_or_null (builder, "target", target);
   flctl_json_add_string_or_null (builder, "kind", "lock");
@@ -303,10 +298,10 @@ flctl_unlocked_to_json (const char *target)
   flctl_json_add_string_or_null (builder, "cmdline", NULL);
   flctl_json_add_int_or_null (builder, "process_uid", FALSE, 0);
   flctl_json_add_string_or_null (builder, "liveness", "unknown");
-  json_builder_set_member_name (builder, "kernel_lock");
-  json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "stale");
-  json_builder_add_boolean_value (builder, FALSE);
+  flctl_json_set_member_name (builder, "kernel_lock");
+  flctl_json_add_null_value (builder);
+  flctl_json_set_member_name (builder, "stale");
+  flctl_json_add_boolean_value (builder, FALSE);
   flctl_json_add_string_or_null (builder, "reason", flctl_is_etcd (target)
                                          ? "not locked: no key is queued for it in etcd"
                                          : "not locked: the lock file does not exist");
@@ -318,24 +313,15 @@ flctl_unlocked_to_json (const char *target)
   add_owner_members (builder, NULL);
   add_holder_members (builder, NULL);
   flctl_json_add_schema (builder);
-  json_builder_end_object (builder);
-  return json_builder_get_root (builder);
+  flctl_json_end_object (builder);
 }
 
 void
-flctl_print_json (JsonNode *node,
-                  gboolean  pretty)
+flctl_print_json (FlctlJson *builder)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *data = NULL;
-
-  json_generator_set_pretty (generator, pretty);
-  json_generator_set_root (generator, node);
-  data = json_generator_to_data (generator, NULL);
-  g_print ("%s\n", data);
+  g_print ("%s\n", flctl_json_get_text (builder));
   fflush (stdout);
 }
-#endif
 
 /* The liveness a person reads: the library's word, and what a held lock's holder is doing. */
 const char *

@@ -8,13 +8,9 @@
 #pragma once
 
 #include <libfl/fl.h>
-/* FLCTL_NO_JSON: built without JSON-GLib (the mingw sysroot has none yet); --json is then
- * refused as a usage error. */
-#ifndef FLCTL_NO_JSON
-#include <json-glib/json-glib.h>
-#endif
 
 #include "flctl-args.h"
+#include "flctl-json.h"
 #include "flctl-table.h"
 #include "flctl-text.h"
 
@@ -80,25 +76,26 @@ const char     *flctl_style_get_sgr        (FlctlStyle           style);
 char           *flctl_styled               (const char          *text,
                                             FlctlStyle           style,
                                             gboolean             color);
-#ifndef FLCTL_NO_JSON
-void            flctl_json_add_string_or_null (JsonBuilder      *builder,
+void            flctl_json_add_string_or_null (FlctlJson        *builder,
                                                const char       *member,
                                                const char       *value);
-void            flctl_json_add_int_or_null (JsonBuilder         *builder,
+void            flctl_json_add_int_or_null (FlctlJson           *builder,
                                             const char          *member,
                                             gboolean             known,
                                             gint64               value);
-void            flctl_json_add_schema      (JsonBuilder         *builder);
-void            flctl_add_snapshot_members (JsonBuilder         *builder,
+void            flctl_json_add_schema      (FlctlJson           *builder);
+void            flctl_add_snapshot_members (FlctlJson           *builder,
                                             FlSnapshot          *snapshot,
                                             const char          *state,
                                             gint64               now_us);
-JsonNode       *flctl_snapshot_to_json     (FlSnapshot          *snapshot,
+/* One record, an object, as the next value of @builder. */
+void            flctl_snapshot_to_json     (FlctlJson           *builder,
+                                            FlSnapshot          *snapshot,
                                             gint64               now_us);
-JsonNode       *flctl_unlocked_to_json     (const char          *target);
-void            flctl_print_json           (JsonNode            *node,
-                                            gboolean             pretty);
-#endif
+void            flctl_unlocked_to_json     (FlctlJson           *builder,
+                                            const char          *target);
+/* Prints what @builder wrote, and a newline. */
+void            flctl_print_json           (FlctlJson           *builder);
 void            flctl_print_field          (const char          *label,
                                             const char          *value);
 void            flctl_print_record         (FlSnapshot          *snapshot,

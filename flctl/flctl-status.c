@@ -124,25 +124,24 @@ flctl_status_main (const FlctlArgs *args)
       flctl_listing_print (listing, now);
       return status;
     }
-#ifndef FLCTL_NO_JSON
   if (args->records)
     {
-      g_autoptr(JsonArray) array = json_array_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autoptr(FlctlJson) builder = flctl_json_new (TRUE);
 
+      flctl_json_begin_array (builder);
       for (guint i = 0; i < items->len; i++)
         {
           StatusItem *item = &g_array_index (items, StatusItem, i);
 
-          json_array_add_element (array, item->snapshot != NULL
-                                         ? flctl_snapshot_to_json (item->snapshot, now)
-                                         : flctl_unlocked_to_json (item->unlocked_target));
+          if (item->snapshot != NULL)
+            flctl_snapshot_to_json (builder, item->snapshot, now);
+          else
+            flctl_unlocked_to_json (builder, item->unlocked_target);
         }
-      json_node_set_array (root, array);
-      flctl_print_json (root, TRUE);
+      flctl_json_end_array (builder);
+      flctl_print_json (builder);
     }
   else
-#endif
     {
       for (guint i = 0; i < items->len; i++)
         {
@@ -180,20 +179,17 @@ flctl_list_main (const FlctlArgs *args)
       if (fl_snapshot_get_pid (g_ptr_array_index (snapshots, i)) != args->pid)
         g_ptr_array_remove_index (snapshots, i);
   now = g_get_real_time ();
-#ifndef FLCTL_NO_JSON
   if (args->records)
     {
-      g_autoptr(JsonArray) array = json_array_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autoptr(FlctlJson) builder = flctl_json_new (TRUE);
 
+      flctl_json_begin_array (builder);
       for (guint i = 0; i < snapshots->len; i++)
-        json_array_add_element (array, flctl_snapshot_to_json (g_ptr_array_index (snapshots, i),
-                                                               now));
-      json_node_set_array (root, array);
-      flctl_print_json (root, TRUE);
+        flctl_snapshot_to_json (builder, g_ptr_array_index (snapshots, i), now);
+      flctl_json_end_array (builder);
+      flctl_print_json (builder);
     }
   else
-#endif
   if (snapshots->len > 0 || args->json)
     {
       for (guint i = 0; i < snapshots->len; i++)

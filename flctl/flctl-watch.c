@@ -59,7 +59,6 @@ change_style (FlChange change)
     }
 }
 
-#ifndef FLCTL_NO_JSON
 /* After a release the snapshot is the file's last picture; the state says what it is now. */
 static const char *
 state_now (FlSnapshot *snapshot,
@@ -75,25 +74,22 @@ print_json_event (FlSnapshot *snapshot,
                   FlChange    change,
                   gint64      now)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(FlctlJson) builder = flctl_json_new (FALSE);
   g_autoptr(GDateTime) time = g_date_time_new_from_unix_utc (now / G_USEC_PER_SEC);
   g_autofree char *stamp = g_date_time_format (time, "%Y-%m-%dT%H:%M:%S");
   g_autofree char *stamp_ms = g_strdup_printf ("%s.%03dZ", stamp,
                                                (int) (now % G_USEC_PER_SEC / 1000));
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "event");
-  json_builder_add_string_value (builder, change_to_string (change));
-  json_builder_set_member_name (builder, "time");
-  json_builder_add_string_value (builder, stamp_ms);
+  flctl_json_begin_object (builder);
+  flctl_json_set_member_name (builder, "event");
+  flctl_json_add_string_value (builder, change_to_string (change));
+  flctl_json_set_member_name (builder, "time");
+  flctl_json_add_string_value (builder, stamp_ms);
   flctl_add_snapshot_members (builder, snapshot, state_now (snapshot, change), now);
   flctl_json_add_schema (builder);
-  json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  flctl_print_json (root, FALSE);
+  flctl_json_end_object (builder);
+  flctl_print_json (builder);
 }
-#endif
 
 static void
 print_line_event (Watch      *watch,
@@ -133,11 +129,9 @@ entry_changed_cb (FlDirectoryModel *model,
 
   if (snapshot == NULL)
     return;
-#ifndef FLCTL_NO_JSON
   if (watch->json)
     print_json_event (snapshot, change, now);
   else
-#endif
     print_line_event (watch, snapshot, change, now);
 }
 

@@ -225,13 +225,6 @@ main (int    argc,
       return FLCTL_EXIT_OK;
     }
 
-#ifdef FLCTL_NO_JSON
-  /* lslocks' -J is the table's (flctl-table-builtin.c prints it); the records need JSON-GLib. */
-  if (args.records || (args.json && args.command == FLCTL_COMMAND_WATCH))
-    return flctl_usage_error (flctl_command_get_name (args.command), "%s",
-                              _("--records and watch --json: this flctl was built without "
-                                "JSON-GLib"));
-#endif
   for (gsize i = 0; i < G_N_ELEMENTS (command_mains); i++)
     if (command_mains[i].command == args.command)
       return command_mains[i].main (&args);

@@ -41,6 +41,9 @@ G_BEGIN_DECLS
  * @FL_ERROR_HELD_BY_SELF: this process already holds the lock, or another of its threads is
  *   acquiring it: a lock is not re-entrant, and the acquire fails at once instead of waiting
  *   for itself; the message says since when. A forked child is another process: it waits.
+ * @FL_ERROR_BACKEND_MISSING: the target names a lock of a backend that is a module (an
+ *   `etcd://` target) and the module is not installed or cannot be loaded; the message names
+ *   the module file, the directory searched and what to install (docs/backends.md).
  *
  * Error codes of the %FL_ERROR domain. Codes are only ever appended. Waiting operations that are
  * cancelled report %G_IO_ERROR_CANCELLED instead.
@@ -60,6 +63,7 @@ typedef enum
   FL_ERROR_NO_SPACE,
   FL_ERROR_NOT_SUPPORTED,
   FL_ERROR_HELD_BY_SELF,
+  FL_ERROR_BACKEND_MISSING,
 } FlError;
 
 FL_AVAILABLE_IN_ALL

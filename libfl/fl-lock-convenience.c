@@ -1,19 +1,16 @@
-/* fl-lock-convenience.c: with_lock, is_locked and the asynchronous acquire
+/* fl-lock-convenience.c: with_lock, is_locked and the asynchronous acquire, over FlLock and
+ * the backends
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-options-private.h"
-#include "fl-other-locks-private.h"
 #include "fl-tsan-private.h"
 
 /**
@@ -86,47 +83,10 @@ fl_is_locked (const char          *target,
               const FlLockOptions *options,
               GError             **error)
 {
-  g_auto(FlLockPath) lp = { 0 };
-  g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
-  g_autoptr(GError) local_error = NULL;
-  const FlLockBackend *backend;
-  FlDir *dir;
-  gboolean ret;
-
   g_return_val_if_fail (target != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  backend = _fl_lock_backend_for (target);
-  if (backend->is_locked != NULL)
-    return backend->is_locked (target, options, error);
-
-  if (!_fl_lock_path_init (&lp, target, error))
-    return FALSE;
-
-  dir = _fl_open_lock_directory (lp.directory, FALSE, &local_error);
-  if (dir == NULL)
-    {
-      if (g_error_matches (local_error, FL_ERROR, FL_ERROR_NOT_DIRECTORY))
-        return FALSE;
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
-    }
-
-  if (!_fl_lock_state_open (&state, dir, lp.directory, lp.lock_name, &local_error))
-    {
-      _fl_platform_dir_close (dir);
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        return FALSE;
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
-    }
-
-  _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
-  ret = state.kind == FL_ENTRY_FOREIGN || !state.stale ||
-        _fl_other_lock_is_gits (&state, lp.directory);
-  _fl_platform_dir_close (dir);
-
-  return ret;
+  return _fl_lock_backend_for (target)->is_locked (target, options, error);
 }
 
 typedef struct

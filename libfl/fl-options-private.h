@@ -16,7 +16,9 @@ struct _FlLockOptions
   gint64   backoff_max_ms;
   gboolean create_dirs;
   guint    lease_ttl_s;
-  /* etcd TLS and authentication; NULL: the FL_ETCD_* environment decides (fl-etcd-auth.c) */
+  /* etcd TLS and authentication; NULL: the FL_ETCD_* environment decides (fl-etcd-auth.c).
+   * Read by the etcd module: this structure is part of what fl-backend-module-private.h
+   * checks by libfl's version. */
   char    *etcd_ca_file;
   char    *etcd_cert_file;
   char    *etcd_key_file;

@@ -1,6 +1,10 @@
 /* fl-options.c: FlLockOptions, a small boxed value
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The etcd options live here in every build, whether the etcd module is installed or not:
+ * they only store values, which the module reads (docs/backends.md, "Options"), so that
+ * libfl-1.so exports the same symbols with the backend built or not.
  */
 #include "config.h"
 

@@ -590,8 +590,10 @@ compare_paths (gconstpointer a,
 
 GPtrArray *
 _fl_etcd_scan (const char          *root,
+               gboolean             recursive,
                const FlLockOptions *options,
                GCancellable        *cancellable,
+               GPtrArray           *errors,
                GError             **error)
 {
   g_autofree char *trimmed = g_strdup (root);
@@ -663,9 +665,11 @@ set_changed (GError    **error,
  * The guard (the key still has the token and lease seen) makes a snapshot that is out of
  * date refuse, rather than report success for a lease that has already gone. */
 gboolean
-_fl_etcd_reclaim (FlSnapshot *snapshot,
-                  gboolean    forced,
-                  GError    **error)
+_fl_etcd_reclaim (FlSnapshot          *snapshot,
+                  const FlLockOptions *options,
+                  gboolean             forced,
+                  GCancellable        *cancellable,
+                  GError             **error)
 {
   const char *target = fl_snapshot_get_target (snapshot);
   gint64 lease = fl_snapshot_get_lease_id (snapshot);

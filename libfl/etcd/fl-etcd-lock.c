@@ -605,6 +605,36 @@ etcd_is_held (gpointer state)
          _fl_etcd_keeper_is_valid (self->keeper);
 }
 
+static const char *etcd_get_path (gpointer state);
+
+static gboolean
+etcd_release_held (gpointer   state,
+                   gboolean  *was_held,
+                   GError   **error)
+{
+  *was_held = etcd_is_held (state);
+  return etcd_release (state, error);
+}
+
+/* An etcd lock is a key in etcd: no descriptor, no inode. */
+static int
+etcd_dup_fd (gpointer  state,
+             GError  **error)
+{
+  g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+               _("The lock “%s” is an etcd lock: it has no descriptor to hand to a command"),
+               etcd_get_path (state));
+  return -1;
+}
+
+static gboolean
+etcd_get_inode (gpointer  state,
+                guint64  *dev,
+                guint64  *ino)
+{
+  return FALSE;
+}
+
 static guint64
 etcd_get_fencing_token (gpointer state)
 {
@@ -689,6 +719,9 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .get_target = etcd_get_target,
   .get_path = etcd_get_path,
   .free = etcd_lock_free,
+  .release_held = etcd_release_held,
+  .dup_fd = etcd_dup_fd,
+  .get_inode = etcd_get_inode,
   .is_locked = etcd_is_locked,
   .snapshot_new = _fl_etcd_snapshot_new,
   .scan = _fl_etcd_scan,

@@ -11,10 +11,14 @@
 #include <libsoup/soup.h>
 
 #include "fl-lock.h"
+#include "fl-lock-backend-private.h"
 #include "fl-snapshot.h"
 #include "fl-options.h"
 
 G_BEGIN_DECLS
+
+/* fl-etcd-lock.c: the backend, every slot filled; what fl-etcd-module.c gives libfl. */
+extern const FlLockBackend _fl_lock_backend_etcd;
 
 /* etcd://HOST:PORT[,HOST:PORT...]/PREFIX/NAME, split. */
 typedef struct
@@ -176,12 +180,18 @@ void        _fl_etcd_meta_put     (FlEtcdClient        *client,
 FlSnapshot *_fl_etcd_snapshot_new (const char          *uri,
                                    const FlLockOptions *options,
                                    GError             **error);
+/* @recursive does not matter: a name is one key component. What cannot be read is an error
+ * of the whole scan (one read), never an entry of @errors. */
 GPtrArray  *_fl_etcd_scan         (const char          *root,
+                                   gboolean             recursive,
                                    const FlLockOptions *options,
                                    GCancellable        *cancellable,
+                                   GPtrArray           *errors,
                                    GError             **error);
 gboolean    _fl_etcd_reclaim      (FlSnapshot          *snapshot,
+                                   const FlLockOptions *options,
                                    gboolean             forced,
+                                   GCancellable        *cancellable,
                                    GError             **error);
 
 /* fl-etcd-watch.c: PREFIX/ followed live for the directory model. @changed runs on the

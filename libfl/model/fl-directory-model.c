@@ -574,7 +574,7 @@ register_root (FlDirectoryModel *self,
       return root;
     }
 
-  if (backend->scan == NULL)
+  if (_fl_lock_backend_is_file (backend))
     {
       backend = NULL;  /* a directory */
       err = _fl_platform_dir_open (path, FALSE, &dir);
@@ -587,8 +587,8 @@ register_root (FlDirectoryModel *self,
     }
   else if (backend->watch_start == NULL)
     {
-      /* libfl built without etcd: its scan says how to build it with */
-      g_autoptr(GPtrArray) none = backend->scan (path, self->options, NULL, error);
+      /* a backend whose module is missing: its scan says what to install */
+      g_autoptr(GPtrArray) none = backend->scan (path, TRUE, self->options, NULL, NULL, error);
 
       g_assert (none == NULL);
       return NULL;

@@ -86,7 +86,7 @@ _fl_model_root_path_for (const char *directory)
 {
   gsize len = strlen (directory);
 
-  if (_fl_lock_backend_for (directory)->scan == NULL)
+  if (_fl_lock_backend_is_file (_fl_lock_backend_for (directory)))
     return g_canonicalize_filename (directory, NULL);
   /* etcd://HOSTS/PREFIX/ and etcd://HOSTS/PREFIX are one root */
   return len > 0 && directory[len - 1] == '/' ? g_strndup (directory, len - 1)

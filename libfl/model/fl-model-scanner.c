@@ -390,8 +390,8 @@ compare_snapshot_paths (gconstpointer a,
 static void
 run_remote_scan (ScanJob *job)
 {
-  g_autoptr(GPtrArray) snaps = job->root->backend->scan (job->root->path, job->options,
-                                                         job->cancellable, &job->error);
+  g_autoptr(GPtrArray) snaps = job->root->backend->scan (job->root->path, TRUE, job->options,
+                                                         job->cancellable, NULL, &job->error);
 
   if (snaps == NULL)
     return;

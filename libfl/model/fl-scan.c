@@ -11,6 +11,7 @@
 
 #include "fl-error-private.h"
 #include "fl-error.h"
+#include "fl-file-backend-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-scan.h"
 #include "fl-snapshot-private.h"
@@ -119,23 +120,19 @@ scan_problem_cb (const char     *path,
 
 static const FlWalkFuncs scan_funcs = { scan_names_cb, scan_problem_cb };
 
-static GPtrArray *
-scan_directory (const char          *directory,
-                FlScanFlags          flags,
-                const FlLockOptions *options,
-                GCancellable        *cancellable,
-                GPtrArray           *errors,
-                GError             **error)
+/* The file backend's scan: every entry of the directory walked once. */
+GPtrArray *
+_fl_file_scan (const char          *directory,
+               gboolean             recursive,
+               const FlLockOptions *options,
+               GCancellable        *cancellable,
+               GPtrArray           *errors,
+               GError             **error)
 {
   g_autoptr(GPtrArray) out = NULL;
-  const FlLockBackend *backend = _fl_lock_backend_for (directory);
   ScanCall call;
   FlDir *dir;
   int err;
-
-  /* Another backend's root (etcd://HOST:PORT/PREFIX) lists its own locks. */
-  if (backend->scan != NULL)
-    return backend->scan (directory, options, cancellable, error);
 
   err = _fl_platform_dir_open (directory, FALSE, &dir);
   if (err != 0)
@@ -148,8 +145,7 @@ scan_directory (const char          *directory,
 
   out = g_ptr_array_new_with_free_func (g_object_unref);
   call = (ScanCall) { options, g_get_real_time (), out, errors, cancellable };
-  if (!_fl_walk (dir, directory, (flags & FL_SCAN_RECURSIVE) != 0, &scan_funcs, &call,
-                 cancellable, error))
+  if (!_fl_walk (dir, directory, recursive, &scan_funcs, &call, cancellable, error))
     {
       _fl_platform_dir_close (dir);
       return NULL;
@@ -158,6 +154,18 @@ scan_directory (const char          *directory,
 
   g_ptr_array_sort (out, compare_paths);
   return g_steal_pointer (&out);
+}
+
+static GPtrArray *
+scan_directory (const char          *directory,
+                FlScanFlags          flags,
+                const FlLockOptions *options,
+                GCancellable        *cancellable,
+                GPtrArray           *errors,
+                GError             **error)
+{
+  return _fl_lock_backend_for (directory)->scan (directory, (flags & FL_SCAN_RECURSIVE) != 0,
+                                                 options, cancellable, errors, error);
 }
 
 /**

@@ -29,6 +29,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/auxv.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -1419,6 +1420,14 @@ int64_t
 _fl_platform_self_uid (void)
 {
   return (int64_t) geteuid ();
+}
+
+bool
+_fl_platform_is_privileged (void)
+{
+  /* AT_SECURE covers setuid, setgid and file capabilities; the IDs, a process that changed
+   * them itself after starting. */
+  return getauxval (AT_SECURE) != 0 || getuid () != geteuid () || getgid () != getegid ();
 }
 
 /* PROC_TIME_INIT_INO of the kernel's include/linux/proc_ns.h: the initial time namespace. */

@@ -1452,6 +1452,13 @@ _fl_platform_self_uid (void)
   return -1;
 }
 
+bool
+_fl_platform_is_privileged (void)
+{
+  /* Windows has no setuid: a program runs with its caller's token. */
+  return false;
+}
+
 /* Windows 8 and later count boots in the registry; none is better than a guessed one, since
  * a boot id that differs says the lock's PID is from another boot (docs/windows.md). */
 static void

@@ -361,6 +361,10 @@ void        _fl_platform_process_info_clear (FlProcessInfo *info);
 /* This process's PID, asked anew each time: right in a child however it was made. */
 int         _fl_platform_self_pid       (void);
 int64_t     _fl_platform_self_uid       (void);
+/* Whether this process runs with privileges its caller does not have (setuid, setgid, file
+ * capabilities: Linux's AT_SECURE): then libfl takes no directory of code from the
+ * environment (fl-backends.c), as GLib ignores GIO_MODULE_DIR there. */
+bool        _fl_platform_is_privileged  (void);
 
 /* What tells this process apart from another with the same PID (docs/protocol.md,
  * "identity"); fields the platform cannot tell stay 0 or empty. */

@@ -13,6 +13,7 @@
 #include "fl-acquire-private.h"
 #include "fl-dir-cache-private.h"
 #include "fl-error-private.h"
+#include "fl-file-backend-private.h"
 #include "fl-judge-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-takeover-private.h"
@@ -211,10 +212,17 @@ file_free (gpointer state)
   g_free (self);
 }
 
-gboolean
-_fl_file_lock_get_inode (gpointer  state,
-                         guint64  *dev,
-                         guint64  *ino)
+/* A file lock is never lost behind its holder's back: nothing to report to. */
+static void
+file_bind (gpointer  state,
+           FlLock   *lock)
+{
+}
+
+static gboolean
+file_get_inode (gpointer  state,
+                guint64  *dev,
+                guint64  *ino)
 {
   FlFileLock *file = state;
 
@@ -227,6 +235,7 @@ const FlLockBackend _fl_lock_backend_file = {
   .name = "file",
   .dup_held_key = file_dup_held_key,
   .acquire = file_acquire,
+  .bind = file_bind,
   .release = file_release,
   .is_held = file_is_held,
   .release_held = file_release_held,
@@ -235,4 +244,12 @@ const FlLockBackend _fl_lock_backend_file = {
   .get_path = file_get_path,
   .dup_fd = file_dup_fd,
   .free = file_free,
+  .get_inode = file_get_inode,
+  /* Inspection (fl-file-backend-private.h) */
+  .is_locked = _fl_file_is_locked,
+  .snapshot_new = _fl_file_snapshot_new,
+  .scan = _fl_file_scan,
+  .reclaim = _fl_file_reclaim,
+  .watch_start = _fl_file_watch_start,
+  .watch_stop = _fl_file_watch_stop,
 };

@@ -1,11 +1,12 @@
-/* fl-lock-backend-private.h: the seam between FlLock and the engines that hold locks
+/* fl-lock-backend-private.h: the seam between libfl and the engines that hold locks
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * FlLock (protocol/fl-lock.c) is the public object; it picks a backend from the target once
- * and keeps the backend's state behind a pointer. The file protocol is one backend, in
- * fl-file-lock.c; etcd (libfl/etcd/) is the other, built when libsoup 3 and json-glib are
- * found.
+ * FlLock (protocol/fl-lock.c), fl_is_locked(), fl_snapshot_new_for_target(), the scan and the
+ * reclaims ask fl-backends.c for the backend of a target once and call it; none of them asks
+ * which backend it has. Every backend fills every slot, as GIO's GLocalFile fills the whole
+ * GFileIface (docs/backends.md). The file protocol is built in (fl-file-lock.c and its
+ * inspection, fl-file-backend.c); etcd (libfl/etcd/) is a module loaded when first used.
  */
 #pragma once
 
@@ -30,15 +31,15 @@ struct _FlLockBackend
   /* The lock's one name in this process, whatever spelling of @target names it (fl-held.c),
    * or NULL if @target names no lock (acquire() then says why). */
   char       *(*dup_held_key)      (const char           *target);
-  /* Nullable. Tells the state which object to report a loss to (_fl_lock_report_lost()). */
+  /* Tells the state which object to report a loss to (_fl_lock_report_lost()). */
   void        (*bind)              (gpointer              state,
                                     FlLock               *lock);
   /* Releases once; later calls return TRUE and do nothing. FL_ERROR_LOST if it was not ours. */
   gboolean    (*release)           (gpointer              state,
                                     GError              **error);
   gboolean    (*is_held)           (gpointer              state);
-  /* Nullable: release() that also says what is_held() said just before, with one look at
-   * this process's PID instead of two (a system call each). */
+  /* release() that also says what is_held() said just before (the file backend looks at
+   * this process's PID once instead of twice, a system call each). */
   gboolean    (*release_held)      (gpointer              state,
                                     gboolean             *was_held,
                                     GError              **error);
@@ -46,32 +47,41 @@ struct _FlLockBackend
   guint64     (*get_fencing_token) (gpointer              state);
   const char *(*get_target)        (gpointer              state);
   const char *(*get_path)          (gpointer              state);
-  /* Nullable: the backend has no descriptor to share. */
+  /* A backend with no descriptor to share says so in @error (FL_ERROR_FAILED). */
   int         (*dup_fd)            (gpointer              state,
                                     GError              **error);
   /* Releases, ignoring errors, then frees. */
   void        (*free)              (gpointer              state);
 
-  /* Nullable (the file backend's is in fl-lock-convenience.c): fl_is_locked(). */
+  /* For the tests: the file the lock holds, FALSE for a backend whose locks are no files. */
+  gboolean    (*get_inode)         (gpointer              state,
+                                    guint64              *dev,
+                                    guint64              *ino);
+
+  /* fl_is_locked(). */
   gboolean    (*is_locked)         (const char           *target,
                                     const FlLockOptions  *options,
                                     GError              **error);
 
-  /* Inspection; nullable (the file backend's is protocol/fl-snapshot-build.c and
-   * model/fl-scan.c). fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not
+  /* Inspection. fl_snapshot_new_for_target(); G_IO_ERROR_NOT_FOUND when @target is not
    * locked. */
   FlSnapshot *(*snapshot_new)      (const char           *target,
                                     const FlLockOptions  *options,
                                     GError              **error);
-  /* fl_scan_directory() of a root of this backend: one snapshot per lock name, by path. */
+  /* fl_scan_directory_full() of a root of this backend: its snapshots sorted by path. What
+   * cannot be read below @root goes to @errors (nullable) when the backend can tell. */
   GPtrArray  *(*scan)              (const char           *root,
+                                    gboolean              recursive,
                                     const FlLockOptions  *options,
                                     GCancellable         *cancellable,
+                                    GPtrArray            *errors,
                                     GError              **error);
   /* fl_snapshot_reclaim() (@forced FALSE) and fl_snapshot_reclaim_unproven() of a snapshot
    * this backend made. */
   gboolean    (*reclaim)           (FlSnapshot           *snapshot,
+                                    const FlLockOptions  *options,
                                     gboolean              forced,
+                                    GCancellable         *cancellable,
                                     GError              **error);
 
   /* Nullable: a root of this backend followed live (FlDirectoryModel). @changed runs on the
@@ -86,21 +96,21 @@ struct _FlLockBackend
   void        (*watch_stop)        (gpointer              watch);
 };
 
-/* The backend of @target: etcd for etcd:// and etcds:// (one that only says how to build
- * libfl with it, when it was built without), files for everything else. */
+/* The backend of @target (fl-backends.c): a module's for the schemes registered there
+ * (etcd://, etcds://), loaded on first use; when the module cannot be loaded, one whose every
+ * operation fails with FL_ERROR_BACKEND_MISSING naming what to install. The file protocol's
+ * for everything else. Never NULL. */
 const FlLockBackend *_fl_lock_backend_for (const char *target);
+/* The one question left outside the backends: FlDirectoryModel walks and monitors a
+ * directory root itself, file by file, where another backend's root is scanned whole and
+ * watched through watch_start (docs/backends.md). */
+gboolean             _fl_lock_backend_is_file (const FlLockBackend *backend);
+/* Where the modules are looked for: $FL_BACKEND_DIR (not in a privileged process), or
+ * FL_BACKENDDIR, $libdir/libfl-1/backends. */
+const char          *_fl_backends_dir     (void);
 
 /* protocol/fl-file-lock.c */
 extern const FlLockBackend _fl_lock_backend_file;
-/* _fl_lock_get_inode() of the file backend's @state. */
-gboolean _fl_file_lock_get_inode (gpointer  state,
-                                  guint64  *dev,
-                                  guint64  *ino);
-
-#ifdef FL_HAVE_ETCD
-/* libfl/etcd/fl-etcd-lock.c */
-extern const FlLockBackend _fl_lock_backend_etcd;
-#endif
 
 /* Called by a backend, from any thread, when a held lock is lost: FlLock emits ::lost on the
  * main context it was acquired in, and notifies ::held. */

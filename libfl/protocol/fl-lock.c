@@ -5,8 +5,6 @@
  */
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "fl-error.h"
 #include "fl-held-private.h"
 #include "fl-lock-backend-private.h"
@@ -61,79 +59,7 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-/* The public object: the backend is chosen from the target, once. */
-
-#ifndef FL_HAVE_ETCD
-static gpointer
-no_etcd_acquire (const char          *target,
-                 const FlLockOptions *options,
-                 gboolean             wait,
-                 GCancellable        *cancellable,
-                 GError             **error)
-{
-  g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,
-               _("“%s” is an etcd lock, but this libfl was built without etcd support (libsoup 3 "
-                 "or json-glib missing, or -Detcd=disabled): build it with -Detcd=enabled"),
-               target);
-  return NULL;
-}
-
-static gboolean
-no_etcd_is_locked (const char          *target,
-                   const FlLockOptions *options,
-                   GError             **error)
-{
-  return no_etcd_acquire (target, options, FALSE, NULL, error) != NULL;
-}
-
-static FlSnapshot *
-no_etcd_snapshot_new (const char          *target,
-                      const FlLockOptions *options,
-                      GError             **error)
-{
-  no_etcd_acquire (target, options, FALSE, NULL, error);
-  return NULL;
-}
-
-static GPtrArray *
-no_etcd_scan (const char          *root,
-              const FlLockOptions *options,
-              GCancellable        *cancellable,
-              GError             **error)
-{
-  no_etcd_acquire (root, options, FALSE, NULL, error);
-  return NULL;
-}
-
-static char *
-no_etcd_dup_held_key (const char *target)
-{
-  return NULL;
-}
-
-static const FlLockBackend no_etcd_backend = {
-  .name = "etcd",
-  .dup_held_key = no_etcd_dup_held_key,
-  .acquire = no_etcd_acquire,
-  .is_locked = no_etcd_is_locked,
-  .snapshot_new = no_etcd_snapshot_new,
-  .scan = no_etcd_scan,
-};
-#endif
-
-const FlLockBackend *
-_fl_lock_backend_for (const char *target)
-{
-  if (g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://"))
-    {
-#ifdef FL_HAVE_ETCD
-      return &_fl_lock_backend_etcd;
-#else
-      return &no_etcd_backend;
-#endif
-    }
-  return &_fl_lock_backend_file;
-}
+/* The public object: the backend is chosen from the target, once (fl-backends.c). */
 
 static FlLock *
 acquire (const char          *target,
@@ -165,8 +91,7 @@ acquire (const char          *target,
   self->state = state;
   self->held_key = g_steal_pointer (&key);
   self->held_serial = serial;
-  if (backend->bind != NULL)
-    backend->bind (state, self);
+  backend->bind (state, self);
   return self;
 }
 
@@ -268,13 +193,7 @@ fl_lock_release (FlLock  *self,
   g_return_val_if_fail (FL_IS_LOCK (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->backend->release_held != NULL)
-    ok = self->backend->release_held (self->state, &was_held, error);
-  else
-    {
-      was_held = self->backend->is_held (self->state);
-      ok = self->backend->release (self->state, error);
-    }
+  ok = self->backend->release_held (self->state, &was_held, error);
   drop_claim (self);
   if (was_held || !ok)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
@@ -359,9 +278,7 @@ _fl_lock_get_inode (FlLock  *self,
                     guint64 *dev,
                     guint64 *ino)
 {
-  if (self->backend != &_fl_lock_backend_file)
-    return FALSE;
-  return _fl_file_lock_get_inode (self->state, dev, ino);
+  return self->backend->get_inode (self->state, dev, ino);
 }
 
 static gboolean
@@ -526,12 +443,5 @@ fl_lock_dup_fd (FlLock  *self,
   g_return_val_if_fail (FL_IS_LOCK (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (self->backend->dup_fd == NULL)
-    {
-      g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                   _("The lock “%s” is a %s lock: it has no descriptor to hand to a command"),
-                   fl_lock_get_path (self), self->backend->name);
-      return -1;
-    }
   return self->backend->dup_fd (self->state, error);
 }

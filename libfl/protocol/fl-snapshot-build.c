@@ -12,6 +12,7 @@
 #include "fl-error-private.h"
 #include "fl-error.h"
 #include "fl-judge-private.h"
+#include "fl-file-backend-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-lock.h"
 #include "fl-other-locks-private.h"
@@ -329,16 +330,19 @@ fl_snapshot_new_for_target (const char          *target,
                             const FlLockOptions *options,
                             GError             **error)
 {
-  g_autofree char *path = NULL;
-  const FlLockBackend *backend;
-
   g_return_val_if_fail (target != NULL, NULL);
 
-  backend = _fl_lock_backend_for (target);
-  if (backend->snapshot_new != NULL)
-    return backend->snapshot_new (target, options, error);
+  return _fl_lock_backend_for (target)->snapshot_new (target, options, error);
+}
 
-  path = fl_lock_path_for (target);
+/* The file backend's: the snapshot of `@target.lock`. */
+FlSnapshot *
+_fl_file_snapshot_new (const char          *target,
+                       const FlLockOptions *options,
+                       GError             **error)
+{
+  g_autofree char *path = fl_lock_path_for (target);
+
   if (path == NULL)
     {
       g_set_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET,

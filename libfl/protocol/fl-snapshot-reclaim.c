@@ -13,6 +13,7 @@
 #include "fl-error.h"
 #include "fl-format.h"
 #include "fl-judge-private.h"
+#include "fl-file-backend-private.h"
 #include "fl-lock-backend-private.h"
 #include "fl-lock-private.h"
 #include "fl-snapshot-private.h"
@@ -142,21 +143,17 @@ reclaim_at (FlSnapshot          *self,
   return FALSE;
 }
 
-/* What fl_snapshot_reclaim() and fl_snapshot_reclaim_unproven() share: refuse a foreign
- * entry, open the directory, run the guarded steps. */
-static gboolean
-reclaim (FlSnapshot          *self,
-         const FlLockOptions *options,
-         gboolean             unproven,
-         GCancellable        *cancellable,
-         GError             **error)
+/* The file backend's reclaim: refuse a foreign entry, open the directory, run the guarded
+ * steps. */
+gboolean
+_fl_file_reclaim (FlSnapshot          *self,
+                  const FlLockOptions *options,
+                  gboolean             unproven,
+                  GCancellable        *cancellable,
+                  GError             **error)
 {
   gboolean ret;
   FlDir *dir;
-
-  /* An etcd lock: its backend revokes the very lease the snapshot saw. */
-  if (self->lease != 0)
-    return _fl_lock_backend_for (self->target)->reclaim (self, unproven, error);
 
   if (self->kind == FL_ENTRY_OTHER_PROGRAM)
     {
@@ -184,6 +181,22 @@ reclaim (FlSnapshot          *self,
   _fl_platform_dir_close (dir);
 
   return ret;
+}
+
+/* What fl_snapshot_reclaim() and fl_snapshot_reclaim_unproven() share: the backend that made
+ * the snapshot removes what it saw (an etcd backend revokes the very lease it saw). A temp or
+ * graveyard file has no target: its path is a file's. */
+static gboolean
+reclaim (FlSnapshot          *self,
+         const FlLockOptions *options,
+         gboolean             unproven,
+         GCancellable        *cancellable,
+         GError             **error)
+{
+  const FlLockBackend *backend =
+    _fl_lock_backend_for (self->target != NULL ? self->target : self->path);
+
+  return backend->reclaim (self, options, unproven, cancellable, error);
 }
 
 /**

@@ -118,6 +118,24 @@ assert_schema (JsonNode *node)
   g_assert_null (schema[i]);
 }
 
+/* A record as flctl writes it, read back by JSON-GLib. */
+static JsonNode *
+record_node (FlSnapshot *snapshot,
+             const char *unlocked_target)
+{
+  g_autoptr(FlctlJson) builder = flctl_json_new (TRUE);
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  if (snapshot != NULL)
+    flctl_snapshot_to_json (builder, snapshot, g_get_real_time ());
+  else
+    flctl_unlocked_to_json (builder, unlocked_target);
+  node = json_from_string (flctl_json_get_text (builder), &error);
+  g_assert_no_error (error);
+  return node;
+}
+
 static void
 test_json_schema (void)
 {
@@ -142,7 +160,7 @@ test_json_schema (void)
   odd = fl_snapshot_new (foreign, NULL, &error);
   g_assert_no_error (error);
 
-  mine_json = flctl_snapshot_to_json (mine, g_get_real_time ());
+  mine_json = record_node (mine, NULL);
   assert_schema (mine_json);
   object = json_node_get_object (mine_json);
   g_assert_cmpstr (json_object_get_string_member (object, "state"), ==, "held");
@@ -152,7 +170,7 @@ test_json_schema (void)
   g_assert_cmpint (json_object_get_int_member (object, "age_s"), >=, 0);
   g_assert_nonnull (json_object_get_string_member (object, "mtime"));
 
-  odd_json = flctl_snapshot_to_json (odd, g_get_real_time ());
+  odd_json = record_node (odd, NULL);
   assert_schema (odd_json);
   object = json_node_get_object (odd_json);
   g_assert_cmpstr (json_object_get_string_member (object, "kind"), ==, "foreign");
@@ -160,13 +178,104 @@ test_json_schema (void)
   g_assert_true (json_object_get_null_member (object, "pid"));
   g_assert_true (json_object_get_null_member (object, "process_uid"));
 
-  free_json = flctl_unlocked_to_json (target);
+  free_json = record_node (NULL, target);
   assert_schema (free_json);
   object = json_node_get_object (free_json);
   g_assert_cmpstr (json_object_get_string_member (object, "state"), ==, "unlocked");
   g_assert_true (json_object_get_null_member (object, "age_s"));
 
   flctl_test_remove_dir (dir);
+}
+
+/* flctl-json.c writes what JSON-GLib's generator wrote before it, byte for byte: every
+ * character from U+0001 to U+00FF, bytes that are not UTF-8, empty and nested containers,
+ * pretty and compact. One difference, on purpose: JSON-GLib 1.6 leaves U+001F raw, which
+ * RFC 8259 forbids; flctl escapes it. */
+static void
+write_both (FlctlJson   *mine,
+            JsonBuilder *theirs,
+            const char  *member,
+            const char  *value)
+{
+  g_autofree char *valid = g_utf8_make_valid (value, -1);
+
+  flctl_json_set_member_name (mine, member);
+  flctl_json_add_string_value (mine, value);
+  json_builder_set_member_name (theirs, member);
+  json_builder_add_string_value (theirs, valid);
+}
+
+static void
+test_json_writer (void)
+{
+  for (int pretty = 0; pretty <= 1; pretty++)
+    {
+      g_autoptr(FlctlJson) mine = flctl_json_new (pretty);
+      g_autoptr(JsonBuilder) theirs = json_builder_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *expected = NULL;
+      GString *all = g_string_new (NULL);
+
+      for (gunichar c = 1; c < 0x100; c++)
+        g_string_append_unichar (all, c);
+      json_builder_begin_array (theirs);
+      flctl_json_begin_array (mine);
+      json_builder_begin_object (theirs);
+      flctl_json_begin_object (mine);
+      write_both (mine, theirs, "every \"character\"", all->str);
+      write_both (mine, theirs, "not UTF-8", "a\xff\xfe" "b\xc3");
+      write_both (mine, theirs, "\u00e9t\u00e9 \xe2\x82\xac", "\xf0\x9f\x94\x92");
+      json_builder_set_member_name (theirs, "empty object");
+      flctl_json_set_member_name (mine, "empty object");
+      json_builder_begin_object (theirs);
+      flctl_json_begin_object (mine);
+      json_builder_end_object (theirs);
+      flctl_json_end_object (mine);
+      json_builder_set_member_name (theirs, "numbers");
+      flctl_json_set_member_name (mine, "numbers");
+      json_builder_begin_array (theirs);
+      flctl_json_begin_array (mine);
+      json_builder_add_int_value (theirs, G_MININT64);
+      flctl_json_add_int_value (mine, G_MININT64);
+      json_builder_add_int_value (theirs, G_MAXINT64);
+      flctl_json_add_int_value (mine, G_MAXINT64);
+      json_builder_add_boolean_value (theirs, TRUE);
+      flctl_json_add_boolean_value (mine, TRUE);
+      json_builder_add_null_value (theirs);
+      flctl_json_add_null_value (mine);
+      json_builder_end_array (theirs);
+      flctl_json_end_array (mine);
+      json_builder_set_member_name (theirs, "empty array");
+      flctl_json_set_member_name (mine, "empty array");
+      json_builder_begin_array (theirs);
+      flctl_json_begin_array (mine);
+      json_builder_end_array (theirs);
+      flctl_json_end_array (mine);
+      json_builder_end_object (theirs);
+      flctl_json_end_object (mine);
+      json_builder_begin_array (theirs);
+      flctl_json_begin_array (mine);
+      json_builder_end_array (theirs);
+      flctl_json_end_array (mine);
+      json_builder_end_array (theirs);
+      flctl_json_end_array (mine);
+
+      root = json_builder_get_root (theirs);
+      json_generator_set_pretty (generator, pretty);
+      json_generator_set_root (generator, root);
+      expected = json_generator_to_data (generator, NULL);
+      if (strchr (expected, 0x1f) != NULL)
+        {
+          g_auto(GStrv) parts = g_strsplit (expected, "\x1f", -1);
+
+          g_free (expected);
+          expected = g_strjoinv ("\\u001f", parts);
+        }
+      g_assert_cmpstr (flctl_json_get_text (mine), ==, expected);
+      g_assert_true (g_utf8_validate (flctl_json_get_text (mine), -1, NULL));
+      g_string_free (all, TRUE);
+    }
 }
 
 /* The man page is the schema's documentation: it must name every member and every command. */
@@ -205,6 +314,7 @@ main (int    argc,
   g_test_add_func ("/flctl/output/text-for-charset", test_text_for_charset);
   g_test_add_func ("/flctl/output/styled", test_styled);
   g_test_add_func ("/flctl/output/json-schema", test_json_schema);
+  g_test_add_func ("/flctl/output/json-writer", test_json_writer);
   g_test_add_func ("/flctl/output/man-page", test_man_page);
 
   return g_test_run ();
