@@ -441,6 +441,12 @@ static char *
 blocker_label_cb (gpointer          unused,
                   FlKernelLockInfo *info)
 {
+  return inspector_kernel_view_dup_waiting_for (info);
+}
+
+char *
+inspector_kernel_view_dup_waiting_for (FlKernelLockInfo *info)
+{
   const char *blockers = info != NULL ? g_object_get_data (G_OBJECT (info), BLOCKER_KEY) : NULL;
 
   if (info == NULL)

@@ -29,5 +29,7 @@ GtkSingleSelection *inspector_kernel_view_get_selection (InspectorKernelView *se
 const char  *inspector_kernel_view_get_count_text (InspectorKernelView *self);
 GtkSearchEntry *inspector_kernel_view_get_search_entry (InspectorKernelView *self);
 GtkWidget   *inspector_kernel_view_get_row_menu  (InspectorKernelView *self);
+/* The Waiting For column's words for @info: whom a waiter waits for, "—" for a holder. */
+char        *inspector_kernel_view_dup_waiting_for (FlKernelLockInfo *info);
 
 G_END_DECLS

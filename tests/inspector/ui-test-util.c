@@ -154,8 +154,8 @@ find_named (GtkWidget  *root,
   return NULL;
 }
 
-/* A row's cells are siblings: the state cell's row (its cell's parent) holds the name cell,
- * whose tooltip is the entry's path (cell-name.ui, cell-state.ui). */
+/* A row's cells are siblings: the state cell's row (the nearest ancestor that holds a name
+ * cell) holds the name cell, whose tooltip is the entry's path (cell-name.ui, cell-state.ui). */
 static void
 collect_states (GtkWidget  *widget,
                 GHashTable *out)
@@ -165,8 +165,12 @@ collect_states (GtkWidget  *widget,
     {
       if (g_str_equal (gtk_widget_get_name (child), "state-cell"))
         {
-          GtkWidget *row = gtk_widget_get_parent (gtk_widget_get_parent (child));
-          GtkWidget *name = find_named (row, "name-cell");
+          GtkWidget *row = gtk_widget_get_parent (child);
+          GtkWidget *name = NULL;
+
+          for (; row != NULL && (name = find_named (row, "name-cell")) == NULL;
+               row = gtk_widget_get_parent (row))
+            ;
           GtkWidget *label = gtk_widget_get_last_child (child);
           const char *path = name != NULL ? gtk_widget_get_tooltip_text (name) : NULL;
 
