@@ -32,10 +32,11 @@ dirname_cb (gpointer    unused,
   return path != NULL ? g_path_get_dirname (path) : NULL;
 }
 
-/* The folder relative to the watched folder it is in, that folder's own name first
- * ("demo/sub/dir"), as Baobab and Files name a place under a root: what differs between rows
- * is at the end, which the cell's start-ellipsis keeps. Outside every root (a folder removed
- * meanwhile): the whole folder, the home folder as "~". */
+/* The folder relative to the watched folder it is in, as Baobab and Files name a place under
+ * a root: "projects/site", nothing for the watched folder itself; while several folders are
+ * watched, that folder's own name first ("demo/projects/site", "demo"). What differs between
+ * rows is at the end, which the cell's start-ellipsis keeps. Outside every root (a folder
+ * removed meanwhile): the whole folder, the home folder as "~". */
 static char *
 folder_label_cb (gpointer            unused,
                  const char         *path,
@@ -54,6 +55,12 @@ folder_label_cb (gpointer            unused,
       if (strncmp (dir, roots[i], len) == 0 && (dir[len] == '/' || dir[len] == '\0')
           && (best == NULL || len > strlen (best)))
         best = roots[i];
+    }
+  if (best != NULL && roots[1] == NULL)
+    {
+      const char *rest = dir + strlen (best);
+
+      return g_strdup (rest[0] == '/' ? rest + 1 : rest);
     }
   if (best != NULL)
     {

@@ -174,17 +174,15 @@ label_shown (gpointer data)
 }
 
 /* A folder watched with its subfolders: the Folder column names a subfolder's file's folder
- * from the watched folder's name, never the whole path (whose start is the same each time). */
+ * relative to the watched folder, never the whole path (whose start is the same each time). */
 static void
 test_folder_relative (void)
 {
   g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
   g_autofree char *dir = g_dir_make_tmp ("layout-XXXXXX", NULL);
-  g_autofree char *canonical = g_canonicalize_filename (dir, NULL);
   g_autofree char *sub = g_build_filename (dir, "jobs", "nightly", NULL);
   g_autofree char *lock = g_build_filename (sub, "build.lock", NULL);
-  g_autofree char *base = g_path_get_basename (canonical);
-  g_autofree char *expected = g_strconcat (base, "/jobs/nightly", NULL);
+  const char *expected = "jobs/nightly";
   InspectorWindow *window;
   Want want;
 
