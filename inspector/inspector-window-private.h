@@ -1,7 +1,8 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
- * The parts call each other in one direction: inspector-window.c -> -rows.c, -layout.c,
- * -actions.c -> -work.c, -folders.c -> -banner.c (and -columns.c, the cells' callbacks).
+ * The parts call each other in one direction: inspector-window.c -> -rows.c -> -top.c;
+ * inspector-window.c -> -layout.c, -actions.c -> -work.c, -folders.c -> -window-columns.c,
+ * -banner.c (and inspector-columns.c, the cells' callbacks).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
