@@ -632,10 +632,10 @@ static void
 inspector_kernel_view_init (InspectorKernelView *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
+  g_autoptr(GtkCustomFilter) filter = gtk_custom_filter_new (match_cb, self, NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  gtk_filter_list_model_set_filter (self->filter_model,
-                                    GTK_FILTER (gtk_custom_filter_new (match_cb, self, NULL)));
+  gtk_filter_list_model_set_filter (self->filter_model, GTK_FILTER (filter));
   g_signal_connect_swapped (self->filter_model, "items-changed", G_CALLBACK (update_count), self);
   g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (update_actions),
                             self);
