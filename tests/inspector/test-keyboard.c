@@ -160,6 +160,10 @@ test_cursor_after_dialog (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.reclaim", NULL));
   dialog = _inspector_window_get_dialog (window);
   g_assert_nonnull (dialog);
+  /* Its buttons read as they show, without the mnemonic's underscore. */
+  gtk_test_accessible_assert_property (
+    gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL),
+    GTK_ACCESSIBLE_PROPERTY_LABEL, "Cancel");
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   g_assert_null (_inspector_window_get_dialog (window));
   g_assert_cmpstr (fl_entry_get_path (_inspector_window_get_selected (window)), ==, stale);
