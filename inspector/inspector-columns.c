@@ -32,17 +32,43 @@ dirname_cb (gpointer    unused,
   return path != NULL ? g_path_get_dirname (path) : NULL;
 }
 
-/* The folder as people write it: the home folder as "~". */
+/* The folder relative to the watched folder it is in, as Baobab and Files name a place under
+ * a root: "projects/site", nothing for the watched folder itself; while several folders are
+ * watched, that folder's own name first ("demo/projects/site", "demo"). What differs between
+ * rows is at the end, which the cell's start-ellipsis keeps. Outside every root (a folder
+ * removed meanwhile): the whole folder, the home folder as "~". */
 static char *
-folder_label_cb (gpointer    unused,
-                 const char *path)
+folder_label_cb (gpointer            unused,
+                 const char         *path,
+                 const char * const *roots)
 {
   g_autofree char *dir = path != NULL ? g_path_get_dirname (path) : NULL;
+  const char *best = NULL;
   const char *home = g_get_home_dir ();
-  size_t len = strlen (home);
+  size_t len;
 
   if (dir == NULL)
     return NULL;
+  for (guint i = 0; roots != NULL && roots[i] != NULL; i++)
+    {
+      len = strlen (roots[i]);
+      if (strncmp (dir, roots[i], len) == 0 && (dir[len] == '/' || dir[len] == '\0')
+          && (best == NULL || len > strlen (best)))
+        best = roots[i];
+    }
+  if (best != NULL && roots[1] == NULL)
+    {
+      const char *rest = dir + strlen (best);
+
+      return g_strdup (rest[0] == '/' ? rest + 1 : rest);
+    }
+  if (best != NULL)
+    {
+      g_autofree char *name = g_path_get_basename (best);
+
+      return g_strconcat (name, dir + strlen (best), NULL);
+    }
+  len = strlen (home);
   if (len > 1 && strncmp (dir, home, len) == 0 && (dir[len] == '/' || dir[len] == '\0'))
     return g_strconcat ("~", dir + len, NULL);
   return g_steal_pointer (&dir);
@@ -91,6 +117,19 @@ state_summary_cb (gpointer    unused,
                   FlSnapshot *snap)
 {
   return snap != NULL ? fl_snapshot_dup_state_summary (snap) : NULL;
+}
+
+/* A row as a screen reader reads it: "report.csv.lock, Stale: holder exited". */
+static char *
+row_label_cb (gpointer    unused,
+              const char *name,
+              FlSnapshot *snap)
+{
+  g_autofree char *state = snap != NULL ? fl_snapshot_dup_state_summary (snap) : NULL;
+
+  if (name == NULL)
+    return NULL;
+  return state != NULL ? g_strdup_printf ("%s, %s", name, state) : g_strdup (name);
 }
 
 static char *
@@ -169,6 +208,7 @@ _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, lease_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_summary_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_icon_cb);
+  gtk_widget_class_bind_template_callback (widget_class, row_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_age_cb);
   gtk_widget_class_bind_template_callback (widget_class, state_rank_cb);
   gtk_widget_class_bind_template_callback (widget_class, kernel_rank_cb);

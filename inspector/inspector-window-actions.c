@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "inspector-a11y.h"
 #include "inspector-help.h"
 #include "inspector-state.h"
 #include "inspector-window-private.h"
@@ -308,6 +309,7 @@ confirm_dialog (InspectorWindow *self,
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   g_object_set_data (G_OBJECT (dialog), "inspector-kind", GINT_TO_POINTER (kind));
   g_signal_connect (dialog, "response", G_CALLBACK (confirm_response_cb), self);
+  inspector_a11y_name_buttons (dialog);
   return dialog;
 }
 

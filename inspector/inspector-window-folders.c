@@ -163,9 +163,13 @@ _inspector_window_rebuild_directories (InspectorWindow *self)
       has_etcd |= is_etcd_prefix (dirs[i]);
       several |= i > 0 || GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, dirs[i]));
     }
-  gtk_column_view_column_set_visible (self->folder_column, several);
-  gtk_column_view_column_set_visible (self->host_column, has_etcd);
-  gtk_column_view_column_set_visible (self->lease_column, has_etcd);
+  self->several_folders = several;
+  self->watching_etcd = has_etcd;
+  _inspector_window_update_columns (self);
+  g_strfreev (self->roots);
+  self->roots = g_strdupv (dirs);
+  g_object_notify (G_OBJECT (self), "roots");
+  inspector_kernel_view_set_roots (self->kernel_view, (const char * const *) dirs);
 
   if (dirs[0] == NULL)
     {
@@ -323,7 +327,7 @@ _inspector_window_drop_cb (GtkDropTarget   *target,
 
 /* The page the window shows: the empty state without folders, a spinner while the first scan
  * runs, a page that says the watched folders hold no lock files (rather than an empty table),
- * else the list. */
+ * one that says the search or Problems Only leaves none, else the list. */
 void
 _inspector_window_update_page (InspectorWindow *self)
 {
@@ -337,6 +341,8 @@ _inspector_window_update_page (InspectorWindow *self)
     gtk_stack_set_visible_child_name (self->stack, "loading");
   else if (g_list_model_get_n_items (G_LIST_MODEL (self->model)) == 0)
     gtk_stack_set_visible_child_name (self->stack, "no-locks");
+  else if (g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) == 0)
+    gtk_stack_set_visible_child_name (self->stack, "no-results");
   else
     gtk_stack_set_visible_child_name (self->stack, "list");
   /* A spinning spinner keeps its CSS animation, and with it a frame of the whole window

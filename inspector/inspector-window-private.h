@@ -1,7 +1,8 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
- * The parts call each other in one direction: inspector-window.c -> -rows.c, -layout.c,
- * -actions.c -> -work.c, -folders.c -> -banner.c (and -columns.c, the cells' callbacks).
+ * The parts call each other in one direction: inspector-window.c -> -rows.c -> -top.c;
+ * inspector-window.c -> -layout.c, -actions.c -> -work.c, -folders.c -> -window-columns.c,
+ * -banner.c (and inspector-columns.c, the cells' callbacks).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -29,14 +30,19 @@ struct _InspectorWindow
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *problems_button;
   GtkLabel             *counts_label;
+  GtkLabel             *shown_label;   /* "N of M shown" while rows are hidden */
   GtkStack             *views;         /* "files" or "kernel" (the kernel's own locks) */
   InspectorKernelView  *kernel_view;
   GtkPaned             *paned;
   GtkStack             *stack;
   GtkSpinner           *loading_spinner;  /* spins only while its page is shown */
   GtkColumnView        *column_view;
+  GtkColumnViewColumn  *name_column;
   GtkColumnViewColumn  *state_column;
+  GtkColumnViewColumn  *holder_column;
+  GtkColumnViewColumn  *age_column;
   GtkColumnViewColumn  *kernel_column;
+  GtkColumnViewColumn  *target_column;
   GtkColumnViewColumn  *folder_column;   /* shown while several folders are watched */
   GtkColumnViewColumn  *host_column;     /* shown while an etcd prefix is watched */
   GtkColumnViewColumn  *lease_column;
@@ -70,6 +76,14 @@ struct _InspectorWindow
   guint                 focus_tries;
   gboolean              narrow;        /* the details pane goes below the list */
   guint                 layout_id;
+
+  gboolean              several_folders; /* Folder says something (inspector-window-columns.c) */
+  gboolean              watching_etcd;   /* so do Host and Lease */
+  guint                 sort_id;         /* remembering the sort the person chose */
+  gboolean              restoring_sort;
+  char                **roots;           /* the watched folders, for the Folder column */
+  gboolean              keep_top;        /* the list shown from its top (-top.c) */
+  guint                 top_tick_id;
 
   GtkWindow            *dialog;        /* the open confirmation or report, if any */
   GtkWindow            *help;          /* the user guide, while open */
@@ -119,6 +133,20 @@ guint       _inspector_window_get_position_at  (InspectorWindow *self,
 gboolean    _inspector_window_get_row_bounds   (InspectorWindow *self,
                                                 guint            position,
                                                 graphene_rect_t *bounds);
+
+/* inspector-window-columns.c */
+void        _inspector_window_setup_columns    (InspectorWindow *self);
+void        _inspector_window_teardown_columns (InspectorWindow *self);
+void        _inspector_window_update_columns   (InspectorWindow *self);
+/* Also a test hook: the sort the header shows ("age", ...), NULL when unsorted. */
+const char *_inspector_window_get_sort         (InspectorWindow *self,
+                                                gboolean        *descending);
+
+/* inspector-window-top.c */
+void        _inspector_window_setup_top        (InspectorWindow *self);
+void        _inspector_window_teardown_top     (InspectorWindow *self);
+void        _inspector_window_keep_top         (InspectorWindow *self,
+                                                gboolean         keep);
 
 /* inspector-window-layout.c */
 void        _inspector_window_update_layout    (InspectorWindow *self,

@@ -5,7 +5,14 @@
  * a row selected by the program (at start, after a search or a refresh) is not where the
  * arrow keys start from. So whenever the focus enters the list, or the selection moves while
  * the list has the focus, the focus is put on the selected row. Rows are found through the
- * InspectorCell of the Lock column, which knows its GtkListItem (inspector-cell.c).
+ * InspectorCell of the Lock column, which knows its GtkListItem (inspector-cell.c). The other
+ * way round too: when the focus comes into a list where nothing is selected (Down from the
+ * search), the row it lands on is selected, so that the ring and the details never disagree.
+ *
+ * Tab leaves the list, as in Files and System Monitor: GTK 4.8's list view moves Tab from row
+ * to row, so 20,000 rows stood between the search and the details. Tab goes on to the details
+ * pane and Shift+Tab back to the bar above the list; from the details, Tab goes round to the
+ * search, Shift+Tab and Escape back to the selected row.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -140,7 +147,9 @@ _inspector_window_focus_selected_row (InspectorWindow *self)
   row = find_row (self, selected);
   if (row != NULL && gtk_widget_grab_focus (row))
     return;
-  /* Not on screen: scroll there, and focus it once the list has made the row. */
+  /* Not on screen: scroll there, and focus it once the list has made the row. The list no
+   * longer keeps to its top (inspector-window-top.c). */
+  _inspector_window_keep_top (self, FALSE);
   gtk_widget_activate_action (list, "list.scroll-to-item", "u", selected);
   self->focus_tries = 0;
   if (self->focus_tick_id == 0)
@@ -163,7 +172,157 @@ static void
 list_focus_enter_cb (GtkEventControllerFocus *controller,
                      InspectorWindow         *self)
 {
+  guint focused;
+
+  if (gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION
+      && g_list_model_get_n_items (G_LIST_MODEL (self->selection)) > 0)
+    {
+      /* Nothing selected: the row the focus lands on, or the first. */
+      focused = _inspector_window_get_focused_position (self);
+      gtk_single_selection_set_selected (self->selection,
+                                         focused != GTK_INVALID_LIST_POSITION ? focused : 0);
+    }
   _inspector_window_cursor_follow_selection (self);
+}
+
+/* Tab and Shift+Tab, with no other modifier (Ctrl+Tab keeps GTK's meaning). */
+static int
+tab_direction (guint           keyval,
+               GdkModifierType state)
+{
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return 0;
+  if (keyval == GDK_KEY_ISO_Left_Tab
+      || ((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) && (state & GDK_SHIFT_MASK)))
+    return -1;
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
+    return 1;
+  return 0;
+}
+
+/* The details' controls Tab moves between, in order: GTK 4.8's own Tab stopped at the first
+ * selectable label after the buttons (a label that is not focusable still answers "focus"
+ * with TRUE), so the details walk their buttons themselves. */
+static void
+collect_controls (GtkWidget *widget,
+                  GPtrArray *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_mapped (child) || !gtk_widget_is_sensitive (child))
+        continue;
+      if (gtk_widget_get_focusable (child) && !GTK_IS_LABEL (child))
+        g_ptr_array_add (out, child);
+      else
+        collect_controls (child, out);
+    }
+}
+
+/* The next (@step 1) or previous (-1) control of the details from the focus, or from outside
+ * them; FALSE past the end. */
+static gboolean
+focus_details_control (InspectorWindow *self,
+                       int              step)
+{
+  g_autoptr(GPtrArray) controls = g_ptr_array_new ();
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  int at = step > 0 ? -1 : 0;
+
+  collect_controls (GTK_WIDGET (self->details), controls);
+  if (step < 0)
+    at = (int) controls->len;
+  for (guint i = 0; focus != NULL && i < controls->len; i++)
+    if (focus == controls->pdata[i] || gtk_widget_is_ancestor (focus, controls->pdata[i]))
+      at = (int) i;
+  for (at += step; at >= 0 && at < (int) controls->len; at += step)
+    if (gtk_widget_grab_focus (controls->pdata[at]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Into the details pane, onto the control that acts on the entry; the search when there is
+ * none. */
+static void
+focus_details (InspectorWindow *self)
+{
+  if (inspector_details_focus_action (self->details) || focus_details_control (self, 1))
+    return;
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static gboolean
+list_key_pressed_cb (GtkEventControllerKey *controller,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     InspectorWindow       *self)
+{
+  switch (tab_direction (keyval, state))
+    {
+    case 1:
+      focus_details (self);
+      return TRUE;
+    case -1:
+      gtk_widget_grab_focus (GTK_WIDGET (self->problems_button));
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Down or Enter in the search: into the results, the first selected if none was, as in
+ * Files. */
+static void
+search_to_list (InspectorWindow *self)
+{
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->selection)) == 0)
+    return;
+  if (gtk_single_selection_get_selected (self->selection) == GTK_INVALID_LIST_POSITION)
+    gtk_single_selection_set_selected (self->selection, 0);
+  _inspector_window_focus_selected_row (self);
+}
+
+static gboolean
+search_key_pressed_cb (GtkEventControllerKey *controller,
+                       guint                  keyval,
+                       guint                  keycode,
+                       GdkModifierType        state,
+                       InspectorWindow       *self)
+{
+  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down)
+      || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)) != 0
+      || g_list_model_get_n_items (G_LIST_MODEL (self->selection)) == 0)
+    return FALSE;
+  search_to_list (self);
+  return TRUE;
+}
+
+static gboolean
+details_key_pressed_cb (GtkEventControllerKey *controller,
+                        guint                  keyval,
+                        guint                  keycode,
+                        GdkModifierType        state,
+                        InspectorWindow       *self)
+{
+  if (keyval == GDK_KEY_Escape && (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0)
+    {
+      _inspector_window_focus_selected_row (self);
+      return TRUE;
+    }
+  switch (tab_direction (keyval, state))
+    {
+    case 1:
+      if (!focus_details_control (self, 1))
+        gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+      return TRUE;
+    case -1:
+      if (!focus_details_control (self, -1))
+        _inspector_window_focus_selected_row (self);
+      return TRUE;
+    default:
+      return FALSE;
+    }
 }
 
 /* The context menu */
@@ -305,6 +464,7 @@ _inspector_window_setup_rows (InspectorWindow *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
   GtkEventController *focus = gtk_event_controller_focus_new ();
+  GtkEventController *keys;
 
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
   g_signal_connect (click, "pressed", G_CALLBACK (secondary_pressed_cb), self);
@@ -312,6 +472,23 @@ _inspector_window_setup_rows (InspectorWindow *self)
 
   g_signal_connect (focus, "enter", G_CALLBACK (list_focus_enter_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->column_view), focus);
+
+  /* Before the list view's own Tab handling, which would move from row to row: on the list's
+   * scrolled window, whose capture phase comes before any of the list's own controllers (the
+   * search entry's key capture among them). */
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
+  gtk_widget_add_controller (gtk_widget_get_parent (GTK_WIDGET (self->column_view)), keys);
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (search_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), keys);
+  g_signal_connect_swapped (self->search_entry, "activate", G_CALLBACK (search_to_list), self);
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (details_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->details), keys);
 
   g_signal_connect (self->column_view, "activate", G_CALLBACK (row_activated_cb), self);
   self->row_menu = gtk_popover_menu_new_from_model (self->row_menu_model);

@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "inspector-a11y.h"
 #include "inspector-state.h"
 #include "inspector-cell.h"
 #include "inspector-window-private.h"
@@ -27,6 +28,7 @@ enum
   PROP_MODEL,
   PROP_NOW,
   PROP_WORKING,
+  PROP_ROOTS,
   N_PROPS
 };
 
@@ -120,6 +122,26 @@ match_cb (FlEntry  *entry,
   return _inspector_window_matches (user_data, entry);
 }
 
+/* The rows shown changed: "N of M shown" while a criterion hides some, and the page (No
+ * Results when it hides them all). */
+static void
+shown_changed_cb (InspectorWindow *self)
+{
+  guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
+  guint total = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  gboolean filtered = self->problems_only || self->search_text != NULL;
+
+  if (filtered)
+    {
+      /* Translators: rows shown of all the locks, while a search or Problems Only hides some. */
+      g_autofree char *text = g_strdup_printf (_("%u of %u shown"), shown, total);
+
+      gtk_label_set_text (self->shown_label, text);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->shown_label), filtered);
+  _inspector_window_update_page (self);
+}
+
 /* One pass over the rows for a new criterion; without one, every row passes unjudged. */
 static void
 apply_filter (InspectorWindow *self)
@@ -127,6 +149,7 @@ apply_filter (InspectorWindow *self)
   gboolean active = self->problems_only || self->search_text != NULL;
 
   inspector_filter_model_set_match_func (self->filter_model, active ? match_cb : NULL, self);
+  shown_changed_cb (self);
 }
 
 static void
@@ -139,6 +162,8 @@ search_changed_cb (GtkSearchEntry  *entry,
   if (text[0] != '\0')
     self->search_text = g_utf8_casefold (text, -1);
   apply_filter (self);
+  /* A search's results from their first row, as a new list. */
+  _inspector_window_keep_top (self, TRUE);
 }
 
 static void
@@ -181,6 +206,32 @@ selection_changed_cb (GtkSingleSelection *selection,
       _inspector_window_update_actions (self);
     }
   _inspector_window_cursor_follow_selection (self);
+}
+
+/* "Show Lock File" in the Kernel Locks view: the lock in the Lock Files view, selected and
+ * focused; if no row shows it (a search hides it, or it is not watched), the search is
+ * cleared and the banner says so when it is still not found. */
+static void
+show_lock_file_cb (InspectorKernelView *view,
+                   const char          *path,
+                   InspectorWindow     *self)
+{
+  gtk_stack_set_visible_child_name (self->views, "files");
+  if (!_inspector_window_select_path (self, path))
+    {
+      gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+      g_object_set (self, "problems-only", FALSE, NULL);
+      apply_filter (self);
+    }
+  if (_inspector_window_select_path (self, path))
+    _inspector_window_focus_selected_row (self);
+  else
+    {
+      g_autofree char *text = g_strdup_printf (_("“%s” is not in the watched folders: open its "
+                                                 "folder to see it."), path);
+
+      _inspector_window_show_banner (self, FALSE, text);
+    }
 }
 
 /* Called once a second while the window is visible: the bound age cells watch "now". */
@@ -266,6 +317,8 @@ inspector_window_dispose (GObject *object)
   g_clear_handle_id (&self->banner_id, g_source_remove);
   g_clear_handle_id (&self->layout_id, g_source_remove);
   _inspector_window_teardown_rows (self);
+  _inspector_window_teardown_columns (self);
+  _inspector_window_teardown_top (self);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
   g_clear_object (&self->selected_signals);
@@ -280,6 +333,7 @@ inspector_window_dispose (GObject *object)
   g_clear_pointer (&self->search_text, g_free);
   g_clear_pointer (&self->selected_path, g_free);
   g_clear_pointer (&self->problems_text, g_free);
+  g_clear_pointer (&self->roots, g_strfreev);
 
   G_OBJECT_CLASS (inspector_window_parent_class)->dispose (object);
 }
@@ -305,6 +359,9 @@ inspector_window_get_property (GObject    *object,
       break;
     case PROP_WORKING:
       g_value_set_boolean (value, self->work != NULL);
+      break;
+    case PROP_ROOTS:
+      g_value_set_boxed (value, self->roots);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -363,6 +420,10 @@ inspector_window_class_init (InspectorWindowClass *klass)
   properties[PROP_WORKING] =
     g_param_spec_boolean ("working", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The watched folders, which the Folder column's cells are relative to (cell-folder.ui). */
+  properties[PROP_ROOTS] =
+    g_param_spec_boxed ("roots", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The templates name these types; GtkBuilder finds only registered ones. */
@@ -385,6 +446,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, problems_button);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, counts_label);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, shown_label);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, views);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_view);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, paned);
@@ -394,8 +456,12 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, selection);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, sort_model);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, filter_model);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, name_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, state_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, holder_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, age_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, kernel_column);
+  gtk_widget_class_bind_template_child (widget_class, InspectorWindow, target_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, folder_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, host_column);
   gtk_widget_class_bind_template_child (widget_class, InspectorWindow, lease_column);
@@ -447,6 +513,8 @@ inspector_window_init (InspectorWindow *self)
   g_signal_group_connect_swapped (self->model_signals, "notify::problems",
                                   G_CALLBACK (_inspector_window_show_problems), self);
   g_signal_group_set_target (self->model_signals, self->model);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (shown_changed_cb),
+                            self);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));
 
@@ -458,6 +526,10 @@ inspector_window_init (InspectorWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
     gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, GDK_SHIFT_MASK),
                       gtk_named_action_new ("win.remove-orphan")));
+  /* Ctrl+C on a row copies its path, as in Files; in the details' text it copies the text. */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+    gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_c, GDK_CONTROL_MASK),
+                      gtk_named_action_new ("win.copy-path")));
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
     gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Menu, 0),
                                                    gtk_keyval_trigger_new (GDK_KEY_F10,
@@ -465,6 +537,8 @@ inspector_window_init (InspectorWindow *self)
                       gtk_named_action_new ("win.row-menu")));
   gtk_widget_add_controller (GTK_WIDGET (self->column_view), keys);
   _inspector_window_setup_rows (self);
+  _inspector_window_setup_top (self);
+  g_signal_connect (self->kernel_view, "show-lock-file", G_CALLBACK (show_lock_file_cb), self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (_inspector_window_drop_cb), self);
@@ -472,6 +546,8 @@ inspector_window_init (InspectorWindow *self)
 
   g_settings_bind (self->settings, "problems-only", self, "problems-only", G_SETTINGS_BIND_DEFAULT);
 
+  _inspector_window_setup_columns (self);
+  inspector_a11y_name_buttons (GTK_WIDGET (self));
   _inspector_window_rebuild_directories (self);
   _inspector_window_update_page (self);
   _inspector_window_update_actions (self);

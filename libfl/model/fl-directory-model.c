@@ -733,7 +733,7 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
   _fl_model_root_stop (root);
   _fl_model_scanner_forget (&self->scanner, root);
   _fl_model_root_unref (root);
-  problems_changed_cb (self);
+  _fl_directory_model_problems_changed (self);
   return TRUE;
 }
 

@@ -154,8 +154,8 @@ find_named (GtkWidget  *root,
   return NULL;
 }
 
-/* A row's cells are siblings: the state cell's row (its cell's parent) holds the name cell,
- * whose tooltip is the entry's path (cell-name.ui, cell-state.ui). */
+/* A row's cells are siblings: the state cell's row (the nearest ancestor that holds a name
+ * cell) holds the name cell, whose tooltip is the entry's path (cell-name.ui, cell-state.ui). */
 static void
 collect_states (GtkWidget  *widget,
                 GHashTable *out)
@@ -165,8 +165,12 @@ collect_states (GtkWidget  *widget,
     {
       if (g_str_equal (gtk_widget_get_name (child), "state-cell"))
         {
-          GtkWidget *row = gtk_widget_get_parent (gtk_widget_get_parent (child));
-          GtkWidget *name = find_named (row, "name-cell");
+          GtkWidget *row = gtk_widget_get_parent (child);
+          GtkWidget *name = NULL;
+
+          for (; row != NULL && (name = find_named (row, "name-cell")) == NULL;
+               row = gtk_widget_get_parent (row))
+            ;
           GtkWidget *label = gtk_widget_get_last_child (child);
           const char *path = name != NULL ? gtk_widget_get_tooltip_text (name) : NULL;
 
@@ -260,3 +264,72 @@ ui_wait_listed (InspectorWindow *window,
 
   return fl_test_wait_until (is_listed, &listed, timeout_ms);
 }
+
+/* Emits "key-pressed" on @widget's key controllers of @phase; TRUE if one handled it. */
+static gboolean
+key_to_controllers (GtkWidget        *widget,
+                    GtkPropagationPhase phase,
+                    guint             keyval,
+                    GdkModifierType   state)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+      gboolean handled = FALSE;
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (controller)
+          && gtk_event_controller_get_propagation_phase (controller) == phase)
+        {
+          g_signal_emit_by_name (controller, "key-pressed", keyval, 0, state, &handled);
+          if (handled)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* GTK 4.8 has no public way to make a key event, and Xvfb without a window manager gives no
+ * window the keyboard: a key press goes to the focus widget's key controllers as GTK
+ * delivers it (capture from the window down, then bubble up), and one nobody handles moves
+ * the focus as GtkWindow's own bindings do (Tab, Shift+Tab, the arrows). */
+void
+ui_send_key (GtkWindow       *window,
+             guint            keyval,
+             GdkModifierType  state)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  GtkDirectionType direction;
+
+  for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL;
+       w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len; i++)
+    if (key_to_controllers (chain->pdata[i], GTK_PHASE_CAPTURE, keyval, state))
+      return;
+  for (guint i = chain->len; i-- > 0;)
+    if (key_to_controllers (chain->pdata[i], GTK_PHASE_BUBBLE, keyval, state))
+      return;
+
+  switch (keyval)
+    {
+    case GDK_KEY_Tab:
+      direction = state & GDK_SHIFT_MASK ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD;
+      break;
+    case GDK_KEY_ISO_Left_Tab:
+      direction = GTK_DIR_TAB_BACKWARD;
+      break;
+    case GDK_KEY_Down:
+      direction = GTK_DIR_DOWN;
+      break;
+    case GDK_KEY_Up:
+      direction = GTK_DIR_UP;
+      break;
+    default:
+      return;
+    }
+  gtk_widget_child_focus (GTK_WIDGET (window), direction);
+}
+

@@ -31,5 +31,8 @@ GHashTable      *ui_rendered_states    (GtkWidget        *root);
 void             ui_collect_widgets    (GtkWidget        *root,
                                         GType             type,
                                         GPtrArray        *out);
+void             ui_send_key           (GtkWindow        *window,
+                                        guint             keyval,
+                                        GdkModifierType   state);
 
 G_END_DECLS

@@ -1,0 +1,18 @@
+/* inspector-a11y.h: accessible names the way a screen reader should read them
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* @text less its mnemonic underscores ("_Copy Path" -> "Copy Path", "__" -> "_"). */
+char *inspector_a11y_strip_mnemonic (const char *text);
+
+/* Names every button under @root that has a mnemonic label after that label without its
+ * underscore, and keeps the name so as the label changes. */
+void  inspector_a11y_name_buttons   (GtkWidget  *root);
+
+G_END_DECLS
