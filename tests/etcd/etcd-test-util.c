@@ -517,3 +517,67 @@ etcd_test_child_pid (GSubprocess *child)
 {
   return (int) g_ascii_strtoll (g_subprocess_get_identifier (child), NULL, 10);
 }
+
+/* The single-node server of a test program */
+
+EtcdServer *etcd_test_server;
+const char *etcd_test_self_path;
+char *etcd_test_skip_reason;
+
+int
+etcd_test_run_with_server (const char *argv0)
+{
+  int ret;
+
+  etcd_test_self_path = argv0;
+  etcd_test_server = etcd_server_start (&etcd_test_skip_reason);
+  ret = g_test_run ();
+  etcd_server_stop (etcd_test_server);
+  etcd_test_server = NULL;
+  g_clear_pointer (&etcd_test_skip_reason, g_free);
+  return ret;
+}
+
+FlLockOptions *
+etcd_test_options (gint64 timeout_ms,
+                   guint  ttl_s)
+{
+  FlLockOptions *options = fl_lock_options_new ();
+
+  fl_lock_options_set_timeout_ms (options, timeout_ms);
+  fl_lock_options_set_lease_ttl_s (options, ttl_s);
+  return options;
+}
+
+gboolean
+etcd_test_queue_has_length (const char *lock_name,
+                            guint       length)
+{
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, lock_name);
+
+  return queue->len == length;
+}
+
+typedef struct
+{
+  const char *name;
+  guint       length;
+} QueueLength;
+
+static gboolean
+queue_length_reached (gpointer data)
+{
+  QueueLength *q = data;
+
+  return etcd_test_queue_has_length (q->name, q->length);
+}
+
+gboolean
+etcd_test_wait_queue (const char *lock_name,
+                      guint       length,
+                      guint       timeout_ms)
+{
+  QueueLength q = { lock_name, length };
+
+  return etcd_wait_for (queue_length_reached, &q, timeout_ms);
+}

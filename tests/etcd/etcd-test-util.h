@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <libfl/fl.h>
 
 G_BEGIN_DECLS
 
@@ -104,6 +105,38 @@ guint16     etcd_free_port    (void);
 gboolean    etcd_wait_for     (gboolean  (*func) (gpointer data),
                                gpointer    data,
                                guint       timeout_ms);
+
+/* The single-node etcd of a test program (test-etcd-lock, -inspect, -model, flctl's
+ * test-flctl-etcd). After g_test_init() and its g_test_add*(), main() returns
+ * etcd_test_run_with_server (argv[0]): it starts the server (etcd_test_server), runs the tests
+ * and stops it. A test that needs the server begins with ETCD_TEST_NEED(), which skips saying
+ * why when the etcd binary is missing (CI checks that none skipped). */
+extern EtcdServer *etcd_test_server;
+/* argv[0], to spawn this program as a holder or worker. */
+extern const char *etcd_test_self_path;
+extern char       *etcd_test_skip_reason;
+
+int          etcd_test_run_with_server (const char *argv0);
+
+#define ETCD_TEST_NEED() \
+  G_STMT_START { \
+    if (etcd_test_server == NULL) \
+      { \
+        g_test_skip (etcd_test_skip_reason); \
+        return; \
+      } \
+  } G_STMT_END
+
+/* Options with this timeout and lease TTL: every etcd test sets both. */
+FlLockOptions *etcd_test_options      (gint64      timeout_ms,
+                                       guint       ttl_s);
+/* Whether @lock_name's queue in etcd_test_server has @length keys now; and waiting (at most
+ * @timeout_ms) until it has. */
+gboolean     etcd_test_queue_has_length (const char *lock_name,
+                                         guint       length);
+gboolean     etcd_test_wait_queue      (const char *lock_name,
+                                        guint       length,
+                                        guint       timeout_ms);
 
 /* Spawns etcd with stderr to @log_path and killed when the test process dies. */
 GSubprocessLauncher *etcd_test_launcher_new (const char *log_path);
