@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "fl-test-counter.h"
+#include "fl-test-open-flags.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,15 +26,6 @@
 # include <unistd.h>
 #endif
 
-#ifndef O_CLOEXEC
-# define O_CLOEXEC 0
-#endif
-#ifndef O_NOFOLLOW
-# define O_NOFOLLOW 0
-#endif
-#ifndef O_BINARY
-# define O_BINARY 0
-#endif
 #ifndef PATH_MAX
 # define PATH_MAX 4096
 #endif

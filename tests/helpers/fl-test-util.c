@@ -10,6 +10,7 @@
  */
 #include "fl-test-util.h"
 #include "fl-test-counter.h"
+#include "fl-test-open-flags.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,17 +23,6 @@
 # include <unistd.h>
 #endif
 
-/* What Windows' C library lacks: it never follows links, nor passes descriptors to children
- * it was not asked to. */
-#ifndef O_CLOEXEC
-# define O_CLOEXEC 0
-#endif
-#ifndef O_NOFOLLOW
-# define O_NOFOLLOW 0
-#endif
-#ifndef O_BINARY
-# define O_BINARY 0
-#endif
 
 void
 fl_test_write (const char *path,
