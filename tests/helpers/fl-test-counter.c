@@ -180,6 +180,13 @@ fl_test_critical_section (const char       *counter,
     }
   if (unlink (marker) < 0)
     {
+      /* Windows refuses to delete a file another process has open, and only an entrant that
+       * found the marker taken opens it (to name its holder): someone came in meanwhile. */
+      if (errno == EACCES)
+        {
+          fprintf (stderr, "OVERLAP: marker %s is open by another entrant\n", marker);
+          return FL_TEST_EXIT_OVERLAP;
+        }
       fprintf (stderr, "cannot remove %s: %s\n", marker, strerror (errno));
       return FL_TEST_EXIT_FAILED;
     }
