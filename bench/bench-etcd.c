@@ -1,6 +1,6 @@
 /* bench-etcd.c: etcd:// locks (1 node, 3 members) against the file lock, in one run
  *
- * Starts a single-node etcd and a 3-member cluster (tests/etcd/etcd-test-util.c: free
+ * Starts a single-node etcd and a 3-member cluster (harness/etcd-server.c: free
  * loopback ports, data under /dev/shm when there), then times, on each setup:
  * - N uncontended fl_lock_acquire() + fl_lock_release();
  * - handoff: from the holder's release until a waiter's acquire returns, the waiter having
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etcd-test-util.h"
+#include "etcd-server.h"
 
 typedef struct
 {

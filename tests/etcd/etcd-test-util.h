@@ -1,91 +1,15 @@
-/* etcd-test-util.h: real etcd for the tests (one node, or a 3-member cluster), on free
- * loopback ports
+/* etcd-test-util.h: what the etcd tests share: their server (harness/etcd-server.h), holders
+ * that are processes, queue waits
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-#include <gio/gio.h>
-#include <json-glib/json-glib.h>
+#include <libfl/fl.h>
+
+#include "etcd-server.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  GSubprocess *process;    /* NULL while the member is down */
-  char        *data_dir;
-  char        *endpoint;   /* http://127.0.0.1:PORT */
-  char        *hostport;   /* 127.0.0.1:PORT */
-  guint16      client_port;
-  /* What it was started with, so that a member can be restarted on its data. */
-  char        *name;
-  char        *peer_url;
-  char        *metrics_url;
-  char        *initial_cluster;
-} EtcdServer;
-
-/* Starts etcd and waits for /health (deadline 20 s). Without the binary returns NULL and sets
- * *skip_reason; a server that does not come up is a test failure. */
-EtcdServer *etcd_server_start (char **skip_reason);
-void        etcd_server_stop  (EtcdServer *server);
-/* SIGSTOP / SIGCONT the server. */
-void        etcd_server_pause  (EtcdServer *server,
-                                gboolean    paused);
-
-/* etcd://127.0.0.1:PORT/fl-test/NAME */
-char       *etcd_server_uri   (EtcdServer *server,
-                               const char *name);
-/* A POST to the server's JSON gateway; asserts it answers 200. */
-JsonObject *etcd_server_call  (EtcdServer *server,
-                               const char *path,
-                               const char *body);
-/* The same, but NULL (and *status, when not NULL, the HTTP status or 0) when it cannot
- * answer 200 within @timeout_s: for a member that may be down or without quorum. */
-JsonObject *etcd_server_try_call (EtcdServer *server,
-                                  const char *path,
-                                  const char *body,
-                                  guint       timeout_s,
-                                  guint      *status);
-/* The keys queued for the lock name in etcd (PREFIX/ESCAPED), oldest first; each element is
- * the kv object (key, lease, create_revision). */
-GPtrArray  *etcd_server_queue (EtcdServer *server,
-                               const char *lock_name);
-
-/* A 3-member cluster: each member on its own free client, peer and metrics ports, with its
- * own data directory, all started with one --initial-cluster. */
-#define ETCD_CLUSTER_SIZE 3
-
-typedef struct
-{
-  EtcdServer *members[ETCD_CLUSTER_SIZE];
-} EtcdCluster;
-
-/* Starts the three and waits until every member reports /health (deadline 30 s). NULL and
- * *skip_reason without the binary. */
-EtcdCluster *etcd_cluster_start   (char       **skip_reason);
-void         etcd_cluster_stop    (EtcdCluster *cluster);
-/* SIGKILL member @i, or SIGTERM it and wait until it exited; its data stays. */
-void         etcd_cluster_kill    (EtcdCluster *cluster,
-                                   guint        i);
-void         etcd_cluster_term    (EtcdCluster *cluster,
-                                   guint        i);
-/* Starts member @i again on its data and waits for its /health (deadline 30 s): a member
- * is healthy only with a quorum behind it. */
-void         etcd_cluster_restart (EtcdCluster *cluster,
-                                   guint        i);
-/* Waits (at most @timeout_ms) until every running member reports /health. */
-gboolean     etcd_cluster_wait_healthy (EtcdCluster *cluster,
-                                        guint        timeout_ms);
-/* The index of the member every running member names as leader (/v3/maintenance/status),
- * waiting at most @timeout_ms for them to agree; -1 if they did not. */
-int          etcd_cluster_leader  (EtcdCluster *cluster,
-                                   guint        timeout_ms);
-/* A running member, for ranges and calls: the first one up. */
-EtcdServer  *etcd_cluster_any     (EtcdCluster *cluster);
-/* etcd://M_first,M_first+1,M_first+2/fl-test/NAME: all three endpoints, @first first. */
-char        *etcd_cluster_uri     (EtcdCluster *cluster,
-                                   guint        first,
-                                   const char  *name);
 
 /* Holders that are real processes: the test program run with `--hold URI`. In that child,
  * etcd_test_hold() takes the lock (waiting as long as it must), holds it until its stdin
@@ -97,15 +21,36 @@ GSubprocess *etcd_test_spawn_holder  (const char  *self_path,
 void         etcd_test_finish_holder (GSubprocess *child);
 int          etcd_test_child_pid     (GSubprocess *child);
 
-/* A loopback TCP port nobody listens on right now. */
-guint16     etcd_free_port    (void);
+/* The single-node etcd of a test program (test-etcd-lock, -inspect, -model, flctl's
+ * test-flctl-etcd). After g_test_init() and its g_test_add*(), main() returns
+ * etcd_test_run_with_server (argv[0]): it starts the server (etcd_test_server), runs the tests
+ * and stops it. A test that needs the server begins with ETCD_TEST_NEED(), which skips saying
+ * why when the etcd binary is missing (CI checks that none skipped). */
+extern EtcdServer *etcd_test_server;
+/* argv[0], to spawn this program as a holder or worker. */
+extern const char *etcd_test_self_path;
+extern char       *etcd_test_skip_reason;
 
-/* Waits until @func returns TRUE, iterating the default main context, at most @timeout_ms. */
-gboolean    etcd_wait_for     (gboolean  (*func) (gpointer data),
-                               gpointer    data,
-                               guint       timeout_ms);
+int          etcd_test_run_with_server (const char *argv0);
 
-/* Spawns etcd with stderr to @log_path and killed when the test process dies. */
-GSubprocessLauncher *etcd_test_launcher_new (const char *log_path);
+#define ETCD_TEST_NEED() \
+  G_STMT_START { \
+    if (etcd_test_server == NULL) \
+      { \
+        g_test_skip (etcd_test_skip_reason); \
+        return; \
+      } \
+  } G_STMT_END
+
+/* Options with this timeout and lease TTL: every etcd test sets both. */
+FlLockOptions *etcd_test_options      (gint64      timeout_ms,
+                                       guint       ttl_s);
+/* Whether @lock_name's queue in etcd_test_server has @length keys now; and waiting (at most
+ * @timeout_ms) until it has. */
+gboolean     etcd_test_queue_has_length (const char *lock_name,
+                                         guint       length);
+gboolean     etcd_test_wait_queue      (const char *lock_name,
+                                        guint       length,
+                                        guint       timeout_ms);
 
 G_END_DECLS

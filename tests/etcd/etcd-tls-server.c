@@ -265,7 +265,7 @@ etcd_tls_server_start (EtcdTlsCerts *certs,
     }
   g_ptr_array_add (argv, NULL);
 
-  launcher = etcd_test_launcher_new (log);
+  launcher = etcd_server_launcher_new (log);
   server->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata,
                                                   &error);
   g_assert_no_error (error);

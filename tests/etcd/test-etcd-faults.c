@@ -155,17 +155,6 @@ fenced_free (char *path,
   g_free (dir);
 }
 
-static FlLockOptions *
-options_with (gint64 timeout_ms,
-              guint  ttl_s)
-{
-  FlLockOptions *options = fl_lock_options_new ();
-
-  fl_lock_options_set_timeout_ms (options, timeout_ms);
-  fl_lock_options_set_lease_ttl_s (options, ttl_s);
-  return options;
-}
-
 /* The child processes */
 
 /* --exclusion URI COUNTER: SECTIONS critical sections, each fenced. */
@@ -173,7 +162,7 @@ static int
 role_exclusion (const char *uri,
                 const char *counter)
 {
-  g_autoptr(FlLockOptions) options = options_with (120000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (120000, TTL_S);
 
   for (guint i = 0; i < SECTIONS; i++)
     {
@@ -213,7 +202,7 @@ role_hold (const char *uri,
            const char *counter,
            guint       ttl_s)
 {
-  g_autoptr(FlLockOptions) options = options_with (30000, ttl_s);
+  g_autoptr(FlLockOptions) options = etcd_test_options (30000, ttl_s);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (uri, options, NULL, &error);
   char line[32] = "";
@@ -439,7 +428,7 @@ test_holder_killed (void)
   g_autofree char *dir = NULL;
   char *counter;
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = options_with (20000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (20000, TTL_S);
   Queue two = { "fl-test/killed", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -484,7 +473,7 @@ test_holder_paused (void)
   char *counter;
   g_autofree char *uri = NULL;
   g_autofree char *report = NULL;
-  g_autoptr(FlLockOptions) options = options_with (20000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (20000, TTL_S);
   Queue two = { "fl-test/paused", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -531,7 +520,7 @@ test_leader_killed (void)
   g_autofree char *holder_uri = NULL;
   g_autofree char *waiter_uri = NULL;
   g_autofree char *report = NULL;
-  g_autoptr(FlLockOptions) options = options_with (30000, 5);
+  g_autoptr(FlLockOptions) options = etcd_test_options (30000, 5);
   Queue two = { "fl-test/leader", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -582,7 +571,7 @@ static void
 test_quorum_lost (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = options_with (3000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (3000, TTL_S);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlLock) held = NULL;
@@ -660,7 +649,7 @@ test_quorum_lost (void)
 static void
 test_acquire_during_election (void)
 {
-  g_autoptr(FlLockOptions) options = options_with (20000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (20000, 10);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *uri = NULL;
@@ -706,7 +695,7 @@ test_watch_member_killed (void)
 {
   g_autoptr(FlDirectoryModel) model = NULL;
   /* A long lease: what is tested is the model, not keepalives on a loaded machine. */
-  g_autoptr(FlLockOptions) options = options_with (10000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 10);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *probe = NULL;
@@ -786,7 +775,7 @@ static void
 test_dead_first_endpoint (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = options_with (10000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   gint64 start, elapsed;
@@ -862,7 +851,7 @@ static void
 test_mixed_waiters (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = options_with (15000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (15000, TTL_S);
   Queue one = { "fl-test/mixed", 1 };
   Queue two = { "fl-test/mixed", 2 };
   RawLock first = { 0 }, second = { 0 };

@@ -13,38 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "etcd-inspect-util.h"
+#include "etcd-test-util.h"
 
-static EtcdServer *server;
-static char *skip_reason;
-static const char *self_path;
-
-#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
-
-
-typedef struct
-{
-  const char *name;
-  guint       length;
-} QueueLength;
-
-static gboolean
-queue_has_length (gpointer data)
-{
-  QueueLength *q = data;
-  g_autoptr(GPtrArray) queue = inspect_queue (server, q->name);
-
-  return queue->len == q->length;
-}
-
-static void
-wait_queue (const char *name,
-            guint       length)
-{
-  QueueLength q = { name, length };
-
-  g_assert_true (etcd_wait_for (queue_has_length, &q, 20000));
-}
 
 /* The metadata keys of PREFIX/NAME: PREFIX/.fl-meta/NAME/... */
 static guint
@@ -52,7 +22,7 @@ count_meta (const char *prefix,
             const char *name)
 {
   g_autofree char *dir = g_strdup_printf ("%s/.fl-meta/%s", prefix, name);
-  g_autoptr(GPtrArray) keys = inspect_queue (server, dir);
+  g_autoptr(GPtrArray) keys = etcd_server_queue (etcd_test_server, dir);
 
   return keys->len;
 }
@@ -95,14 +65,14 @@ test_holder_and_waiters (void)
   FlSnapshot *w1, *w2;
   HolderIs next;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "queue");
-  a = etcd_test_spawn_holder (self_path, uri);
-  wait_queue ("fl-test/queue", 1);
-  b = etcd_test_spawn_holder (self_path, uri);
-  wait_queue ("fl-test/queue", 2);
-  c = etcd_test_spawn_holder (self_path, uri);
-  wait_queue ("fl-test/queue", 3);
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "queue");
+  a = etcd_test_spawn_holder (etcd_test_self_path, uri);
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 1, 20000));
+  b = etcd_test_spawn_holder (etcd_test_self_path, uri);
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 2, 20000));
+  c = etcd_test_spawn_holder (etcd_test_self_path, uri);
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 3, 20000));
 
   snapshot = snapshot_ok (uri);
   g_assert_cmpstr (fl_snapshot_get_target (snapshot), ==, uri);
@@ -160,7 +130,7 @@ test_holder_and_waiters (void)
   next = (HolderIs) { uri, etcd_test_child_pid (c) };
   g_assert_true (etcd_wait_for (holder_is, &next, 20000));
   etcd_test_finish_holder (c);
-  wait_queue ("fl-test/queue", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 0, 20000));
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 0);
 }
 
@@ -171,8 +141,8 @@ test_not_locked (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "nobody");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "nobody");
   snapshot = fl_snapshot_new_for_target (uri, NULL, &error);
   g_assert_null (snapshot);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
@@ -188,8 +158,8 @@ test_reserved_name (void)
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, ".fl-meta");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, ".fl-meta");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_null (lock);
   g_assert_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET);
@@ -210,8 +180,8 @@ test_reclaim (void)
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(FlSnapshot) gone = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "reclaim");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "reclaim");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
   snapshot = snapshot_ok (uri);
@@ -227,7 +197,7 @@ test_reclaim (void)
 
   g_assert_true (fl_snapshot_reclaim_unproven (snapshot, NULL, &error));
   g_assert_no_error (error);
-  wait_queue ("fl-test/reclaim", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/reclaim", 0, 20000));
   g_assert_cmpuint (count_meta ("fl-test", "reclaim"), ==, 0);
   gone = fl_snapshot_new_for_target (uri, NULL, &error);
   g_assert_null (gone);
@@ -248,8 +218,8 @@ test_reclaim_changed (void)
   g_autoptr(FlSnapshot) seen = NULL;
   g_autoptr(FlSnapshot) now = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "changed");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "changed");
   first = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
   seen = snapshot_ok (uri);
@@ -275,14 +245,14 @@ test_reclaim_changed (void)
     g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\"}", key64);
     g_autofree char *ttl = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}",
                                             fl_snapshot_get_lease_id (now));
-    g_autoptr(JsonObject) deleted = inspect_call (server, "/v3/kv/deleterange", body);
+    g_autoptr(JsonObject) deleted = etcd_server_call (etcd_test_server, "/v3/kv/deleterange", body);
     g_autoptr(JsonObject) alive = NULL;
 
     g_assert_cmpstr (json_object_get_string_member_with_default (deleted, "deleted", "0"), ==, "1");
     g_assert_false (fl_snapshot_reclaim_unproven (now, NULL, &error));
     g_assert_error (error, FL_ERROR, FL_ERROR_CHANGED);
     g_clear_error (&error);
-    alive = inspect_call (server, "/v3/lease/timetolive", ttl);
+    alive = etcd_server_call (etcd_test_server, "/v3/lease/timetolive", ttl);
     g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (alive, "TTL"), NULL, 10),
                      >, 0);
   }
@@ -313,7 +283,7 @@ put_raw (const char *key,
                                            : g_strdup ("");
   g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\",\"value\":\"%s\"%s}", key64,
                                            value64, lease_part);
-  g_autoptr(JsonObject) res = inspect_call (server, "/v3/kv/put", body);
+  g_autoptr(JsonObject) res = etcd_server_call (etcd_test_server, "/v3/kv/put", body);
 
   g_assert_nonnull (res);
 }
@@ -341,11 +311,11 @@ test_scan (void)
   GSubprocess *waiter;
   FlSnapshot *s_a = NULL, *s_ab = NULL;
 
-  NEED_ETCD ();
+  ETCD_TEST_NEED ();
   prefix = g_strdup_printf ("scan%d", (int) getpid ());
-  uri_a = g_strdup_printf ("etcd://%s/%s/a", server->hostport, prefix);
-  uri_ab = g_strdup_printf ("etcd://%s/%s/a/b", server->hostport, prefix);
-  root = g_strdup_printf ("etcd://%s/%s", server->hostport, prefix);
+  uri_a = g_strdup_printf ("etcd://%s/%s/a", etcd_test_server->hostport, prefix);
+  uri_ab = g_strdup_printf ("etcd://%s/%s/a/b", etcd_test_server->hostport, prefix);
+  root = g_strdup_printf ("etcd://%s/%s", etcd_test_server->hostport, prefix);
   root_slash = g_strconcat (root, "/", NULL);
   path_ab = g_strdup_printf ("%s/a%%2Fb", prefix);
 
@@ -357,8 +327,8 @@ test_scan (void)
   g_assert_no_error (error);
   ab = fl_lock_acquire (uri_ab, NULL, NULL, &error);
   g_assert_no_error (error);
-  waiter = etcd_test_spawn_holder (self_path, uri_ab);
-  wait_queue (path_ab, 2);
+  waiter = etcd_test_spawn_holder (etcd_test_self_path, uri_ab);
+  g_assert_true (etcd_test_wait_queue (path_ab, 2, 20000));
   foreign1 = g_strdup_printf ("%s/not-a-lock", prefix);
   foreign2 = g_strdup_printf ("%s/.fl-meta/zz", prefix);
   foreign3 = g_strdup_printf ("%s/x/y/z", prefix);
@@ -401,8 +371,8 @@ test_scan_bad_root (void)
   g_autofree char *root = NULL;
   g_autoptr(GPtrArray) found = NULL;
 
-  NEED_ETCD ();
-  root = g_strdup_printf ("etcd://%s", server->hostport);
+  ETCD_TEST_NEED ();
+  root = g_strdup_printf ("etcd://%s", etcd_test_server->hostport);
   found = fl_scan_directory (root, FL_SCAN_NONE, NULL, NULL, &error);
   g_assert_null (found);
   g_assert_error (error, FL_ERROR, FL_ERROR_INVALID_TARGET);
@@ -432,8 +402,8 @@ test_hostile_metadata (void)
   g_autofree char *huge = NULL;
   gint64 lease;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "hostile");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "hostile");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
   first = snapshot_ok (uri);
@@ -464,7 +434,7 @@ test_hostile_metadata (void)
   {
     g_autofree char *key64 = g_base64_encode ((const guchar *) meta_key, strlen (meta_key));
     g_autofree char *body = g_strdup_printf ("{\"key\":\"%s\"}", key64);
-    g_autoptr(JsonObject) res = inspect_call (server, "/v3/kv/deleterange", body);
+    g_autoptr(JsonObject) res = etcd_server_call (etcd_test_server, "/v3/kv/deleterange", body);
     g_autoptr(FlSnapshot) snapshot = snapshot_ok (uri);
 
     g_assert_nonnull (res);
@@ -481,12 +451,9 @@ int
 main (int    argc,
       char **argv)
 {
-  int ret;
-
   if (argc == 3 && strcmp (argv[1], "--hold") == 0)
     return etcd_test_hold (argv[2]);
 
-  self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/etcd-inspect/holder-and-waiters", test_holder_and_waiters);
@@ -498,9 +465,5 @@ main (int    argc,
   g_test_add_func ("/etcd-inspect/scan-bad-root", test_scan_bad_root);
   g_test_add_func ("/etcd-inspect/hostile-metadata", test_hostile_metadata);
 
-  server = etcd_server_start (&skip_reason);
-  ret = g_test_run ();
-  etcd_server_stop (server);
-  g_free (skip_reason);
-  return ret;
+  return etcd_test_run_with_server (argv[0]);
 }

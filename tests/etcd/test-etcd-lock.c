@@ -21,23 +21,6 @@
 #define WORKERS  3
 #define SECTIONS 40
 
-static EtcdServer *server;
-static char *skip_reason;
-static const char *self_path;
-
-#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
-
-static FlLockOptions *
-options_with (gint64 timeout_ms,
-              guint  ttl_s)
-{
-  FlLockOptions *options = fl_lock_options_new ();
-
-  fl_lock_options_set_timeout_ms (options, timeout_ms);
-  fl_lock_options_set_lease_ttl_s (options, ttl_s);
-  return options;
-}
-
 /* Exclusion and fencing across processes */
 
 /* A worker: SECTIONS times, under the lock, reads "count token" from @file, checks that its
@@ -46,7 +29,7 @@ static int
 worker (const char *uri,
         const char *file)
 {
-  g_autoptr(FlLockOptions) options = options_with (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
 
   for (guint i = 0; i < SECTIONS; i++)
     {
@@ -85,8 +68,8 @@ test_exclusion (void)
   GSubprocess *workers[WORKERS];
   g_autoptr(GError) error = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "exclusion");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "exclusion");
   dir = g_dir_make_tmp ("fl-etcd-excl-XXXXXX", &error);
   g_assert_no_error (error);
   file = g_build_filename (dir, "counter", NULL);
@@ -94,7 +77,7 @@ test_exclusion (void)
 
   for (guint i = 0; i < WORKERS; i++)
     {
-      workers[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, self_path, "--worker",
+      workers[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, etcd_test_self_path, "--worker",
                                      uri, file, NULL);
       g_assert_no_error (error);
     }
@@ -117,8 +100,8 @@ test_fencing_increases (void)
   g_autofree char *uri = NULL;
   guint64 last = 0;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "fencing");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "fencing");
   for (guint i = 0; i < 5; i++)
     {
       g_autoptr(GError) error = NULL;
@@ -163,7 +146,7 @@ spawn_holder (const char *uri)
   GSubprocess *proc;
 
   proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                           self_path, "--hold", uri, NULL);
+                           etcd_test_self_path, "--hold", uri, NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
   line = g_data_input_stream_read_line (out, NULL, NULL, &error);
@@ -212,21 +195,6 @@ waiter_done (gpointer data)
   return g_atomic_int_get (&((Waiter *) data)->done);
 }
 
-typedef struct
-{
-  const char *name;
-  guint       length;
-} QueueLength;
-
-static gboolean
-queue_has_length (gpointer data)
-{
-  QueueLength *q = data;
-  g_autoptr(GPtrArray) queue = etcd_server_queue (server, q->name);
-
-  return queue->len == q->length;
-}
-
 /* This process holds it: refused at once, from any thread, and nothing queued in etcd. */
 static void
 test_held_by_self (void)
@@ -234,13 +202,12 @@ test_held_by_self (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlLock) again = NULL;
-  g_autoptr(FlLockOptions) options = options_with (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
   g_autoptr(GError) error = NULL;
-  QueueLength one = { "fl-test/self", 1 };
   g_autofree char *pid = g_strdup_printf ("PID %d", (int) getpid ());
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "self");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "self");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
 
@@ -253,7 +220,7 @@ test_held_by_self (void)
   again = fl_lock_try_acquire (uri, NULL, &error);
   g_assert_error (error, FL_ERROR, FL_ERROR_HELD_BY_SELF);
   g_clear_error (&error);
-  g_assert_true (queue_has_length (&one));
+  g_assert_true (etcd_test_queue_has_length ("fl-test/self", 1));
 
   g_assert_true (fl_lock_release (lock, &error));
   again = fl_lock_try_acquire (uri, NULL, &error);
@@ -266,14 +233,13 @@ test_timeout (void)
 {
   g_autofree char *uri = NULL;
   GSubprocess *holder;
-  g_autoptr(FlLockOptions) options = options_with (300, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (300, 10);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) again = NULL;
-  QueueLength one = { "fl-test/timeout", 1 };
   gint64 start, elapsed;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "timeout");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "timeout");
   holder = spawn_holder (uri);
 
   start = g_get_monotonic_time ();
@@ -285,13 +251,13 @@ test_timeout (void)
   g_assert_cmpint (elapsed, >=, 300 * 1000);
   g_assert_cmpint (elapsed, <, 5 * G_USEC_PER_SEC);
   /* The waiter's key went with its lease: only the holder is queued. */
-  g_assert_true (queue_has_length (&one));
+  g_assert_true (etcd_test_queue_has_length ("fl-test/timeout", 1));
 
   g_clear_error (&error);
   again = fl_lock_try_acquire (uri, NULL, &error);
   g_assert_null (again);
   g_assert_error (error, FL_ERROR, FL_ERROR_BUSY);
-  g_assert_true (queue_has_length (&one));
+  g_assert_true (etcd_test_queue_has_length ("fl-test/timeout", 1));
   g_clear_error (&error);
 
   g_assert_true (fl_is_locked (uri, NULL, &error));
@@ -311,19 +277,17 @@ test_cancel (void)
   GSubprocess *holder;
   g_autoptr(GError) error = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  QueueLength two = { "fl-test/cancel", 2 };
-  QueueLength one = { "fl-test/cancel", 1 };
   Waiter w = { 0 };
   GThread *thread;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "cancel");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "cancel");
   holder = spawn_holder (uri);
 
   w.uri = uri;
   w.cancellable = cancellable;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_wait_for (queue_has_length, &two, 10000));  /* it is queued */
+  g_assert_true (etcd_test_wait_queue ("fl-test/cancel", 2, 10000));  /* it is queued */
   g_assert_false (waiter_done (&w));
 
   g_cancellable_cancel (cancellable);
@@ -333,7 +297,7 @@ test_cancel (void)
   g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&w.error);
   /* Its key is gone from etcd at once (the lease is revoked before the acquire returns). */
-  g_assert_true (queue_has_length (&one));
+  g_assert_true (etcd_test_queue_has_length ("fl-test/cancel", 1));
   g_assert_true (fl_is_locked (uri, NULL, &error));
   g_assert_no_error (error);
   holder_release (holder);
@@ -344,7 +308,7 @@ test_cancel (void)
 static gint64
 holder_lease (const char *name)
 {
-  g_autoptr(GPtrArray) queue = etcd_server_queue (server, name);
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, name);
 
   g_assert_cmpuint (queue->len, ==, 1);
   return g_ascii_strtoll (json_object_get_string_member (queue->pdata[0], "lease"), NULL, 10);
@@ -359,14 +323,14 @@ test_release_lost (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) res = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "lost");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "lost");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
 
   /* Revoke its lease behind its back, as an operator or an expiry would. */
   body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", holder_lease ("fl-test/lost"));
-  res = etcd_server_call (server, "/v3/lease/revoke", body);
+  res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
 
   g_assert_false (fl_lock_release (lock, &error));
   g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
@@ -397,20 +361,20 @@ test_lost_signal (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = options_with (10000, 3);
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 3);
   gint64 lost_at = 0, paused_at;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "paused-etcd");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "paused-etcd");
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
   g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost_at);
 
   /* etcd stops answering: keepalives cannot reach it. */
   paused_at = g_get_monotonic_time ();
-  etcd_server_pause (server, TRUE);
+  etcd_server_pause (etcd_test_server, TRUE);
   g_assert_true (etcd_wait_for (lost_fired, &lost_at, 10000));
-  etcd_server_pause (server, FALSE);
+  etcd_server_pause (etcd_test_server, FALSE);
 
   /* Within TTL - margin (3 s - 1 s) of the last keepalive sent, so before the TTL. */
   g_assert_cmpint (lost_at - paused_at, <, 3 * G_USEC_PER_SEC);
@@ -432,24 +396,23 @@ test_grant_to_dead_lease (void)
   g_autoptr(JsonObject) res = NULL;
   g_autoptr(GPtrArray) queue = NULL;
   g_autoptr(GPtrArray) after = NULL;
-  g_autoptr(FlLockOptions) options = options_with (20000, 10);
-  QueueLength two = { "fl-test/dead-waiter", 2 };
+  g_autoptr(FlLockOptions) options = etcd_test_options (20000, 10);
   Waiter w = { 0 };
   GThread *thread;
   gint64 revoked;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "dead-waiter");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "dead-waiter");
   holder = spawn_holder (uri);
 
   w.uri = uri;
   w.options = options;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_wait_for (queue_has_length, &two, 10000));
-  queue = etcd_server_queue (server, "fl-test/dead-waiter");
+  g_assert_true (etcd_test_wait_queue ("fl-test/dead-waiter", 2, 10000));
+  queue = etcd_server_queue (etcd_test_server, "fl-test/dead-waiter");
   revoked = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
   body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
-  res = etcd_server_call (server, "/v3/lease/revoke", body);
+  res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
 
   holder_release (holder);
   g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
@@ -460,7 +423,7 @@ test_grant_to_dead_lease (void)
   g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, 0);
 
   /* It holds through a key that exists, on a new lease. */
-  after = etcd_server_queue (server, "fl-test/dead-waiter");
+  after = etcd_server_queue (etcd_test_server, "fl-test/dead-waiter");
   g_assert_cmpuint (after->len, ==, 1);
   g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (after->pdata[0], "lease"),
                                     NULL, 10), !=, revoked);
@@ -479,12 +442,11 @@ test_forked_child (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  QueueLength one = { "fl-test/forked", 1 };
   int status;
   pid_t pid;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "forked");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "forked");
   lock = fl_lock_acquire (uri, NULL, NULL, &error);
   g_assert_no_error (error);
 
@@ -502,7 +464,7 @@ test_forked_child (void)
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
 
   g_assert_true (fl_lock_is_held (lock));
-  g_assert_true (queue_has_length (&one));
+  g_assert_true (etcd_test_queue_has_length ("fl-test/forked", 1));
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
 }
@@ -518,9 +480,9 @@ test_prefix_names (void)
   g_autoptr(FlLock) b = NULL;
   g_autoptr(GError) error = NULL;
 
-  NEED_ETCD ();
-  deep = etcd_server_uri (server, "a/b/c");
-  shallow = etcd_server_uri (server, "a/b");
+  ETCD_TEST_NEED ();
+  deep = etcd_server_uri (etcd_test_server, "a/b/c");
+  shallow = etcd_server_uri (etcd_test_server, "a/b");
   a = fl_lock_acquire (deep, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (fl_lock_get_path (a), ==, "fl-test/a%2Fb%2Fc");
@@ -539,9 +501,9 @@ test_endpoints (void)
   g_autoptr(GError) error = NULL;
   guint16 nobody = etcd_free_port ();
 
-  NEED_ETCD ();
+  ETCD_TEST_NEED ();
   both = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/endpoints", nobody,
-                          server->hostport);
+                          etcd_test_server->hostport);
   dead = g_strdup_printf ("etcd://127.0.0.1:%u/fl-test/endpoints", nobody);
 
   lock = fl_lock_acquire (both, NULL, NULL, &error);
@@ -586,8 +548,8 @@ test_async (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "async");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "async");
   fl_lock_acquire_async (uri, NULL, NULL, acquired_cb, &lock);
   g_assert_true (etcd_wait_for (nonnull, &lock, 10000));
   g_assert_true (fl_lock_is_held (lock));
@@ -626,14 +588,11 @@ int
 main (int    argc,
       char **argv)
 {
-  int ret;
-
   if (argc == 4 && strcmp (argv[1], "--worker") == 0)
     return worker (argv[2], argv[3]);
   if (argc == 3 && strcmp (argv[1], "--hold") == 0)
     return hold (argv[2]);
 
-  self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/etcd/json-by-length", test_json_by_length);
@@ -650,9 +609,5 @@ main (int    argc,
   g_test_add_func ("/etcd/endpoints", test_endpoints);
   g_test_add_func ("/etcd/async", test_async);
 
-  server = etcd_server_start (&skip_reason);
-  ret = g_test_run ();
-  etcd_server_stop (server);
-  g_free (skip_reason);
-  return ret;
+  return etcd_test_run_with_server (argv[0]);
 }

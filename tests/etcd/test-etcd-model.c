@@ -14,15 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "etcd-inspect-util.h"
+#include "etcd-test-util.h"
 #include "fl-directory-model-private.h"
 #include "fl-test-util.h"
-
-static EtcdServer *server;
-static char *skip_reason;
-static const char *self_path;
-
-#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
 
 
 /* A model that follows events only: no periodic rescan. */
@@ -105,14 +99,14 @@ test_live (void)
   FlSnapshot *snap;
   guint n_held = 0;
 
-  NEED_ETCD ();
+  ETCD_TEST_NEED ();
   dir = g_dir_make_tmp ("fl-etcd-model-XXXXXX", &error);
   g_assert_no_error (error);
   file_target = g_build_filename (dir, "db", NULL);
   file_lock = fl_lock_acquire (file_target, NULL, NULL, &error);
   g_assert_no_error (error);
 
-  root = g_strdup_printf ("etcd://%s/fl-model-live", server->hostport);
+  root = g_strdup_printf ("etcd://%s/fl-model-live", etcd_test_server->hostport);
   target = g_strdup_printf ("%s/queue", root);
   model = model_new ();
   g_assert_true (fl_directory_model_add_directory (model, dir, FALSE, &error));
@@ -134,7 +128,7 @@ test_live (void)
     g_assert_cmpstr (roots[1], ==, root);
   }
 
-  holder = etcd_test_spawn_holder (self_path, target);
+  holder = etcd_test_spawn_holder (etcd_test_self_path, target);
   holder_pid = etcd_test_child_pid (holder);
   wait_entry (model, target, holder_pid, 0);
   entry = fl_directory_model_lookup (model, target);
@@ -152,7 +146,7 @@ test_live (void)
   g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (model), ==, 1);
 
   /* A waiter queues: the same entry, updated in place. */
-  waiter = etcd_test_spawn_holder (self_path, target);
+  waiter = etcd_test_spawn_holder (etcd_test_self_path, target);
   waiter_pid = etcd_test_child_pid (waiter);
   wait_entry (model, target, holder_pid, 1);
   g_assert_true (fl_directory_model_lookup (model, target) == entry);
@@ -217,15 +211,15 @@ test_entry_changed (void)
   Changes c = { changes };
   GSubprocess *holder;
 
-  NEED_ETCD ();
-  root = g_strdup_printf ("etcd://%s/fl-model-changed", server->hostport);
+  ETCD_TEST_NEED ();
+  root = g_strdup_printf ("etcd://%s/fl-model-changed", etcd_test_server->hostport);
   target = g_strdup_printf ("%s/a/b", root);  /* a '/' in the name: still one lock */
   model = model_new ();
   g_signal_connect (model, "entry-changed", G_CALLBACK (entry_changed_cb), &c);
   g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
   g_assert_no_error (error);
 
-  holder = etcd_test_spawn_holder (self_path, target);
+  holder = etcd_test_spawn_holder (etcd_test_self_path, target);
   wait_entry (model, target, etcd_test_child_pid (holder), 0);
   g_assert_cmpuint (changes->len, >=, 1);
   g_assert_cmpint (GPOINTER_TO_INT (changes->pdata[0]), ==, FL_CHANGE_CREATED);
@@ -262,14 +256,14 @@ test_remove (void)
   g_autofree char *other = NULL;
   GSubprocess *holder, *second;
 
-  NEED_ETCD ();
-  root = g_strdup_printf ("etcd://%s/fl-model-remove", server->hostport);
+  ETCD_TEST_NEED ();
+  root = g_strdup_printf ("etcd://%s/fl-model-remove", etcd_test_server->hostport);
   target = g_strdup_printf ("%s/one", root);
   other = g_strdup_printf ("%s/two", root);
   model = model_new ();
   g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
   g_assert_no_error (error);
-  holder = etcd_test_spawn_holder (self_path, target);
+  holder = etcd_test_spawn_holder (etcd_test_self_path, target);
   wait_entry (model, target, etcd_test_child_pid (holder), 0);
 
   g_assert_true (fl_directory_model_remove_directory (model, root));
@@ -277,7 +271,7 @@ test_remove (void)
 
   /* Another lock under the prefix, seen in etcd; the model, no longer watching, stays empty
    * while the main context runs everything that was queued. */
-  second = etcd_test_spawn_holder (self_path, other);
+  second = etcd_test_spawn_holder (etcd_test_self_path, other);
   {
     HeldBy h = { other, etcd_test_child_pid (second) };
 
@@ -317,12 +311,9 @@ int
 main (int    argc,
       char **argv)
 {
-  int ret;
-
   if (argc == 3 && strcmp (argv[1], "--hold") == 0)
     return etcd_test_hold (argv[2]);
 
-  self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/etcd-model/live", test_live);
@@ -330,9 +321,5 @@ main (int    argc,
   g_test_add_func ("/etcd-model/remove", test_remove);
   g_test_add_func ("/etcd-model/bad-root", test_bad_root);
 
-  server = etcd_server_start (&skip_reason);
-  ret = g_test_run ();
-  etcd_server_stop (server);
-  g_free (skip_reason);
-  return ret;
+  return etcd_test_run_with_server (argv[0]);
 }

@@ -1,7 +1,7 @@
 /* test-flctl-etcd.c: flctl status, list, reclaim and run on etcd locks (suite 'etcd')
  *
  * The real flctl binary against one real single-node etcd on free loopback ports (Debian's
- * etcd-server). Without the etcd binary every test skips and says why. Holders are `flctl
+ * etcd-etcd_test_server). Without the etcd binary every test skips and says why. Holders are `flctl
  * hold` processes, waiters `flctl run -w`; each test has its own names.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -14,38 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../etcd/etcd-inspect-util.h"
+#include "../etcd/etcd-test-util.h"
 #include "flctl-test-util.h"
-
-static EtcdServer *server;
-static char *skip_reason;
-static const char *self_path;
-
-#define NEED_ETCD() G_STMT_START { if (server == NULL) { g_test_skip (skip_reason); return; } } G_STMT_END
-
-typedef struct
-{
-  const char *name;
-  guint       length;
-} QueueLength;
-
-static gboolean
-queue_has_length (gpointer data)
-{
-  QueueLength *q = data;
-  g_autoptr(GPtrArray) queue = inspect_queue (server, q->name);
-
-  return queue->len == q->length;
-}
-
-static void
-wait_queue (const char *name,
-            guint       length)
-{
-  QueueLength q = { name, length };
-
-  g_assert_true (etcd_wait_for (queue_has_length, &q, FLCTL_TEST_TIMEOUT_MS));
-}
 
 typedef struct
 {
@@ -104,7 +74,7 @@ status_json (const char *uri)
 static gint64
 lease_of_first (const char *lock_name)
 {
-  g_autoptr(GPtrArray) queue = inspect_queue (server, lock_name);
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, lock_name);
 
   g_assert_cmpuint (queue->len, >, 0);
   return g_ascii_strtoll (json_object_get_string_member (queue->pdata[0], "lease"), NULL, 10);
@@ -125,8 +95,8 @@ test_status (void)
   JsonArray *waiters;
   JsonObject *w;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "status");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "status");
   holder = hold (uri, "etcd-holder");
   waiter = flctl_test_spawn (G_SUBPROCESS_FLAGS_NONE, "run", "-w", "60", uri, "--", "true",
                              NULL);
@@ -177,7 +147,7 @@ test_status (void)
   stop (holder);
   g_assert_cmpint (flctl_test_wait (waiter, FLCTL_TEST_TIMEOUT_MS), ==, 0);
   g_object_unref (waiter);
-  wait_queue ("fl-test/status", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/status", 0, FLCTL_TEST_TIMEOUT_MS));
 }
 
 static void
@@ -187,8 +157,8 @@ test_status_unlocked (void)
   g_autoptr(FlctlResult) text = NULL;
   g_autoptr(JsonObject) record = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "free");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "free");
   text = flctl_test_run (0, NULL, "status", uri, NULL);
   g_assert_cmpint (text->status, ==, 0);
   g_assert_nonnull (strstr (text->out, "unlocked"));
@@ -203,7 +173,7 @@ static void
 test_list (void)
 {
   g_autofree char *prefix = g_strdup_printf ("list%d", (int) getpid ());
-  g_autofree char *uri_a = g_strdup_printf ("etcd://%s/%s/a", server != NULL ? server->hostport
+  g_autofree char *uri_a = g_strdup_printf ("etcd://%s/%s/a", etcd_test_server != NULL ? etcd_test_server->hostport
                                                                              : "", prefix);
   g_autofree char *uri_ab = g_strconcat (uri_a, "/b", NULL);
   g_autofree char *root = NULL;
@@ -214,8 +184,8 @@ test_list (void)
   GSubprocess *a, *ab;
   g_autoptr(JsonArray) array = NULL;
 
-  NEED_ETCD ();
-  root = g_strdup_printf ("etcd://%s/%s", server->hostport, prefix);
+  ETCD_TEST_NEED ();
+  root = g_strdup_printf ("etcd://%s/%s", etcd_test_server->hostport, prefix);
   a = hold (uri_a, "holds-a");
   ab = hold (uri_ab, "holds-ab");
 
@@ -267,8 +237,8 @@ test_reclaim (void)
   g_autoptr(FlctlResult) again = NULL;
   GSubprocess *holder;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "reclaim");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "reclaim");
   holder = hold (uri, "etcd-holder");
   lease_hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease_of_first ("fl-test/reclaim"));
 
@@ -285,13 +255,13 @@ test_reclaim (void)
                         NULL);
   g_assert_cmpint (dry->status, ==, 0);
   g_assert_nonnull (strstr (dry->out, "Would reclaim"));
-  wait_queue ("fl-test/reclaim", 1);
+  g_assert_true (etcd_test_wait_queue ("fl-test/reclaim", 1, FLCTL_TEST_TIMEOUT_MS));
 
   done = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", lease_hex, uri, NULL);
   g_test_message ("%s%s", done->out, done->err);
   g_assert_cmpint (done->status, ==, 0);
   g_assert_nonnull (strstr (done->out, "Reclaimed"));
-  wait_queue ("fl-test/reclaim", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/reclaim", 0, FLCTL_TEST_TIMEOUT_MS));
 
   again = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", lease_hex, uri, NULL);
   g_assert_cmpint (again->status, ==, 1);
@@ -308,18 +278,18 @@ test_reclaim_changed (void)
   g_autoptr(FlctlResult) r = NULL;
   GSubprocess *first, *second;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "changed");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "changed");
   first = hold (uri, "first");
   old_hex = g_strdup_printf ("%" G_GINT64_MODIFIER "x", lease_of_first ("fl-test/changed"));
   stop (first);
-  wait_queue ("fl-test/changed", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/changed", 0, FLCTL_TEST_TIMEOUT_MS));
   second = hold (uri, "second");
 
   r = flctl_test_run (0, NULL, "reclaim", "-y", "--force", "--lease", old_hex, uri, NULL);
   g_assert_cmpint (r->status, ==, 1);
   g_assert_nonnull (strstr (r->err, "not the lease"));
-  wait_queue ("fl-test/changed", 1);
+  g_assert_true (etcd_test_wait_queue ("fl-test/changed", 1, FLCTL_TEST_TIMEOUT_MS));
   stop (second);
 }
 
@@ -335,8 +305,8 @@ test_run (void)
   g_autoptr(JsonArray) array = NULL;
   JsonObject *record;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "run");
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "run");
   inner = flctl_test_run (0, NULL, "run", uri, "--", flctl_test_exe (), "status", "--records", uri,
                           NULL);
   g_assert_cmpint (inner->status, ==, 0);
@@ -344,7 +314,7 @@ test_run (void)
   record = json_array_get_object_element (array, 0);
   g_assert_cmpstr (json_object_get_string_member (record, "state"), ==, "held");
   g_assert_cmpstr (json_object_get_string_member (record, "process"), ==, "flctl");
-  wait_queue ("fl-test/run", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/run", 0, FLCTL_TEST_TIMEOUT_MS));
 
   holder = hold (uri, "etcd-holder");
   busy = flctl_test_run (0, NULL, "run", "-n", uri, "--", "true", NULL);
@@ -371,13 +341,13 @@ test_run_lost (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlctlResult) r = NULL;
 
-  NEED_ETCD ();
-  uri = etcd_server_uri (server, "run-lost");
-  r = flctl_test_run (0, NULL, "run", uri, "--", self_path, "--revoke", uri, NULL);
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "run-lost");
+  r = flctl_test_run (0, NULL, "run", uri, "--", etcd_test_self_path, "--revoke", uri, NULL);
   g_test_message ("%s", r->err);
   g_assert_cmpint (r->status, ==, 74);
   g_assert_nonnull (strstr (r->err, "lost"));
-  wait_queue ("fl-test/run-lost", 0);
+  g_assert_true (etcd_test_wait_queue ("fl-test/run-lost", 0, FLCTL_TEST_TIMEOUT_MS));
 }
 
 /* The next JSON record on @stream whose event is @event and path is @path, or NULL past the
@@ -422,8 +392,8 @@ test_watch (void)
   GSubprocess *holder;
   int holder_pid;
 
-  NEED_ETCD ();
-  root = g_strdup_printf ("etcd://%s/fl-watch", server->hostport);
+  ETCD_TEST_NEED ();
+  root = g_strdup_printf ("etcd://%s/fl-watch", etcd_test_server->hostport);
   uri = g_strdup_printf ("%s/w", root);
   watcher = flctl_test_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
                               "watch", "--json", root, NULL);
@@ -451,11 +421,8 @@ int
 main (int    argc,
       char **argv)
 {
-  int ret;
-
   if (argc == 3 && strcmp (argv[1], "--revoke") == 0)
     return revoke_holder (argv[2]);
-  self_path = argv[0];
   flctl_test_init (&argc, &argv);
 
   g_test_add_func ("/flctl-etcd/status", test_status);
@@ -467,9 +434,5 @@ main (int    argc,
   g_test_add_func ("/flctl-etcd/run-lost", test_run_lost);
   g_test_add_func ("/flctl-etcd/watch", test_watch);
 
-  server = etcd_server_start (&skip_reason);
-  ret = g_test_run ();
-  etcd_server_stop (server);
-  g_free (skip_reason);
-  return ret;
+  return etcd_test_run_with_server (argv[0]);
 }

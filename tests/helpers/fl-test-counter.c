@@ -1,5 +1,8 @@
 /* fl-test-counter.c: a read-increment-write on a counter file, guarded by a marker
  *
+ * Plain C on every platform; what a process and a link are sit in fl-test-counter-linux.c and
+ * fl-test-counter-win32.c.
+ *
  * The counter alone shows lost updates only after the fact; the marker catches two holders at
  * the very moment they overlap. The marker is created with link() so that it always carries its
  * creator's id (a holder killed in the middle never leaves an empty one). The id is the thread
@@ -8,16 +11,24 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "fl-test-counter.h"
+#include "fl-test-open-flags.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#ifdef _WIN32
+# include <io.h>
+#else
+# include <unistd.h>
+#endif
+
+#ifndef PATH_MAX
+# define PATH_MAX 4096
+#endif
 
 static long
 read_number (const char *path)
@@ -26,10 +37,10 @@ read_number (const char *path)
   ssize_t n;
   int fd;
 
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  fd = open (path, O_RDONLY | O_BINARY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return errno == ENOENT ? 0 : -1;
-  n = pread (fd, buf, sizeof buf - 1, 0);
+  n = read (fd, buf, sizeof buf - 1);
   close (fd);
   if (n < 0)
     return -1;
@@ -43,81 +54,6 @@ fl_test_counter_read (const char *counter)
   return read_number (counter);
 }
 
-int
-fl_test_read_proc_stat (pid_t               pid,
-                        char               *state,
-                        unsigned long      *flags,
-                        unsigned long long *start)
-{
-  char path[64];
-  char buf[1024];
-  const char *p;
-  ssize_t n;
-  int fd, field = 3;
-
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    {
-      errno = ESRCH;
-      return 0;
-    }
-  buf[n] = '\0';
-
-  /* The command name may hold spaces and parentheses: fields count from the last ')'. */
-  p = strrchr (buf, ')');
-  if (p == NULL || p[1] != ' ' || p[2] == '\0')
-    {
-      errno = EINVAL;
-      return 0;
-    }
-  *state = p[2];
-  for (p += 2; *p != '\0' && field < 22; p++)
-    if (*p == ' ' && ++field == 9)
-      *flags = strtoul (p + 1, NULL, 10);
-  if (field != 22)
-    {
-      errno = EINVAL;
-      return 0;
-    }
-  *start = strtoull (p, NULL, 10);
-  return 1;
-}
-
-int
-fl_test_pid_is_gone (pid_t pid)
-{
-  unsigned long flags = 0;
-  unsigned long long start = 0;
-  char state = 0;
-
-  if (pid <= 0)
-    return 0;
-  if (kill (pid, 0) < 0 && errno == ESRCH)
-    return 1;
-  /* A killed helper is a zombie until the test reaps it. */
-  if (!fl_test_read_proc_stat (pid, &state, &flags, &start))
-    return errno == ENOENT || errno == ESRCH;
-  return state == 'Z' || state == 'X';
-}
-
-int
-fl_test_pid_is_exiting (pid_t pid)
-{
-  unsigned long flags = 0;
-  unsigned long long start = 0;
-  char state = 0;
-
-  if (fl_test_pid_is_gone (pid))
-    return 1;
-  return fl_test_read_proc_stat (pid, &state, &flags, &start)
-         && (flags & FL_TEST_PF_EXITING) != 0;
-}
-
 /* Moves a marker whose creator is gone out of the way. Renaming (not unlinking) lets us check
  * that what we moved is the dead one: if two holders raced here, one finds a live marker. */
 static int
@@ -129,7 +65,7 @@ remove_dead_marker (const char *marker)
   holder = read_number (marker);
   if (holder <= 0 || !fl_test_pid_is_exiting ((pid_t) holder))
     return 0;
-  snprintf (aside, sizeof aside, "%s.dead.%d", marker, (int) gettid ());
+  snprintf (aside, sizeof aside, "%s.dead.%d", marker, _fl_test_counter_thread_id ());
   if (rename (marker, aside) < 0)
     return 0;
   if (read_number (aside) != holder)
@@ -151,15 +87,15 @@ create_marker (const char       *marker,
   int fd;
   int ret = -1;
 
-  snprintf (temp, sizeof temp, "%s.%d", marker, (int) gettid ());
+  snprintf (temp, sizeof temp, "%s.%d", marker, _fl_test_counter_thread_id ());
   unlink (temp);
-  fd = open (temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  fd = open (temp, O_WRONLY | O_BINARY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     {
       fprintf (stderr, "cannot create %s: %s\n", temp, strerror (errno));
       return FL_TEST_EXIT_FAILED;
     }
-  len = snprintf (pid_text, sizeof pid_text, "%d", (int) gettid ());
+  len = snprintf (pid_text, sizeof pid_text, "%d", _fl_test_counter_thread_id ());
   if (write (fd, pid_text, len) != len)
     {
       fprintf (stderr, "cannot write %s: %s\n", temp, strerror (errno));
@@ -171,7 +107,7 @@ create_marker (const char       *marker,
 
   for (int attempt = 0; attempt < 2; attempt++)
     {
-      if (link (temp, marker) == 0)
+      if (_fl_test_counter_link (temp, marker) == 0)
         {
           ret = 0;
           break;
@@ -185,7 +121,7 @@ create_marker (const char       *marker,
       if (mode == FL_TEST_MARKER_TOLERATE_DEAD && attempt == 0 && remove_dead_marker (marker) > 0)
         continue;
       fprintf (stderr, "OVERLAP: %d entered the critical section while %ld holds it (%s)\n",
-               (int) gettid (), read_number (marker), marker);
+               _fl_test_counter_thread_id (), read_number (marker), marker);
       ret = FL_TEST_EXIT_OVERLAP;
       break;
     }
@@ -208,13 +144,13 @@ fl_test_critical_section (const char       *counter,
   if (ret != 0)
     return ret;
 
-  fd = open (counter, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  fd = open (counter, O_RDWR | O_BINARY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0)
     {
       fprintf (stderr, "cannot open %s: %s\n", counter, strerror (errno));
       return FL_TEST_EXIT_FAILED;
     }
-  ret = (int) pread (fd, text, sizeof text - 1, 0);
+  ret = (int) read (fd, text, sizeof text - 1);
   if (ret < 0)
     {
       fprintf (stderr, "cannot read %s: %s\n", counter, strerror (errno));
@@ -224,10 +160,11 @@ fl_test_critical_section (const char       *counter,
   text[ret] = '\0';
   value = ret == 0 ? 0 : strtol (text, NULL, 10);
   /* Widen the window in which a second holder would lose an update. */
-  sched_yield ();
-  /* Fixed width and one pwrite(): a holder killed here never leaves a torn number. */
+  _fl_test_counter_yield ();
+  /* Fixed width and one write() at offset 0: a holder killed here never leaves a torn
+   * number. */
   snprintf (text, sizeof text, "%020ld", value + 1);
-  if (pwrite (fd, text, 20, 0) != 20)
+  if (lseek (fd, 0, SEEK_SET) != 0 || write (fd, text, 20) != 20)
     {
       fprintf (stderr, "cannot write %s: %s\n", counter, strerror (errno));
       close (fd);
@@ -235,14 +172,21 @@ fl_test_critical_section (const char       *counter,
     }
   close (fd);
 
-  if (read_number (marker) != (long) gettid ())
+  if (read_number (marker) != (long) _fl_test_counter_thread_id ())
     {
       fprintf (stderr, "OVERLAP: marker %s was replaced under %d (now %ld)\n",
-               marker, (int) gettid (), read_number (marker));
+               marker, _fl_test_counter_thread_id (), read_number (marker));
       return FL_TEST_EXIT_OVERLAP;
     }
   if (unlink (marker) < 0)
     {
+      /* Windows refuses to delete a file another process has open, and only an entrant that
+       * found the marker taken opens it (to name its holder): someone came in meanwhile. */
+      if (errno == EACCES)
+        {
+          fprintf (stderr, "OVERLAP: marker %s is open by another entrant\n", marker);
+          return FL_TEST_EXIT_OVERLAP;
+        }
       fprintf (stderr, "cannot remove %s: %s\n", marker, strerror (errno));
       return FL_TEST_EXIT_FAILED;
     }

@@ -24,14 +24,14 @@ int  fl_test_critical_section (const char       *counter,
                                FlTestMarkerMode  mode);
 long fl_test_counter_read     (const char       *counter);
 int  fl_test_pid_is_gone      (pid_t             pid);
+/* Gone, a zombie, or past PF_EXITING (Linux): it can no longer be inside a critical section. */
+int  fl_test_pid_is_exiting   (pid_t             pid);
 
+#ifdef __linux__
 /* PF_EXITING, in the flags of /proc/PID/stat: the process is in do_exit() and never runs its
  * own code again. The kernel drops its flocks there, before it turns into a zombie: from then
  * on libfl rightly takes its lock over, while /proc still shows it running. */
 #define FL_TEST_PF_EXITING 0x00000004UL
-
-/* Gone, a zombie, or past PF_EXITING: it can no longer be inside a critical section. */
-int  fl_test_pid_is_exiting   (pid_t             pid);
 
 /* The state (field 3), flags (9) and start time (22) of /proc/PID/stat; 0 with errno set
  * (ENOENT, ESRCH: gone) when they cannot be read. */
@@ -39,3 +39,11 @@ int  fl_test_read_proc_stat   (pid_t               pid,
                                char               *state,
                                unsigned long      *flags,
                                unsigned long long *start);
+#endif
+
+/* The platform's half (fl-test-counter-linux.c, fl-test-counter-win32.c): the caller's thread
+ * id (the PID of a single-threaded helper), link() (-1 and EEXIST when @to exists), a yield. */
+int  _fl_test_counter_thread_id (void);
+int  _fl_test_counter_link      (const char *from,
+                                 const char *to);
+void _fl_test_counter_yield     (void);

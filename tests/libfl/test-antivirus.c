@@ -4,7 +4,7 @@
  * Scanners and indexers on Windows open every new file for a few ms without FILE_SHARE_DELETE;
  * meanwhile a rename or delete of it fails with ERROR_SHARING_VIOLATION (32) or
  * ERROR_ACCESS_DENIED (5), and the platform layer retries (docs/windows.md). The scanner here is
- * this program with --antivirus: it watches the lock directory and opens what appears there with
+ * this program as the worker "antivirus": it watches the lock directory and opens what appears there with
  * g_open(), which on Windows is the CRT's _wopen and shares read and write only, exactly a
  * scanner's open; on Linux it is a plain open(), which stops nothing, so there the test checks
  * that readers do no harm. Portable: libfl and GLib only, as test-exclusion.c, whose workers
@@ -23,13 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "portable-test-util.h"
+#include "fl-test-dir.h"
+#include "fl-test-records.h"
+#include "fl-test-worker.h"
 
 #define SECTIONS 150
 #define WORKERS  6
 #define KILLS    2
-
-static const char *self_path;
 
 /* The antivirus */
 
@@ -181,22 +181,23 @@ antivirus_main (const char *lock_dir)
 
 /* The test */
 
+/* FlTestDir's directory, with the locks in a folder of their own (the scanner watches it) and
+ * the counter and records beside it. */
 typedef struct
 {
-  char *dir;
-  char *lock_dir;
-  char *target;
-  char *counter;
+  FlTestDir  base;
+  char      *dir;
+  char      *lock_dir;
+  char      *target;
+  char      *counter;
 } Fixture;
 
 static void
 fixture_set_up (Fixture       *fx,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("fl-antivirus-XXXXXX", &error);
-  g_assert_no_error (error);
+  fl_test_dir_setup (&fx->base, data);
+  fx->dir = fx->base.dir;
   fx->lock_dir = g_build_filename (fx->dir, "locks", NULL);
   g_assert_cmpint (g_mkdir (fx->lock_dir, 0700), ==, 0);
   fx->target = g_build_filename (fx->lock_dir, "shared", NULL);
@@ -208,8 +209,7 @@ static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  fl_portable_remove_tree (fx->dir);
-  g_free (fx->dir);
+  fl_test_dir_teardown (&fx->base, data);
   g_free (fx->lock_dir);
   g_free (fx->target);
   g_free (fx->counter);
@@ -225,9 +225,8 @@ spawn_antivirus (Fixture           *fx,
   g_autofree char *line = NULL;
   GSubprocess *av;
 
-  av = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                         self_path, "--antivirus", fx->lock_dir, NULL);
-  g_assert_no_error (error);
+  av = fl_test_worker_spawn (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                             "antivirus", fx->lock_dir, NULL);
   *in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (av));
   /* Blocking, but bounded: the scanner prints this at once or exits (end of stream). */
   line = g_data_input_stream_read_line_utf8 (*in, NULL, NULL, &error);
@@ -250,7 +249,7 @@ test_antivirus (Fixture       *fx,
   g_autoptr(GDataInputStream) av_out = NULL;
   g_autoptr(GError) error = NULL;
   gint64 start = g_get_monotonic_time ();
-  gint64 deadline = start + 240 * G_USEC_PER_SEC;
+  gint64 deadline = start + fl_test_scaled_ms (240000) * G_TIME_SPAN_MILLISECOND;
   gint64 final_value;
   guint n_values = 0, n_killed = 0, opened[3] = { 0 }, missed = 0, refused = 0, unreadable = 0;
 
@@ -259,9 +258,8 @@ test_antivirus (Fixture       *fx,
     {
       g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
 
-      workers[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, self_path, "--worker",
-                                     fx->target, fx->counter, record, sections, NULL);
-      g_assert_no_error (error);
+      workers[i] = fl_test_worker_spawn (G_SUBPROCESS_FLAGS_NONE, "section", fx->target,
+                                         fx->counter, record, sections, NULL);
     }
 
   for (guint k = 0; k < KILLS; k++)
@@ -271,9 +269,9 @@ test_antivirus (Fixture       *fx,
 
       while (killed[victim])
         victim = (victim + 1) % WORKERS;
-      if (!fl_portable_wait_counter (fx->counter, at, deadline))
+      if (!fl_test_records_wait_counter (fx->counter, at, deadline))
         g_error ("the counter never reached %" G_GINT64_FORMAT ": at %" G_GINT64_FORMAT, at,
-                 fl_portable_read_counter (fx->counter));
+                 fl_test_records_read_counter (fx->counter));
       g_subprocess_force_exit (workers[victim]);
       killed[victim] = TRUE;
       n_killed++;
@@ -330,7 +328,7 @@ test_antivirus (Fixture       *fx,
         }
     }
 
-  final_value = fl_portable_read_counter (fx->counter);
+  final_value = fl_test_records_read_counter (fx->counter);
   g_test_message ("%u workers (%u killed) x %d sections under the antivirus: counter %"
                   G_GINT64_FORMAT ", %u recorded, %.1f s", WORKERS, n_killed, SECTIONS,
                   final_value, n_values, (g_get_monotonic_time () - start) / 1e6);
@@ -384,16 +382,31 @@ test_scanner_blocks_rename (Fixture       *fx,
   g_assert_true (g_file_test (moved, G_FILE_TEST_EXISTS));
 }
 
+static int
+section_main (char **args)
+{
+  return fl_test_records_worker (args[0], args[1], args[2], (guint) atoi (args[3]), FALSE);
+}
+
+static int
+antivirus_role (char **args)
+{
+  return antivirus_main (args[0]);
+}
+
 int
 main (int    argc,
       char **argv)
 {
-  if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), FALSE);
-  if (argc == 3 && strcmp (argv[1], "--antivirus") == 0)
-    return antivirus_main (argv[2]);
+  static const FlTestWorkerRole roles[] = {
+    { "section", 4, section_main },
+    { "antivirus", 1, antivirus_role },
+    { NULL }
+  };
+  int status;
 
-  self_path = argv[0];
+  if (fl_test_worker_main (argc, argv, roles, &status))
+    return status;
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/libfl/antivirus/scanner-blocks-rename", Fixture, NULL, fixture_set_up,
               test_scanner_blocks_rename, fixture_tear_down);

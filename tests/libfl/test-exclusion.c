@@ -3,8 +3,8 @@
  *
  * Portable on purpose: it uses only libfl and GLib (GSubprocess, whose force-exit is SIGKILL on
  * Linux and TerminateProcess() on Windows), so the same test proves mutual exclusion on every
- * platform libfl is built for, under wine included. The workers are this program itself, run
- * with --worker: no helper to find on a foreign path.
+ * platform libfl is built for, under wine included. The workers are this program itself
+ * (fl-test-worker.h): no helper to find on a foreign path.
  *
  * Each section reads a counter, writes it plus one, then records the value it wrote in the
  * worker's own record file. Two holders at once would write the same value: a duplicate among
@@ -20,68 +20,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "portable-test-util.h"
+#include "fl-test-dir.h"
+#include "fl-test-records.h"
+#include "fl-test-worker.h"
 
 #define SECTIONS  500
 #define WORKERS   8
 #define KILLS     3
 
-static const char *self_path;
-
 /* The test */
 
-typedef struct
+static char *
+make_counter (FlTestDir *fx)
 {
-  char *dir;
-  char *target;
-  char *counter;
-} Fixture;
+  char *counter = g_build_filename (fx->dir, "counter", NULL);
 
-static void
-fixture_set_up (Fixture       *fx,
-                gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("fl-exclusion-XXXXXX", &error);
-  g_assert_no_error (error);
-  fx->target = g_build_filename (fx->dir, "shared", NULL);
-  fx->counter = g_build_filename (fx->dir, "counter", NULL);
-  g_assert_true (g_file_set_contents (fx->counter, "0", -1, NULL));
-}
-
-static void
-fixture_tear_down (Fixture       *fx,
-                   gconstpointer  data)
-{
-  fl_portable_remove_tree (fx->dir);
-  g_free (fx->dir);
-  g_free (fx->target);
-  g_free (fx->counter);
+  g_assert_true (g_file_set_contents (counter, "0", -1, NULL));
+  return counter;
 }
 
 /* Waits (with a deadline) until the counter reaches @at least: the moment to kill someone. */
 static void
-test_exclusion_with_kills (Fixture       *fx,
+test_exclusion_with_kills (FlTestDir     *fx,
                            gconstpointer  data)
 {
+  g_autofree char *counter = make_counter (fx);
   GSubprocess *workers[WORKERS];
   gboolean killed[WORKERS] = { FALSE };
   g_autoptr(GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autofree gint64 *values = NULL;
-  gint64 deadline = g_get_monotonic_time () + (gint64) (240 * G_USEC_PER_SEC * fl_portable_time_scale ());
+  gint64 deadline = fl_test_deadline_ms (240000);
   gint64 final_value, max_seen = 0;
   guint n_values = 0, n_killed = 0;
   g_autofree char *sections = g_strdup_printf ("%d", SECTIONS);
 
   for (guint i = 0; i < WORKERS; i++)
     {
-      g_autoptr(GError) error = NULL;
       g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
 
-      workers[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, self_path, "--worker",
-                                     fx->target, fx->counter, record, sections, NULL);
-      g_assert_no_error (error);
+      workers[i] = fl_test_worker_spawn (G_SUBPROCESS_FLAGS_NONE, "section", fx->target,
+                                         counter, record, sections, NULL);
     }
 
   /* Kill workers at a quarter, half and three quarters of the work, whatever they are doing:
@@ -93,9 +71,9 @@ test_exclusion_with_kills (Fixture       *fx,
 
       while (killed[victim])
         victim = (victim + 1) % WORKERS;
-      if (!fl_portable_wait_counter (fx->counter, at, deadline))
+      if (!fl_test_records_wait_counter (counter, at, deadline))
         g_error ("the counter never reached %" G_GINT64_FORMAT ": at %" G_GINT64_FORMAT, at,
-                 fl_portable_read_counter (fx->counter));
+                 fl_test_records_read_counter (counter));
       g_subprocess_force_exit (workers[victim]);
       killed[victim] = TRUE;
       n_killed++;
@@ -143,7 +121,7 @@ test_exclusion_with_kills (Fixture       *fx,
         }
     }
 
-  final_value = fl_portable_read_counter (fx->counter);
+  final_value = fl_test_records_read_counter (counter);
   g_test_message ("%u workers (%u killed), counter %" G_GINT64_FORMAT ", %u values recorded",
                   WORKERS, n_killed, final_value, n_values);
   /* The survivors did all their sections; each kill cost at most one unrecorded write. */
@@ -164,16 +142,22 @@ test_exclusion_with_kills (Fixture       *fx,
   }
 }
 
+static int
+section_main (char **args)
+{
+  return fl_test_records_worker (args[0], args[1], args[2], (guint) atoi (args[3]), FALSE);
+}
+
 int
 main (int    argc,
       char **argv)
 {
-  if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), FALSE);
+  static const FlTestWorkerRole roles[] = { { "section", 4, section_main }, { NULL } };
+  int status;
 
-  self_path = argv[0];
+  if (fl_test_worker_main (argc, argv, roles, &status))
+    return status;
   g_test_init (&argc, &argv, NULL);
-  g_test_add ("/libfl/exclusion/p8x500-with-kills", Fixture, NULL, fixture_set_up,
-              test_exclusion_with_kills, fixture_tear_down);
+  FL_TEST_ADD ("/libfl/exclusion/p8x500-with-kills", NULL, test_exclusion_with_kills);
   return g_test_run ();
 }

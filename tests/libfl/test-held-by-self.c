@@ -191,6 +191,7 @@ test_thread_acquiring (FlTestDir     *fx,
   g_object_unref (w.lock);
 }
 
+#ifdef __linux__
 /* A forked child is another process: BUSY naming its parent, never HELD_BY_SELF. */
 static int
 child_try_acquire (gpointer data)
@@ -216,6 +217,7 @@ test_forked_child (FlTestDir     *fx,
   fl_test_assert_child_ok (child_try_acquire, fx);
   g_assert_true (fl_lock_release (lock, &error));
 }
+#endif
 
 int
 main (int   argc,
@@ -228,7 +230,7 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/held-by-self/refusal-keeps-holder", NULL, test_refusal_keeps_holder);
   FL_TEST_ADD ("/libfl/held-by-self/other-thread", NULL, test_other_thread);
   FL_TEST_ADD ("/libfl/held-by-self/thread-acquiring", NULL, test_thread_acquiring);
-  FL_TEST_ADD ("/libfl/held-by-self/forked-child", NULL, test_forked_child);
+  FL_TEST_ADD_LINUX ("/libfl/held-by-self/forked-child", NULL, test_forked_child, "fork()");
 
   return g_test_run ();
 }

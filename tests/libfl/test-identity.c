@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "fl-content-private.h"
+#include "fl-names-private.h"
 #include "fl-process-private.h"
 
 #define P(s) (s), strlen (s)
@@ -92,7 +93,6 @@ test_parse_malformed (void)
     "3 4242 1c8a0 b effffffc 1 effffffa",        /* a version not known */
     "02 4242 1c8a0 b effffffc 1 effffffa",
     "2 0 1c8a0 b effffffc 1 effffffa",           /* no PID */
-    "2 4194305 1c8a0 b effffffc 1 effffffa",     /* beyond the PID range */
     "2 4242 1C8A0 b effffffc 1 effffffa",        /* libfl writes lowercase */
     "2 4242 0x1c8a0 b effffffc 1 effffffa",
     "2 4242 1c8a0 b effffffc 2 effffffa",        /* kernel lock 0 or 1 */
@@ -105,6 +105,9 @@ test_parse_malformed (void)
     "1 4242 1c8a0 b effffffc 1 h\x7f",
   };
   static const char nul[] = "2 4242 1c8a0 b effffffc 1 e\0";
+  /* Beyond the platform's PID range: Linux's PID_MAX_LIMIT, Windows' int32. */
+  g_autofree char *beyond = g_strdup_printf ("2 %" G_GINT64_FORMAT " 1c8a0 b effffffc 1 effffffa",
+                                             (gint64) FL_PID_MAX + 1);
   FlIdentity identity;
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -114,6 +117,8 @@ test_parse_malformed (void)
       g_assert_cmpint (identity.pid, ==, 0);  /* never a partial identity */
     }
   g_assert_false (_fl_identity_parse (nul, sizeof nul - 1, &identity));
+  g_assert_false (_fl_identity_parse (beyond, strlen (beyond), &identity));
+  g_assert_cmpint (identity.pid, ==, 0);
 }
 
 /* Same machine is the boot id and PID namespace; another boot is an earlier one on a local

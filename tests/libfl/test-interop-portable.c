@@ -2,8 +2,8 @@
  * every platform libfl is built for (Windows under wine included)
  *
  * The peer is tests/helpers/original-peer, the C copy of the Node module's algorithm (on
- * Windows: as Node runs it there, through libuv). The libfl side is this program itself, run
- * with --worker, as in test-exclusion.c; only libfl and GLib, so nothing Linux-specific.
+ * Windows: as Node runs it there, through libuv). The libfl side is this program itself
+ * (fl-test-worker.h), as in test-exclusion.c; only libfl and GLib, so nothing Linux-specific.
  *
  * The peer is found through FL_ORIGINAL_PEER, else beside this program (where the Windows build
  * puts it), else in ../helpers (the Linux build tree). A path relative to our own directory is
@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "portable-test-util.h"
+#include "fl-test-dir.h"
+#include "fl-test-records.h"
+#include "fl-test-worker.h"
 
 #ifdef G_OS_WIN32
 #define EXE_SUFFIX ".exe"
@@ -42,25 +44,19 @@ static char *peer_path;
 
 /* Fixture */
 
+/* FlTestDir's, and the counter beside the target. */
 typedef struct
 {
-  char *dir;
-  char *target;
-  char *lock;
-  char *counter;
+  FlTestDir  base;
+  char      *counter;
 } Fixture;
 
 static void
 fixture_set_up (Fixture       *fx,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("fl-interop-XXXXXX", &error);
-  g_assert_no_error (error);
-  fx->target = g_build_filename (fx->dir, "shared", NULL);
-  fx->lock = g_strconcat (fx->target, ".lock", NULL);
-  fx->counter = g_build_filename (fx->dir, "counter", NULL);
+  fl_test_dir_setup (&fx->base, data);
+  fx->counter = g_build_filename (fx->base.dir, "counter", NULL);
   g_assert_true (g_file_set_contents (fx->counter, "0", -1, NULL));
 }
 
@@ -73,7 +69,7 @@ count_litter (const char *path)
   guint n = 0;
 
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, "shared.lock"))
+    if (g_str_has_prefix (name, "target.lock"))
       {
         g_test_message ("left behind: %s", name);
         n++;
@@ -85,10 +81,7 @@ static void
 fixture_tear_down (Fixture       *fx,
                    gconstpointer  data)
 {
-  fl_portable_remove_tree (fx->dir);
-  g_free (fx->dir);
-  g_free (fx->target);
-  g_free (fx->lock);
+  fl_test_dir_teardown (&fx->base, data);
   g_free (fx->counter);
 }
 
@@ -128,7 +121,7 @@ peer_acquire (Fixture *fx,
   int status;
 
   peer = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, peer_path, "acquire",
-                           fx->target, ms, NULL);
+                           fx->base.target, ms, NULL);
   g_assert_no_error (error);
   /* Bounded: the peer gives up by itself at its deadline. */
   g_assert_true (g_subprocess_communicate_utf8 (peer, NULL, NULL, &out, NULL, &error));
@@ -181,7 +174,7 @@ spawn_peer_holder (Fixture *fx)
   GSubprocess *peer;
 
   peer = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                           &error, peer_path, "hold", fx->target, NULL);
+                           &error, peer_path, "hold", fx->base.target, NULL);
   g_assert_no_error (error);
   g_main_context_push_thread_default (context);
   wait.loop = g_main_loop_new (context, FALSE);
@@ -206,7 +199,7 @@ static void
 assert_try_acquire_busy (Fixture *fx)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->base.target, NULL, &error);
 
   g_assert_error (error, FL_ERROR, FL_ERROR_BUSY);
   g_assert_null (lock);
@@ -216,7 +209,7 @@ static void
 assert_try_acquire_free (Fixture *fx)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->base.target, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));
@@ -246,16 +239,16 @@ test_count (Fixture       *fx,
   for (guint i = 0; i < G_N_ELEMENTS (workers); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
+      g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->base.dir, G_DIR_SEPARATOR, i);
 
       GSubprocessFlags flags = G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE;
 
       if (i % 2 == 0)
-        workers[i] = g_subprocess_new (flags, &error, self_path, "--worker",
-                                       fx->target, fx->counter, record, sections, NULL);
+        workers[i] = fl_test_worker_spawn (flags, "section", fx->base.target, fx->counter,
+                                           record, sections, NULL);
       else
         workers[i] = g_subprocess_new (flags, &error, peer_path, "sections",
-                                       fx->target, fx->counter, record, sections, NULL);
+                                       fx->base.target, fx->counter, record, sections, NULL);
       g_assert_no_error (error);
     }
 
@@ -290,7 +283,7 @@ test_count (Fixture       *fx,
 
   for (guint i = 0; i < G_N_ELEMENTS (workers); i++)
     {
-      g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->dir, G_DIR_SEPARATOR, i);
+      g_autofree char *record = g_strdup_printf ("%s%crecord.%u", fx->base.dir, G_DIR_SEPARATOR, i);
       g_autofree char *text = NULL;
       g_auto(GStrv) lines = NULL;
       guint mine = 0;
@@ -314,12 +307,12 @@ test_count (Fixture       *fx,
     }
 
   g_test_message ("%u libfl + %u original-peer workers x %d sections: counter %" G_GINT64_FORMAT
-                  " in %.1f s", LIBFL_WORKERS, PEER_WORKERS, SECTIONS, fl_portable_read_counter (fx->counter),
+                  " in %.1f s", LIBFL_WORKERS, PEER_WORKERS, SECTIONS, fl_test_records_read_counter (fx->counter),
                   (g_get_monotonic_time () - start) / 1e6);
   g_assert_cmpuint (n_values, ==, G_N_ELEMENTS (workers) * SECTIONS);
-  g_assert_cmpint (fl_portable_read_counter (fx->counter), ==, (gint64) n_values);
-  g_assert_false (g_file_test (fx->lock, G_FILE_TEST_EXISTS));
-  g_assert_cmpuint (count_litter (fx->dir), ==, 0);
+  g_assert_cmpint (fl_test_records_read_counter (fx->counter), ==, (gint64) n_values);
+  g_assert_false (g_file_test (fx->base.lock, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_litter (fx->base.dir), ==, 0);
 }
 
 /* A live libfl holder: the peer waits, never takes it over, and gets it once released. */
@@ -328,7 +321,7 @@ test_libfl_holds (Fixture       *fx,
                   gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->target, NULL, &error);
+  g_autoptr(FlLock) lock = fl_lock_try_acquire (fx->base.target, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));
@@ -337,7 +330,7 @@ test_libfl_holds (Fixture       *fx,
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
   g_assert_cmpint (peer_acquire (fx, 20000), ==, 0);
-  g_assert_cmpuint (count_litter (fx->dir), ==, 0);
+  g_assert_cmpuint (count_litter (fx->base.dir), ==, 0);
 }
 
 /* A live peer's lock: libfl reports BUSY, and times out instead of taking it over. */
@@ -352,11 +345,11 @@ test_peer_holds (Fixture       *fx,
 
   assert_try_acquire_busy (fx);
   fl_lock_options_set_timeout_ms (options, 300);
-  lock = fl_lock_acquire (fx->target, options, NULL, &error);
+  lock = fl_lock_acquire (fx->base.target, options, NULL, &error);
   g_assert_error (error, FL_ERROR, FL_ERROR_TIMEOUT);
   g_assert_null (lock);
   g_clear_error (&error);
-  g_assert_true (g_file_test (fx->lock, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (fx->base.lock, G_FILE_TEST_IS_REGULAR));
 
   /* Closing its stdin releases it. */
   g_assert_true (g_output_stream_close (g_subprocess_get_stdin_pipe (peer), NULL, &error));
@@ -364,7 +357,7 @@ test_peer_holds (Fixture       *fx,
   g_assert_true (g_subprocess_wait_check (peer, NULL, &error));
   g_assert_no_error (error);
   assert_try_acquire_free (fx);
-  g_assert_cmpuint (count_litter (fx->dir), ==, 0);
+  g_assert_cmpuint (count_litter (fx->base.dir), ==, 0);
 }
 
 /* A peer killed while holding: libfl takes its lock over at once (no stale_after). */
@@ -380,9 +373,9 @@ test_peer_killed (Fixture       *fx,
   g_assert_true (g_subprocess_wait (peer, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (g_subprocess_get_successful (peer));
-  g_assert_true (g_file_test (fx->lock, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (fx->base.lock, G_FILE_TEST_IS_REGULAR));
   assert_try_acquire_free (fx);
-  g_assert_cmpuint (count_litter (fx->dir), ==, 0);
+  g_assert_cmpuint (count_litter (fx->base.dir), ==, 0);
 }
 
 static void
@@ -403,13 +396,22 @@ add_peer_test (const char *path,
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down);
 }
 
+/* Waits, when done, until its stdin closes: see test_count(). */
+static int
+section_main (char **args)
+{
+  return fl_test_records_worker (args[0], args[1], args[2], (guint) atoi (args[3]), TRUE);
+}
+
 int
 main (int    argc,
       char **argv)
 {
-  if (argc == 6 && strcmp (argv[1], "--worker") == 0)
-    return fl_portable_worker (argv[2], argv[3], argv[4], (guint) atoi (argv[5]), TRUE);
+  static const FlTestWorkerRole roles[] = { { "section", 4, section_main }, { NULL } };
+  int status;
 
+  if (fl_test_worker_main (argc, argv, roles, &status))
+    return status;
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
   peer_path = find_peer ();

@@ -18,9 +18,16 @@ typedef struct
   guint deadline_s;  /* below the meson timeout, so that a hang ends with the counter printed */
 } Load;
 
+#ifdef G_OS_WIN32
+/* Under wine every file call is a round trip to one wineserver, about 20 times Linux's cost:
+ * fewer sections keep the Windows stage in minutes, with the same processes contending. */
+static const Load p8 = { 8, 250, 280 };
+static const Load unlocked = { 4, 250, 60 };
+#else
 static const Load p8 = { 8, 2000, 280 };
-static const Load p32 = { 32, 2000, 580 };
 static const Load unlocked = { 4, 2000, 60 };
+static const Load p32 = { 32, 2000, 580 };
+#endif
 
 /* Returns the wall time in seconds. */
 static double
@@ -47,7 +54,7 @@ run_workers (FlTestDir   *fx,
   seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
 
   g_assert_cmpint (fl_test_counter_read (counter), ==,
-                   (long) load->processes * load->sections);
+                   (long) load->processes * (long) load->sections);
   g_assert_false (fl_test_exists (fx->lock));
   g_assert_cmpuint (fl_test_count_protocol_litter (fx->dir), ==, 0);
   g_test_message ("P=%u x %u critical sections: %.2f s wall, %.1f us per section",
@@ -63,6 +70,7 @@ test_processes (FlTestDir     *fx,
   run_workers (fx, data, NULL);
 }
 
+#ifdef __linux__
 /* The same with every worker on the named-temp path (no O_TMPFILE). */
 static void
 test_processes_named_temp (FlTestDir     *fx,
@@ -72,6 +80,7 @@ test_processes_named_temp (FlTestDir     *fx,
 
   run_workers (fx, data, (const char * const *) envp);
 }
+#endif
 
 /* The harness itself must be able to fail: the same load without the lock shows an overlap
  * or a lost update. */
@@ -108,7 +117,7 @@ test_harness (FlTestDir     *fx,
   count = fl_test_counter_read (counter);
   g_test_message ("without the lock: %u overlaps seen, counter %ld of %u",
                   overlaps, count, load->processes * load->sections);
-  g_assert_true (overlaps > 0 || count < (long) load->processes * load->sections);
+  g_assert_true (overlaps > 0 || count < (long) load->processes * (long) load->sections);
 }
 
 int
@@ -118,8 +127,15 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   FL_TEST_ADD ("/libfl/multiprocess/p8", &p8, test_processes);
+#ifdef G_OS_WIN32
+  fl_test_add_skipped ("/libfl/multiprocess/p32",
+                       "32 processes x 2000 sections under one wineserver take most of an hour; "
+                       "p8 contends the same way");
+#else
   FL_TEST_ADD ("/libfl/multiprocess/p32", &p32, test_processes);
-  FL_TEST_ADD ("/libfl/multiprocess/p8-named-temp", &p8, test_processes_named_temp);
+#endif
+  FL_TEST_ADD_LINUX ("/libfl/multiprocess/p8-named-temp", &p8, test_processes_named_temp,
+                     "O_TMPFILE, which FL_NAMED_TEMP turns off (Windows' temps are always named)");
   FL_TEST_ADD ("/libfl/multiprocess/harness-self-check", &unlocked, test_harness);
 
   return g_test_run ();

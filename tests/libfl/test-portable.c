@@ -4,8 +4,8 @@
  * GLib alone, so that it runs on Windows under wine too: acquire and release, try, timeout,
  * cancellation, a holder killed and its lock taken over at once, a release that finds its lock
  * replaced, content that names no process, a directory where the lock belongs, snapshots and
- * reclaim. Holders are this program itself, run as `--hold TARGET`: it prints "held PID" once
- * the lock is its own and releases when its stdin closes.
+ * reclaim. Holders are this program itself, run as the worker "hold" (fl-test-worker.h): it
+ * prints "held" once the lock is its own and releases when its stdin closes.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,19 +16,19 @@
 #include <string.h>
 
 #include "fl-waiter-private.h"
-#include "portable-test-util.h"
+#include "fl-test-dir.h"
+#include "fl-test-worker.h"
 
 #ifdef G_OS_WIN32
 # include <windows.h>
 #endif
 
-static const char *self_path;
-
 /* The holder */
 
 static int
-hold_main (const char *target)
+hold_main (char **args)
 {
+  const char *target = args[0];
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (target, NULL, NULL, &error);
   char buf[64];
@@ -56,35 +56,6 @@ hold_main (const char *target)
 
 typedef struct
 {
-  char *dir;
-  char *target;
-  char *lock;
-} Fixture;
-
-static void
-fixture_set_up (Fixture       *fx,
-                gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fx->dir = g_dir_make_tmp ("fl-portable-XXXXXX", &error);
-  g_assert_no_error (error);
-  fx->target = g_build_filename (fx->dir, "shared", NULL);
-  fx->lock = g_strconcat (fx->target, ".lock", NULL);
-}
-
-static void
-fixture_tear_down (Fixture       *fx,
-                   gconstpointer  data)
-{
-  fl_portable_remove_tree (fx->dir);
-  g_free (fx->dir);
-  g_free (fx->target);
-  g_free (fx->lock);
-}
-
-typedef struct
-{
   GSubprocess      *proc;
   GDataInputStream *out;
   char             *pid;
@@ -101,15 +72,13 @@ holder_read_line (Holder *h)
 }
 
 static Holder *
-holder_start (Fixture *fx)
+holder_start (FlTestDir *fx)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
   Holder *h = g_new0 (Holder, 1);
 
-  h->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                              &error, self_path, "--hold", fx->target, NULL);
-  g_assert_no_error (error);
+  h->proc = fl_test_worker_spawn (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                  "hold", fx->target, NULL);
   h->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (h->proc));
   h->pid = g_strdup (g_subprocess_get_identifier (h->proc));
   /* Blocks until the holder has it; meson's timeout bounds a holder that never does. */
@@ -235,7 +204,7 @@ count_entries (const char *dir)
 
 /* The lock file holds our PID in decimal and nothing else, and release removes it. */
 static void
-test_acquire_release (Fixture       *fx,
+test_acquire_release (FlTestDir     *fx,
                       gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
@@ -257,7 +226,7 @@ test_acquire_release (Fixture       *fx,
 
 /* A live holder in another process: try says BUSY and names it; once it lets go, try wins. */
 static void
-test_try_busy (Fixture       *fx,
+test_try_busy (FlTestDir     *fx,
                gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -279,7 +248,7 @@ test_try_busy (Fixture       *fx,
 
 /* A timeout is the module's ELOCKTIMEOUT, and the holder's lock is left as it was. */
 static void
-test_timeout (Fixture       *fx,
+test_timeout (FlTestDir     *fx,
               gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -350,7 +319,7 @@ cancel_when_waiting (gpointer user_data)
 
 /* Cancelled while asleep in the wait: G_IO_ERROR_CANCELLED, the holder untouched. */
 static void
-test_cancel (Fixture       *fx,
+test_cancel (FlTestDir     *fx,
              gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -380,7 +349,7 @@ test_cancel (Fixture       *fx,
  * holder's exit), never by a re-check: those are a minute apart here. A waiter that polls
  * fails. */
 static void
-test_wake_by_event (Fixture       *fx,
+test_wake_by_event (FlTestDir     *fx,
                     gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -412,7 +381,7 @@ test_wake_by_event (Fixture       *fx,
  * next acquire takes the lock over at once, without waiting for stale_after, and leaves no
  * graveyard or temp behind. */
 static void
-test_killed_holder (Fixture       *fx,
+test_killed_holder (FlTestDir     *fx,
                     gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -432,7 +401,7 @@ test_killed_holder (Fixture       *fx,
 
 /* The lock replaced under its holder: release removes nothing and says FL_ERROR_LOST. */
 static void
-test_release_lost (Fixture       *fx,
+test_release_lost (FlTestDir     *fx,
                    gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
@@ -454,7 +423,7 @@ test_release_lost (Fixture       *fx,
 /* Content naming no process (above the PID range) is stale at once: taken over. Content that
  * is not a number waits for stale_after. */
 static void
-test_bad_content (Fixture       *fx,
+test_bad_content (FlTestDir     *fx,
                   gconstpointer  data)
 {
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
@@ -489,7 +458,7 @@ test_bad_content (Fixture       *fx,
 
 /* A directory where the lock belongs is another program's: refused, never removed. */
 static void
-test_hostile_directory (Fixture       *fx,
+test_hostile_directory (FlTestDir     *fx,
                         gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
@@ -514,7 +483,7 @@ test_hostile_directory (Fixture       *fx,
 /* A snapshot of a live holder says so and a reclaim is refused; once the holder is killed the
  * snapshot is stale and the reclaim removes exactly that file. */
 static void
-test_snapshot_reclaim (Fixture       *fx,
+test_snapshot_reclaim (FlTestDir     *fx,
                        gconstpointer  data)
 {
   g_autoptr(Holder) h = holder_start (fx);
@@ -547,14 +516,14 @@ int
 main (int    argc,
       char **argv)
 {
-  if (argc == 3 && strcmp (argv[1], "--hold") == 0)
-    return hold_main (argv[2]);
+  static const FlTestWorkerRole roles[] = { { "hold", 1, hold_main }, { NULL } };
+  int status;
 
-  self_path = argv[0];
+  if (fl_test_worker_main (argc, argv, roles, &status))
+    return status;
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+#define ADD(path, func) FL_TEST_ADD (path, NULL, func)
   ADD ("/libfl/portable/acquire-release", test_acquire_release);
   ADD ("/libfl/portable/try-busy", test_try_busy);
   ADD ("/libfl/portable/timeout", test_timeout);

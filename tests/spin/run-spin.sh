@@ -1,9 +1,9 @@
 #!/bin/sh
-# run-model.sh: model-check tests/model/fl.pml with spin and report in TAP.
+# run-spin.sh: model-check tests/spin/fl.pml with spin and report in TAP.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Usage: run-model.sh MODE MODEL [TRAIL_DIR [SPIN]]
+# Usage: run-spin.sh MODE MODEL [TRAIL_DIR [SPIN]]
 #   MODE  safety    3 libfl processes, up to 2 crashes: mutual exclusion, no theft, release
 #                   removes only its own lock, the put-back T5 never happens (exhaustive);
 #                   and the same with a reader taking LOCK_SH at any step (the claim way,
@@ -40,7 +40,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
   exit 0
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/fl-model.XXXXXX") || exit 1
+work=$(mktemp -d "${TMPDIR:-/tmp}/fl-spin.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 cp "$model" "$work/fl.pml" || exit 1
 mkdir -p "$trail_dir"

@@ -1,14 +1,14 @@
-/* portable-test-util.c: what the portable tests share
+/* fl-test-records.c: the counted section of the portable exclusion tests
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "portable-test-util.h"
+#include "fl-test-records.h"
 
 #include <glib/gstdio.h>
 #include <stdio.h>
 
 gint64
-fl_portable_read_counter (const char *path)
+fl_test_records_read_counter (const char *path)
 {
   g_autofree char *text = NULL;
   char *end;
@@ -21,11 +21,11 @@ fl_portable_read_counter (const char *path)
 }
 
 int
-fl_portable_worker (const char *target,
-                    const char *counter,
-                    const char *record,
-                    guint       sections,
-                    gboolean    wait_when_done)
+fl_test_records_worker (const char *target,
+                        const char *counter,
+                        const char *record,
+                        guint       sections,
+                        gboolean    wait_when_done)
 {
   g_autoptr(FlLockOptions) options = fl_lock_options_new ();
   FILE *out = fopen (record, "a");
@@ -47,7 +47,7 @@ fl_portable_worker (const char *target,
           fprintf (stderr, "worker: acquire: %s\n", error->message);
           return 1;
         }
-      value = fl_portable_read_counter (counter);
+      value = fl_test_records_read_counter (counter);
       if (value < 0)
         {
           fprintf (stderr, "worker: the counter is unreadable inside the lock\n");
@@ -83,44 +83,15 @@ fl_portable_worker (const char *target,
 }
 
 gboolean
-fl_portable_wait_counter (const char *counter,
-                          gint64      at_least,
-                          gint64      deadline_us)
+fl_test_records_wait_counter (const char *counter,
+                              gint64      at_least,
+                              gint64      deadline_us)
 {
   while (g_get_monotonic_time () < deadline_us)
     {
-      if (fl_portable_read_counter (counter) >= at_least)
+      if (fl_test_records_read_counter (counter) >= at_least)
         return TRUE;
       g_usleep (1000);  /* polling a condition, with a deadline: not synchronisation by sleep */
     }
   return FALSE;
-}
-
-double
-fl_portable_time_scale (void)
-{
-  const char *s = g_getenv ("FL_TEST_TIME_SCALE");
-  double v = s != NULL ? g_ascii_strtod (s, NULL) : 1.0;
-
-  return v >= 1.0 ? v : 1.0;
-}
-
-void
-fl_portable_remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        fl_portable_remove_tree (child);
-      else
-        g_remove (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (path);
 }
