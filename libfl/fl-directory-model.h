@@ -26,6 +26,8 @@ G_BEGIN_DECLS
  * @FL_CHANGE_UPDATED: anything else about an entry changed (content, kernel lock, verdict).
  *
  * What FlDirectoryModel::entry-changed reports.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -44,6 +46,8 @@ typedef enum
  * thread.
  *
  * Returns: the current real time in microseconds, as g_get_real_time() does
+ *
+ * Since: 0.1
  */
 typedef gint64 (*FlClockFunc) (gpointer user_data);
 
@@ -55,6 +59,8 @@ typedef gint64 (*FlClockFunc) (gpointer user_data);
  *
  * How far a long operation has come, called on the thread-default main context of the call
  * that started it.
+ *
+ * Since: 0.1
  */
 typedef void (*FlProgressFunc) (guint    done,
                                 guint    total,
@@ -62,67 +68,67 @@ typedef void (*FlProgressFunc) (guint    done,
 
 #define FL_TYPE_ENTRY (fl_entry_get_type ())
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (FlEntry, fl_entry, FL, ENTRY, GObject)
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 const char   *fl_entry_get_path         (FlEntry *self);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 FlSnapshot   *fl_entry_get_snapshot     (FlEntry *self);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 FlSnapshot   *fl_entry_dup_snapshot     (FlEntry *self);
 
 #define FL_TYPE_DIRECTORY_MODEL (fl_directory_model_get_type ())
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (FlDirectoryModel, fl_directory_model, FL, DIRECTORY_MODEL, GObject)
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 FlDirectoryModel *fl_directory_model_new               (const FlLockOptions *options);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gboolean          fl_directory_model_add_directory     (FlDirectoryModel    *self,
                                                         const char          *directory,
                                                         gboolean             recursive,
                                                         GError             **error);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 void              fl_directory_model_add_directory_async  (FlDirectoryModel    *self,
                                                            const char          *directory,
                                                            gboolean             recursive,
                                                            GCancellable        *cancellable,
                                                            GAsyncReadyCallback  callback,
                                                            gpointer             user_data);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gboolean          fl_directory_model_add_directory_finish (FlDirectoryModel    *self,
                                                            GAsyncResult        *result,
                                                            GError             **error);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gboolean          fl_directory_model_remove_directory  (FlDirectoryModel    *self,
                                                         const char          *directory);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 char            **fl_directory_model_dup_directories   (FlDirectoryModel    *self);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 char            **fl_directory_model_dup_problems      (FlDirectoryModel    *self,
                                                         const char          *directory);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 void              fl_directory_model_set_clock         (FlDirectoryModel    *self,
                                                         FlClockFunc          clock,
                                                         gpointer             user_data,
                                                         GDestroyNotify       destroy);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gint64            fl_directory_model_get_now           (FlDirectoryModel    *self);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 void              fl_directory_model_rescan            (FlDirectoryModel    *self);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 FlEntry          *fl_directory_model_lookup            (FlDirectoryModel    *self,
                                                         const char          *path);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 GPtrArray        *fl_directory_model_dup_related       (FlDirectoryModel    *self,
                                                         FlEntry             *entry);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gboolean          fl_directory_model_reclaim           (FlDirectoryModel    *self,
                                                         FlSnapshot          *snapshot,
                                                         GError             **error);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 void              fl_directory_model_reclaim_async     (FlDirectoryModel    *self,
                                                         GPtrArray           *snapshots,
                                                         GCancellable        *cancellable,
@@ -131,7 +137,7 @@ void              fl_directory_model_reclaim_async     (FlDirectoryModel    *sel
                                                         GDestroyNotify       progress_destroy,
                                                         GAsyncReadyCallback  callback,
                                                         gpointer             user_data);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 gboolean          fl_directory_model_reclaim_finish    (FlDirectoryModel    *self,
                                                         GAsyncResult        *result,
                                                         guint               *n_removed,

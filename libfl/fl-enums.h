@@ -26,6 +26,8 @@ G_BEGIN_DECLS
  *   libfl (docs/other-lock-files.md).
  *
  * What a file is, from its name and type (fl_snapshot_get_kind()).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -53,6 +55,8 @@ typedef enum
  *
  * Whose lock file a snapshot shows. Nicks ("libfl", "git", "libreoffice", "emacs",
  * "mozilla", "dpkg", "flock", "uucp") are stable: flctl's JSON uses them.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -75,6 +79,8 @@ typedef enum
  *   the PID was reused.
  *
  * Whether the process a file names runs (fl_snapshot_get_liveness()).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -91,6 +97,8 @@ typedef enum
  * @FL_KERNEL_LOCK_FREE: nobody holds the kernel lock on the file.
  *
  * What the probe of a lock file's kernel lock saw (fl_snapshot_get_kernel_lock()).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -110,6 +118,8 @@ typedef enum
  *   fl_snapshot_reclaim_unproven().
  *
  * What an operator may do with a snapshot's file (docs/protocol.md, section 7).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -136,6 +146,8 @@ typedef enum
  * kernel lock and staleness by fl_snapshot_get_state(). Its nicks ("held", "active", "stale",
  * "orphan", "unknown", "foreign", "free", from fl_entry_state_to_string()) are stable: scripts and
  * flctl's JSON use them.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -159,6 +171,8 @@ typedef enum
  *
  * The kind of a kernel lock, as lslocks shows it. Its nicks ("flock", "posix", "ofd", "lease",
  * "deleg", "unknown", from fl_kernel_lock_type_to_string()) are stable.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -177,6 +191,8 @@ typedef enum
  * @FL_KERNEL_LOCK_MODE_NONE: neither: a lease being broken.
  *
  * Its nicks ("read", "write", "none", from fl_kernel_lock_mode_to_string()) are stable.
+ *
+ * Since: 0.1
  */
 typedef enum
 {

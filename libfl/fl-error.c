@@ -20,6 +20,8 @@
  * The #GQuark of the %FL_ERROR domain, whose codes are #FlError.
  *
  * Returns: the quark
+ *
+ * Since: 0.1
  */
 GQuark
 fl_error_quark (void)

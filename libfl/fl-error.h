@@ -47,6 +47,8 @@ G_BEGIN_DECLS
  *
  * Error codes of the %FL_ERROR domain. Codes are only ever appended. Waiting operations that are
  * cancelled report %G_IO_ERROR_CANCELLED instead.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -66,7 +68,7 @@ typedef enum
   FL_ERROR_BACKEND_MISSING,
 } FlError;
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 GQuark fl_error_quark (void);
 
 G_END_DECLS

@@ -22,6 +22,8 @@
  * language.
  *
  * Returns: (transfer full): the text; free it with g_free()
+ *
+ * Since: 0.1
  */
 char *
 fl_format_age (gint64 age_us)
@@ -70,6 +72,8 @@ enum_nick (GType       type,
  *
  * Returns: the stable name of @kind: "lock", "temp", "graveyard" or "foreign" ("unknown" for a
  *   value outside the enumeration); what flctl's JSON says
+ *
+ * Since: 0.1
  */
 const char *
 fl_entry_kind_to_string (FlEntryKind kind)
@@ -84,6 +88,8 @@ fl_entry_kind_to_string (FlEntryKind kind)
  * The name of a liveness, as scripts see it.
  *
  * Returns: the stable name of @liveness: "unknown", "alive", "dead" or "reused"
+ *
+ * Since: 0.1
  */
 const char *
 fl_liveness_to_string (FlLiveness liveness)
@@ -98,6 +104,8 @@ fl_liveness_to_string (FlLiveness liveness)
  * The name of a kernel lock probe's result, as scripts see it.
  *
  * Returns: the stable name of @kernel_lock: "unknown", "held" or "free"
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_to_string (FlKernelLock kernel_lock)
@@ -113,6 +121,8 @@ fl_kernel_lock_to_string (FlKernelLock kernel_lock)
  *
  * Returns: the stable name of @state: "held", "active", "stale", "orphan", "unknown", "free" or
  *   "foreign"; what flctl prints and scripts compare against
+ *
+ * Since: 0.1
  */
 const char *
 fl_entry_state_to_string (FlEntryState state)
@@ -127,6 +137,8 @@ fl_entry_state_to_string (FlEntryState state)
  * The name of a kind of kernel lock, as lslocks and scripts see it.
  *
  * Returns: "flock", "posix", "ofd", "lease", "deleg" or "unknown"
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_type_to_string (FlKernelLockType type)
@@ -141,6 +153,8 @@ fl_kernel_lock_type_to_string (FlKernelLockType type)
  * The name of a kernel lock's mode, as lslocks and scripts see it.
  *
  * Returns: "read", "write" or "none"
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
@@ -156,6 +170,8 @@ fl_kernel_lock_mode_to_string (FlKernelLockMode mode)
  *
  * Returns: the stable name of @format: "libfl", "git", "libreoffice", "emacs", "mozilla",
  *   "dpkg", "flock" or "uucp"
+ *
+ * Since: 0.1
  */
 const char *
 fl_lock_format_to_string (FlLockFormat format)
@@ -184,6 +200,8 @@ label_of (const char *const *labels,
  *
  * Returns: the state in one translated word for a person ("Held", "Stale"...), in libfl's
  *   translation domain
+ *
+ * Since: 0.1
  */
 const char *
 fl_entry_state_get_label (FlEntryState state)
@@ -208,6 +226,8 @@ fl_entry_state_get_label (FlEntryState state)
  * The kind's label, as the inspector and flctl show it.
  *
  * Returns: what the entry is, translated, for a person ("Lock file", "Temp file"...)
+ *
+ * Since: 0.1
  */
 const char *
 fl_entry_kind_get_label (FlEntryKind kind)
@@ -231,6 +251,8 @@ fl_entry_kind_get_label (FlEntryKind kind)
  *
  * Returns: the program whose lock file it is, for a person ("libfl", "git", "LibreOffice",
  *   "Emacs", "Firefox/Thunderbird", "dpkg/apt", "flock", "UUCP"): names, not translated
+ *
+ * Since: 0.1
  */
 const char *
 fl_lock_format_get_label (FlLockFormat format)
@@ -303,6 +325,8 @@ _fl_lock_format_get_explanation (FlLockFormat format)
  * The kernel lock probe's result, as the inspector and flctl show it.
  *
  * Returns: the probe's result, translated, for a person ("Held", "Free", "Not probed")
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_get_label (FlKernelLock kernel_lock)
@@ -323,6 +347,8 @@ fl_kernel_lock_get_label (FlKernelLock kernel_lock)
  * The mode's label, as the inspector's Kernel Locks view shows it.
  *
  * Returns: a translated label: "Shared (read)", "Exclusive (write)" or "None"
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
@@ -345,6 +371,8 @@ fl_kernel_lock_mode_get_label (FlKernelLockMode mode)
  * Returns: %TRUE for what an operator may have to look at (stale, orphan, unknown, foreign);
  *   %FALSE for a held lock, a temp being written, and another program's lock file that is free
  *   (it always exists and locks nothing by itself)
+ *
+ * Since: 0.1
  */
 gboolean
 fl_entry_state_is_problem (FlEntryState state)

@@ -28,6 +28,8 @@
  * was not protected.
  *
  * Returns: %TRUE if the lock was taken, @func succeeded and the lock was released cleanly
+ *
+ * Since: 0.1
  */
 gboolean
 fl_with_lock (const char          *target,
@@ -77,6 +79,8 @@ fl_with_lock (const char          *target,
  * lock path counts as locked, since no acquire can succeed.
  *
  * Returns: %TRUE if held; %FALSE if free or stale, or with @error set on an I/O error
+ *
+ * Since: 0.1
  */
 gboolean
 fl_is_locked (const char          *target,
@@ -149,6 +153,8 @@ acquire_thread_cb (GTask        *task,
  *
  * Acquires in a worker thread, for main-loop programs. If the result is never collected with
  * fl_lock_acquire_finish(), the lock is released when the task is freed.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_acquire_async (const char          *target,
@@ -182,6 +188,8 @@ fl_lock_acquire_async (const char          *target,
  * fl_lock_acquire() reports it.
  *
  * Returns: (transfer full): the held lock, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 FlLock *
 fl_lock_acquire_finish (GAsyncResult  *result,

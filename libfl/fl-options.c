@@ -34,6 +34,8 @@ _fl_lock_options_or_default (const FlLockOptions *options)
  *
  * Returns: (transfer full): options with the defaults: wait 30 s, a lock whose content is not a
  *   PID is stale after 30 s, missing directories are an error, back off between 1 ms and 1 s
+ *
+ * Since: 0.1
  */
 FlLockOptions *
 fl_lock_options_new (void)
@@ -48,6 +50,8 @@ fl_lock_options_new (void)
  * A copy of @self, its etcd file names included.
  *
  * Returns: (transfer full): the copy; free it with fl_lock_options_free()
+ *
+ * Since: 0.1
  */
 FlLockOptions *
 fl_lock_options_copy (const FlLockOptions *self)
@@ -70,6 +74,8 @@ fl_lock_options_copy (const FlLockOptions *self)
  * @self: (nullable): options, or %NULL
  *
  * Frees options made by fl_lock_options_new() or fl_lock_options_copy(). %NULL is allowed.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_free (FlLockOptions *self)
@@ -93,6 +99,8 @@ fl_lock_options_free (FlLockOptions *self)
  *
  * Sets how long fl_lock_acquire() and fl_with_lock() wait for a held lock before failing
  * with %FL_ERROR_TIMEOUT. The default is %FL_DEFAULT_TIMEOUT_MS.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_timeout_ms (FlLockOptions *self,
@@ -111,6 +119,8 @@ fl_lock_options_set_timeout_ms (FlLockOptions *self,
  *
  * Returns: the timeout in milliseconds; a negative value (%FL_TIMEOUT_INFINITE) waits
  *   forever
+ *
+ * Since: 0.1
  */
 gint64
 fl_lock_options_get_timeout_ms (const FlLockOptions *self)
@@ -139,6 +149,8 @@ _fl_lock_options_deadline_us (const FlLockOptions *options,
  *
  * Sets when a lock whose content is not a PID may be taken over. The default is
  * %FL_DEFAULT_STALE_AFTER_MS.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_stale_after_ms (FlLockOptions *self,
@@ -159,6 +171,8 @@ fl_lock_options_set_stale_after_ms (FlLockOptions *self,
  * (fl_lock_options_set_stale_after_ms()).
  *
  * Returns: stale_after in milliseconds, or %FL_STALE_NEVER
+ *
+ * Since: 0.1
  */
 gint64
 fl_lock_options_get_stale_after_ms (const FlLockOptions *self)
@@ -194,6 +208,8 @@ _fl_lock_options_stale_at_us (const FlLockOptions *options,
  *
  * Sets whether an acquire creates the lock's missing directories. The default is %FALSE: a
  * missing directory is %FL_ERROR_NOT_DIRECTORY.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_create_dirs (FlLockOptions *self,
@@ -212,6 +228,8 @@ fl_lock_options_set_create_dirs (FlLockOptions *self,
  * (fl_lock_options_set_create_dirs()).
  *
  * Returns: %TRUE if missing directories are created
+ *
+ * Since: 0.1
  */
 gboolean
 fl_lock_options_get_create_dirs (const FlLockOptions *self)
@@ -229,6 +247,8 @@ fl_lock_options_get_create_dirs (const FlLockOptions *self)
  * Waiting is driven by events (see docs/protocol.md, section 5); these bounds matter only
  * where events are unavailable, and as a safety net. Values above %FL_BACKOFF_LIMIT_MS
  * (24 hours) wait that long; %G_MAXINT64 is fine.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_backoff_ms (FlLockOptions *self,
@@ -251,6 +271,8 @@ fl_lock_options_set_backoff_ms (FlLockOptions *self,
  *
  * The bounds of the retry interval where no event can be watched
  * (fl_lock_options_set_backoff_ms()).
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_get_backoff_ms (const FlLockOptions *self,
@@ -285,6 +307,8 @@ _fl_lock_options_backoff_us (const FlLockOptions *options,
  * partitioned), and so how long a waiter waits for a dead holder. The holder reports the lock
  * lost earlier, at TTL - margin after its last renewal was sent (the margin is the larger of
  * 1 s and TTL/5). File locks ignore it. The default is %FL_DEFAULT_LEASE_TTL_S.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_lease_ttl_s (FlLockOptions *self,
@@ -302,6 +326,8 @@ fl_lock_options_set_lease_ttl_s (FlLockOptions *self,
  * The TTL of an etcd lock's lease (fl_lock_options_set_lease_ttl_s()).
  *
  * Returns: the TTL in seconds, at least 2
+ *
+ * Since: 0.1
  */
 guint
 fl_lock_options_get_lease_ttl_s (const FlLockOptions *self)
@@ -319,6 +345,8 @@ fl_lock_options_get_lease_ttl_s (const FlLockOptions *self)
  * environment variable `FL_ETCD_CA_FILE` names the file, else the system's store is trusted.
  * The file is read at the first call to etcd; a file that cannot be read is an error that
  * names it. File locks and `etcd://` targets ignore it.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_etcd_ca_file (FlLockOptions *self,
@@ -340,6 +368,8 @@ fl_lock_options_set_etcd_ca_file (FlLockOptions *self,
  * The certificate shown to an etcd started with `--client-cert-auth`. By default, and when
  * @cert_file is %NULL, the environment variables `FL_ETCD_CERT_FILE` and `FL_ETCD_KEY_FILE`
  * name them, else no certificate is shown. The files are read at the first call to etcd.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_etcd_client_certificate (FlLockOptions *self,
@@ -366,6 +396,8 @@ fl_lock_options_set_etcd_client_certificate (FlLockOptions *self,
  * environment, and never from the target URI: a target with `user@` in it is refused. By
  * default, and when @user is %NULL, the environment variables `FL_ETCD_USER` and
  * `FL_ETCD_PASSWORD_FILE` say, else no user is sent.
+ *
+ * Since: 0.1
  */
 void
 fl_lock_options_set_etcd_user (FlLockOptions *self,

@@ -22,6 +22,8 @@ G_BEGIN_DECLS
  *   followed).
  *
  * Which directories fl_scan_directory() reads.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -29,13 +31,13 @@ typedef enum
   FL_SCAN_RECURSIVE = 1 << 0,
 } FlScanFlags;
 
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 GPtrArray *fl_scan_directory (const char          *directory,
                               FlScanFlags          flags,
                               const FlLockOptions *options,
                               GCancellable        *cancellable,
                               GError             **error);
-FL_AVAILABLE_IN_ALL
+FL_AVAILABLE_IN_0_1
 GPtrArray *fl_scan_directory_full (const char          *directory,
                                    FlScanFlags          flags,
                                    const FlLockOptions *options,

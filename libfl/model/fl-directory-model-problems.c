@@ -74,6 +74,8 @@ _fl_directory_model_problems_update (FlDirectoryModel *self)
  * changes.
  *
  * Returns: (transfer full) (array zero-terminated=1): the problems, empty when there are none
+ *
+ * Since: 0.1
  */
 char **
 fl_directory_model_dup_problems (FlDirectoryModel *self,

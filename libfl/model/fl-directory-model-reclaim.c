@@ -24,6 +24,8 @@
  * own doing, not a foreign change.
  *
  * Returns: %TRUE if the file was removed
+ *
+ * Since: 0.1
  */
 gboolean
 fl_directory_model_reclaim (FlDirectoryModel  *self,
@@ -143,6 +145,8 @@ reclaim_report_cb (const FlModelReclaimBatch *batch,
  * The rows of removed files leave the model as file events do, and their going is not
  * reported by #FlDirectoryModel::entry-changed. @progress and @callback run on the
  * thread-default main context of this call, which must be the model's.
+ *
+ * Since: 0.1
  */
 void
 fl_directory_model_reclaim_async (FlDirectoryModel    *self,
@@ -191,6 +195,8 @@ fl_directory_model_reclaim_async (FlDirectoryModel    *self,
  * refused.
  *
  * Returns: %TRUE if every snapshot was handled (removed or refused)
+ *
+ * Since: 0.1
  */
 gboolean
 fl_directory_model_reclaim_finish (FlDirectoryModel  *self,

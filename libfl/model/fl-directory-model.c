@@ -66,6 +66,8 @@ static void fl_directory_model_list_model_init (GListModelInterface *iface);
  * monitors, the holders' exits and periodic rescans. An entry whose file changes is updated
  * in place. It belongs to the thread-default main context it was created in; its signals and
  * notifications are emitted there.
+ *
+ * Since: 0.1
  */
 G_DEFINE_FINAL_TYPE_WITH_CODE (FlDirectoryModel, fl_directory_model, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
@@ -416,6 +418,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * %TRUE while a directory added with fl_directory_model_add_directory_async() is being read
    * for the first time.
+   *
+   * Since: 0.1
    */
   properties[PROP_LOADING] = g_param_spec_boolean ("loading", NULL, NULL, FALSE, flags);
   /**
@@ -423,6 +427,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * The number of lock files whose state is %FL_ENTRY_STATE_HELD (fl_snapshot_get_state()):
    * a lock of unknown state is neither held nor stale, and in none of the counts.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_HELD] = g_param_spec_uint ("n-held", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
@@ -430,12 +436,16 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * The number of stale libfl lock files: a reclaim would succeed on each. Other programs'
    * stale lock files are #FlDirectoryModel:n-leftovers.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_STALE] = g_param_spec_uint ("n-stale", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
    * FlDirectoryModel:n-orphans:
    *
    * The number of temp and graveyard files whose creator is gone.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_ORPHANS] = g_param_spec_uint ("n-orphans", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
@@ -443,6 +453,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    * FlDirectoryModel:n-foreign:
    *
    * The number of entries named like lock files that are not regular files.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_FOREIGN] = g_param_spec_uint ("n-foreign", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
@@ -451,6 +463,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * The number of entries libfl cannot judge either way (%FL_ENTRY_STATE_UNKNOWN: no PID yet,
    * a holder this host cannot see): neither held nor stale.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_UNKNOWN] = g_param_spec_uint ("n-unknown", NULL, NULL, 0, G_MAXUINT, 0,
                                                   flags);
@@ -459,6 +473,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * The number of entries in use that are not held locks (%FL_ENTRY_STATE_ACTIVE): temp and
    * graveyard files whose creator runs, etcd waiters.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_ACTIVE] = g_param_spec_uint ("n-active", NULL, NULL, 0, G_MAXUINT, 0,
                                                  flags);
@@ -466,6 +482,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    * FlDirectoryModel:n-free:
    *
    * The number of other programs' lock files that nobody holds (%FL_ENTRY_STATE_FREE).
+   *
+   * Since: 0.1
    */
   properties[PROP_N_FREE] = g_param_spec_uint ("n-free", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
@@ -474,6 +492,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    * The number of other programs' lock files whose owner is gone (stale, but never libfl's
    * to reclaim: docs/other-lock-files.md). They are not in #FlDirectoryModel:n-stale. With
    * it, the counts cover every entry, each in one.
+   *
+   * Since: 0.1
    */
   properties[PROP_N_LEFTOVERS] = g_param_spec_uint ("n-leftovers", NULL, NULL, 0, G_MAXUINT, 0,
                                                     flags);
@@ -482,6 +502,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    *
    * What the model could not read (fl_directory_model_dup_problems() for all directories):
    * empty when its entries are complete.
+   *
+   * Since: 0.1
    */
   properties[PROP_PROBLEMS] = g_param_spec_boxed ("problems", NULL, NULL, G_TYPE_STRV, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -512,6 +534,8 @@ fl_directory_model_class_init (FlDirectoryModelClass *klass)
    * held for a few milliseconds) is reported all the same, %FL_CHANGE_CREATED then
    * %FL_CHANGE_RELEASED, once for each time it was made, with an entry that is never in the
    * model: its snapshot knows only the name (liveness and kernel lock unknown).
+   *
+   * Since: 0.1
    */
   signals[ENTRY_CHANGED] = g_signal_new ("entry-changed", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -540,6 +564,8 @@ fl_directory_model_init (FlDirectoryModel *self)
  * context (normally the main thread), with no other context pushed as thread-default.
  *
  * Returns: (transfer full): a new model
+ *
+ * Since: 0.1
  */
 FlDirectoryModel *
 fl_directory_model_new (const FlLockOptions *options)
@@ -616,6 +642,8 @@ register_root (FlDirectoryModel *self,
  * that is already watched does nothing.
  *
  * Returns: %TRUE when the directory's entries are in the model
+ *
+ * Since: 0.1
  */
 gboolean
 fl_directory_model_add_directory (FlDirectoryModel  *self,
@@ -654,6 +682,8 @@ fl_directory_model_add_directory (FlDirectoryModel  *self,
  *
  * Like fl_directory_model_add_directory(), but reads the directory in a worker thread:
  * #FlDirectoryModel:loading is %TRUE meanwhile. File events are followed from the start.
+ *
+ * Since: 0.1
  */
 void
 fl_directory_model_add_directory_async (FlDirectoryModel    *self,
@@ -692,6 +722,8 @@ fl_directory_model_add_directory_async (FlDirectoryModel    *self,
  * Finishes fl_directory_model_add_directory_async().
  *
  * Returns: %TRUE when the directory's entries are in the model
+ *
+ * Since: 0.1
  */
 gboolean
 fl_directory_model_add_directory_finish (FlDirectoryModel  *self,
@@ -713,6 +745,8 @@ fl_directory_model_add_directory_finish (FlDirectoryModel  *self,
  * covers). No #FlDirectoryModel::entry-changed is emitted for them.
  *
  * Returns: %TRUE if the directory was watched
+ *
+ * Since: 0.1
  */
 gboolean
 fl_directory_model_remove_directory (FlDirectoryModel *self,
@@ -744,6 +778,8 @@ fl_directory_model_remove_directory (FlDirectoryModel *self,
  * The directories the model watches, in the order they were added.
  *
  * Returns: (transfer full) (array zero-terminated=1): the watched directories, canonical
+ *
+ * Since: 0.1
  */
 char **
 fl_directory_model_dup_directories (FlDirectoryModel *self)
@@ -770,6 +806,8 @@ fl_directory_model_dup_directories (FlDirectoryModel *self)
  *
  * Replaces the clock that the model uses for ages and for the moment an unparsable lock becomes
  * stale. Tests set a fixed clock to make ages exact.
+ *
+ * Since: 0.1
  */
 void
 fl_directory_model_set_clock (FlDirectoryModel *self,
@@ -795,6 +833,8 @@ fl_directory_model_set_clock (FlDirectoryModel *self,
  * fl_directory_model_get_now (model))`.
  *
  * Returns: the model's clock, in microseconds of real time
+ *
+ * Since: 0.1
  */
 gint64
 fl_directory_model_get_now (FlDirectoryModel *self)
@@ -811,6 +851,8 @@ fl_directory_model_get_now (FlDirectoryModel *self)
  * Applies the pending file events, then reads every watched directory again and applies the
  * differences, blocking until done. The model does this by itself periodically, in a worker
  * thread; this is for callers who know something changed that no event reports.
+ *
+ * Since: 0.1
  */
 void
 fl_directory_model_rescan (FlDirectoryModel *self)
@@ -837,6 +879,8 @@ fl_directory_model_rescan (FlDirectoryModel *self)
  * The entry of one file, found without a walk over the list.
  *
  * Returns: (transfer none) (nullable): the entry for @path, or %NULL
+ *
+ * Since: 0.1
  */
 FlEntry *
 fl_directory_model_lookup (FlDirectoryModel *self,
@@ -862,6 +906,8 @@ fl_directory_model_lookup (FlDirectoryModel *self,
  * order. They are neighbours in the model, so this costs O(log n + related).
  *
  * Returns: (transfer full) (element-type FlEntry): the related entries
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_directory_model_dup_related (FlDirectoryModel *self,

@@ -13,6 +13,8 @@
  * When the file changes the entry stays and its #FlEntry:snapshot is replaced, so a list row
  * bound to it refreshes in place. What the file holds is read from the snapshot: bind
  * `snapshot` and look its properties up (a GtkExpression `snapshot` then `pid`).
+ *
+ * Since: 0.1
  */
 
 /* An entry is mutable on purpose: when its file changes, the model swaps the snapshot, so a
@@ -83,6 +85,8 @@ fl_entry_class_init (FlEntryClass *klass)
    *
    * The file's full path. It never changes for one entry: a file at another path is another
    * entry.
+   *
+   * Since: 0.1
    */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
   /**
@@ -91,6 +95,8 @@ fl_entry_class_init (FlEntryClass *klass)
    * The current immutable snapshot of the file. It is replaced, never modified, when the file
    * changes, and notifies then; hold a reference (fl_entry_dup_snapshot()) to keep the one a
    * person has seen, for example to pass it to a reclaim.
+   *
+   * Since: 0.1
    */
   properties[PROP_SNAPSHOT] = g_param_spec_object ("snapshot", NULL, NULL, FL_TYPE_SNAPSHOT,
                                                    flags);
@@ -138,6 +144,8 @@ _fl_entry_set_snapshot (FlEntry    *self,
  * The path of the file the entry shows; it never changes for one entry.
  *
  * Returns: (transfer none): the path of the entry's file
+ *
+ * Since: 0.1
  */
 const char *
 fl_entry_get_path (FlEntry *self)
@@ -155,6 +163,8 @@ fl_entry_get_path (FlEntry *self)
  * keeps it past the next return to the main loop uses fl_entry_dup_snapshot().
  *
  * Returns: (transfer none): the entry's current snapshot
+ *
+ * Since: 0.1
  */
 FlSnapshot *
 fl_entry_get_snapshot (FlEntry *self)
@@ -171,6 +181,8 @@ fl_entry_get_snapshot (FlEntry *self)
  * The entry's current snapshot, kept: a later change of the file does not drop it.
  *
  * Returns: (transfer full): a new reference to the entry's current snapshot
+ *
+ * Since: 0.1
  */
 FlSnapshot *
 fl_entry_dup_snapshot (FlEntry *self)

@@ -33,6 +33,8 @@
  * One kernel lock of the system, as lslocks shows it: its type and mode, the process that
  * holds it (or waits for it), the file and byte range, and the libfl lock file it belongs to
  * when it is one. Immutable; fl_list_kernel_locks() makes them.
+ *
+ * Since: 0.1
  */
 struct _FlKernelLockInfo
 {
@@ -142,6 +144,8 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    * FlKernelLockInfo:lock-type:
    *
    * Which system call took the lock (fl_kernel_lock_info_get_lock_type()).
+   *
+   * Since: 0.1
    */
   properties[PROP_LOCK_TYPE] =
     g_param_spec_enum ("lock-type", NULL, NULL, FL_TYPE_KERNEL_LOCK_TYPE,
@@ -150,6 +154,8 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    * FlKernelLockInfo:mode:
    *
    * Shared or exclusive (fl_kernel_lock_info_get_mode()).
+   *
+   * Since: 0.1
    */
   properties[PROP_MODE] =
     g_param_spec_enum ("mode", NULL, NULL, FL_TYPE_KERNEL_LOCK_MODE, FL_KERNEL_LOCK_MODE_NONE,
@@ -158,36 +164,48 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    * FlKernelLockInfo:pid:
    *
    * The holder's (or waiter's) PID, or 0 (fl_kernel_lock_info_get_pid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
   /**
    * FlKernelLockInfo:process-name:
    *
    * The holder's process name, or %NULL (fl_kernel_lock_info_get_process_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
   /**
    * FlKernelLockInfo:path:
    *
    * The locked file's path, or %NULL (fl_kernel_lock_info_get_path()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
   /**
    * FlKernelLockInfo:lock-file:
    *
    * The libfl lock file, or %NULL (fl_kernel_lock_info_get_lock_file()).
+   *
+   * Since: 0.1
    */
   properties[PROP_LOCK_FILE] = g_param_spec_string ("lock-file", NULL, NULL, NULL, flags);
   /**
    * FlKernelLockInfo:display-path:
    *
    * The path a view shows (fl_kernel_lock_info_get_display_path()).
+   *
+   * Since: 0.1
    */
   properties[PROP_DISPLAY_PATH] = g_param_spec_string ("display-path", NULL, NULL, NULL, flags);
   /**
    * FlKernelLockInfo:blocked:
    *
    * Whether this is a waiter (fl_kernel_lock_info_get_blocked()).
+   *
+   * Since: 0.1
    */
   properties[PROP_BLOCKED] = g_param_spec_boolean ("blocked", NULL, NULL, FALSE, flags);
   /**
@@ -195,6 +213,8 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    *
    * The process that keeps the lock of an exited holder, or 0
    * (fl_kernel_lock_info_get_keeper_pid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KEEPER_PID] = g_param_spec_int ("keeper-pid", NULL, NULL, 0, G_MAXINT, 0,
                                                   flags);
@@ -202,6 +222,8 @@ fl_kernel_lock_info_class_init (FlKernelLockInfoClass *klass)
    * FlKernelLockInfo:keeper-name:
    *
    * Its process name, or %NULL (fl_kernel_lock_info_get_keeper_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KEEPER_NAME] = g_param_spec_string ("keeper-name", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -367,6 +389,8 @@ compare_infos (gconstpointer a,
  * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, in
  *   fl_kernel_lock_info_compare() order, or
  *   %NULL with %FL_ERROR_NOT_SUPPORTED where the system has no table of its locks (Windows)
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_list_kernel_locks (GError **error)
@@ -485,6 +509,8 @@ in_directories (const char         *path,
  *
  * Returns: (transfer full) (element-type FlKernelLockInfo): the locks, in
  *   fl_kernel_lock_info_compare() order, or %NULL as fl_list_kernel_locks()
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_list_kernel_locks_in (const char * const *directories,
@@ -554,6 +580,8 @@ fl_list_kernel_locks_in (const char * const *directories,
  * Which system call took the lock.
  *
  * Returns: the kind of lock: flock, POSIX, OFD, lease...
+ *
+ * Since: 0.1
  */
 FlKernelLockType
 fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
@@ -569,6 +597,8 @@ fl_kernel_lock_info_get_lock_type (FlKernelLockInfo *self)
  * Whether the lock is shared or exclusive.
  *
  * Returns: shared (read) or exclusive (write)
+ *
+ * Since: 0.1
  */
 FlKernelLockMode
 fl_kernel_lock_info_get_mode (FlKernelLockInfo *self)
@@ -585,6 +615,8 @@ fl_kernel_lock_info_get_mode (FlKernelLockInfo *self)
  *
  * Returns: the holder's PID (or the waiter's, when blocked), 0 when no process shows it (an
  *   OFD lock whose holder this user may not look into)
+ *
+ * Since: 0.1
  */
 int
 fl_kernel_lock_info_get_pid (FlKernelLockInfo *self)
@@ -600,6 +632,8 @@ fl_kernel_lock_info_get_pid (FlKernelLockInfo *self)
  * The name of the process that holds the lock.
  *
  * Returns: (nullable): the holder's process name, safe to print, or %NULL when unknown
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_info_get_process_name (FlKernelLockInfo *self)
@@ -617,6 +651,8 @@ fl_kernel_lock_info_get_process_name (FlKernelLockInfo *self)
  * among the open files of the processes this user may look into.
  *
  * Returns: its PID, or 0 when the holder runs or no keeper could be named
+ *
+ * Since: 0.1
  */
 int
 fl_kernel_lock_info_get_keeper_pid (FlKernelLockInfo *self)
@@ -632,6 +668,8 @@ fl_kernel_lock_info_get_keeper_pid (FlKernelLockInfo *self)
  * The name of the process fl_kernel_lock_info_get_keeper_pid() gives.
  *
  * Returns: (nullable): its name, safe to print, or %NULL
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_info_get_keeper_name (FlKernelLockInfo *self)
@@ -648,6 +686,8 @@ fl_kernel_lock_info_get_keeper_name (FlKernelLockInfo *self)
  *
  * Returns: (nullable): the path the holder has the file open by, as the system shows it
  *   (Linux appends " (deleted)" to a name removed since), or %NULL when unknown
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_info_get_path (FlKernelLockInfo *self)
@@ -665,6 +705,8 @@ fl_kernel_lock_info_get_path (FlKernelLockInfo *self)
  *
  * Returns: (nullable): the libfl lock file (`T.lock`) this is the kernel lock of, or %NULL
  *   when the file is none
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_info_get_lock_file (FlKernelLockInfo *self)
@@ -680,6 +722,8 @@ fl_kernel_lock_info_get_lock_file (FlKernelLockInfo *self)
  * The path a view shows for the lock.
  *
  * Returns: (nullable): what a view shows as the lock's file: its libfl lock file, else its path
+ *
+ * Since: 0.1
  */
 const char *
 fl_kernel_lock_info_get_display_path (FlKernelLockInfo *self)
@@ -695,6 +739,8 @@ fl_kernel_lock_info_get_display_path (FlKernelLockInfo *self)
  * The device of the locked file: with the inode, what identifies it.
  *
  * Returns: the locked file's device, as stat() gives it
+ *
+ * Since: 0.1
  */
 guint64
 fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
@@ -710,6 +756,8 @@ fl_kernel_lock_info_get_device (FlKernelLockInfo *self)
  * The inode of the locked file.
  *
  * Returns: the locked file's inode
+ *
+ * Since: 0.1
  */
 guint64
 fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
@@ -725,6 +773,8 @@ fl_kernel_lock_info_get_inode (FlKernelLockInfo *self)
  * Where the locked byte range begins.
  *
  * Returns: the first locked byte
+ *
+ * Since: 0.1
  */
 gint64
 fl_kernel_lock_info_get_start (FlKernelLockInfo *self)
@@ -740,6 +790,8 @@ fl_kernel_lock_info_get_start (FlKernelLockInfo *self)
  * Where the locked byte range ends.
  *
  * Returns: the last byte of the locked range, -1 for the end of the file (whole-file locks)
+ *
+ * Since: 0.1
  */
 gint64
 fl_kernel_lock_info_get_end (FlKernelLockInfo *self)
@@ -755,6 +807,8 @@ fl_kernel_lock_info_get_end (FlKernelLockInfo *self)
  * Whether the process waits for the lock (a blocked request) rather than holding it.
  *
  * Returns: whether this is a process waiting for the lock rather than holding it
+ *
+ * Since: 0.1
  */
 gboolean
 fl_kernel_lock_info_get_blocked (FlKernelLockInfo *self)
@@ -772,6 +826,8 @@ fl_kernel_lock_info_get_blocked (FlKernelLockInfo *self)
  *
  * Returns: whether @a and @b, from two listings, show the same lock the same way: a view
  *   keeps its row then
+ *
+ * Since: 0.1
  */
 gboolean
 fl_kernel_lock_info_equal (FlKernelLockInfo *a,
@@ -796,6 +852,8 @@ fl_kernel_lock_info_equal (FlKernelLockInfo *a,
  * lock itself. 0 only for the same lock, so a view can merge two listings in one pass.
  *
  * Returns: < 0, 0 or > 0 as @a goes before, with or after @b
+ *
+ * Since: 0.1
  */
 int
 fl_kernel_lock_info_compare (FlKernelLockInfo *a,

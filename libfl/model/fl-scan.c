@@ -186,6 +186,8 @@ scan_directory (const char          *directory,
  *
  * Returns: (transfer container) (element-type FlSnapshot): the snapshots sorted by path, or
  *   %NULL with @error set if @directory cannot be read
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_scan_directory (const char          *directory,
@@ -219,6 +221,8 @@ fl_scan_directory (const char          *directory,
  *
  * Returns: (transfer container) (element-type FlSnapshot): the snapshots sorted by path, or
  *   %NULL with @error set (and @errors untouched) if @directory itself cannot be read
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_scan_directory_full (const char          *directory,

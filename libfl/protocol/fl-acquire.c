@@ -63,7 +63,7 @@ typedef struct
   FlFileInfo  granted;   /* the lock file's information, once linked */
   /* Steps A4, A5 */
   gboolean    claimed;   /* went the claim way (section 4): step CL once held */
-  FlLockState judged;    /* T.lock as A4 judged it, for A5 */
+  FlEvidence judged;    /* T.lock as A4 judged it, for A5 */
   LastHolder  last;
   FlWaiter   *waiter;    /* armed before the link that may fail again, so no release is missed */
 } Acquire;
@@ -88,7 +88,7 @@ last_holder_clear (LastHolder *last)
 
 static void
 last_holder_remember (LastHolder  *last,
-                      FlLockState *state)
+                      FlEvidence *state)
 {
   last_holder_clear (last);
   last->pid = state->pid;
@@ -148,8 +148,8 @@ _fl_open_lock_directory (const char  *directory,
 static void
 judged_clear (Acquire *self)
 {
-  _fl_lock_state_clear (&self->judged);
-  self->judged = (FlLockState) { .fd = FL_HANDLE_NONE };
+  _fl_evidence_clear (&self->judged);
+  self->judged = (FlEvidence) { .fd = FL_HANDLE_NONE };
 }
 
 /* Leaves the directory the steps acted in, with its temp and its watch. Any claims we left
@@ -362,11 +362,11 @@ static Step
 step_a4_judge (Acquire  *self,
                GError  **error)
 {
-  FlLockState *state = &self->judged;
+  FlEvidence *state = &self->judged;
   g_autoptr(GError) local_error = NULL;
 
-  if (!_fl_lock_state_open (state, self->dir, self->lp.directory, self->lp.lock_name,
-                            &local_error))
+  if (!_fl_evidence_open (state, self->dir, self->lp.directory, self->lp.lock_name,
+                          &local_error))
     {
       judged_clear (self);
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
@@ -377,7 +377,7 @@ step_a4_judge (Acquire  *self,
   if (a4_refused (self, error))
     return STEP_FAILED;
 
-  _fl_lock_state_judge (state, FL_PROBE_EXCLUSIVE, self->options, g_get_real_time (), FALSE);
+  _fl_evidence_judge (state, FL_PROBE_EXCLUSIVE, self->options, g_get_real_time (), FALSE);
 
   if (!state->stale || !(state->holds_exclusive || state->no_kernel_locks ||
                          state->only_probers))
@@ -406,7 +406,7 @@ step_a4_judge (Acquire  *self,
 static gint64
 a5_wake_at (Acquire *self)
 {
-  const FlLockState *state = &self->judged;
+  const FlEvidence *state = &self->judged;
   gint64 until = self->deadline;
 
   if (state->stale_at_us > 0 && state->stale_at_us < G_MAXINT64 && !state->stale)
@@ -442,7 +442,7 @@ static Step
 step_a5_wait (Acquire  *self,
               GError  **error)
 {
-  FlLockState *state = &self->judged;
+  FlEvidence *state = &self->judged;
   gint64 until = a5_wake_at (self);
   FlWake wake;
 

@@ -11,11 +11,12 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "fl-evidence-private.h"
 #include "fl-judge-private.h"
 
 /* Step J2: at most FL_CONTENT_MAX bytes. */
 static void
-read_content (FlLockState *self)
+read_content (FlEvidence *self)
 {
   size_t n;
   int err = _fl_platform_read_head (self->fd, self->content, FL_CONTENT_MAX, &n);
@@ -32,7 +33,7 @@ read_content (FlLockState *self)
 /* Step J4's clock for unparsable content (docs/protocol.md, "evidence"): touch, cp -p, tar and
  * rsync -t can set the mtime into the past, but not the ctime. */
 static void
-note_times (FlLockState *self)
+note_times (FlEvidence *self)
 {
   self->mtime_us = self->info.mtime_ns / 1000;
   self->changed_us = MAX (self->mtime_us, self->info.ctime_ns / 1000);
@@ -41,7 +42,7 @@ note_times (FlLockState *self)
 /* Also step J2, but only once the kernel lock is known to be free: a held lock needs no
  * identity, and every contended acquire would pay for reading it. */
 void
-_fl_lock_state_read_identity (FlLockState *self)
+_fl_evidence_read_identity (FlEvidence *self)
 {
   char record[FL_IDENTITY_MAX];
   size_t n;
@@ -61,7 +62,7 @@ _fl_lock_state_read_identity (FlLockState *self)
 /* What a foreign entry is, said where a reader of the verdict looks: a link's target is read
  * (never followed) and kept as its content, as an Emacs lock's is. */
 static void
-note_foreign (FlLockState *self,
+note_foreign (FlEvidence *self,
               FlDir       *dir)
 {
   size_t n = 0;
@@ -77,11 +78,11 @@ note_foreign (FlLockState *self,
 }
 
 gboolean
-_fl_lock_state_open (FlLockState  *self,
-                     FlDir        *dir,
-                     const char   *dir_path,
-                     const char   *name,
-                     GError      **error)
+_fl_evidence_open (FlEvidence   *self,
+                   FlDir        *dir,
+                   const char   *dir_path,
+                   const char   *name,
+                   GError      **error)
 {
   FlFileInfo again;
   int err;
@@ -156,9 +157,9 @@ _fl_lock_state_open (FlLockState  *self,
 }
 
 gboolean
-_fl_lock_state_still_at (FlLockState *self,
-                         FlDir       *dir,
-                         const char  *name)
+_fl_evidence_still_at (FlEvidence *self,
+                       FlDir       *dir,
+                       const char  *name)
 {
   FlFileInfo now;
 
@@ -168,7 +169,7 @@ _fl_lock_state_still_at (FlLockState *self,
 }
 
 void
-_fl_lock_state_clear (FlLockState *self)
+_fl_evidence_clear (FlEvidence *self)
 {
   /* Closing drops any kernel lock we took on it (step T6). */
   _fl_platform_close (self->fd);

@@ -19,7 +19,7 @@ _fl_file_is_locked (const char          *target,
                     GError             **error)
 {
   g_auto(FlLockPath) lp = { 0 };
-  g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
+  g_auto(FlEvidence) state = { .fd = FL_HANDLE_NONE };
   g_autoptr(GError) local_error = NULL;
   FlDir *dir;
   gboolean ret;
@@ -36,7 +36,7 @@ _fl_file_is_locked (const char          *target,
       return FALSE;
     }
 
-  if (!_fl_lock_state_open (&state, dir, lp.directory, lp.lock_name, &local_error))
+  if (!_fl_evidence_open (&state, dir, lp.directory, lp.lock_name, &local_error))
     {
       _fl_platform_dir_close (dir);
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
@@ -45,7 +45,7 @@ _fl_file_is_locked (const char          *target,
       return FALSE;
     }
 
-  _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
+  _fl_evidence_judge (&state, FL_PROBE_SHARED, options, g_get_real_time (), FALSE);
   ret = state.kind == FL_ENTRY_FOREIGN || !state.stale ||
         _fl_other_lock_is_gits (&state, lp.directory);
   _fl_platform_dir_close (dir);

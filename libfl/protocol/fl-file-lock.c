@@ -101,13 +101,13 @@ file_release_held (gpointer   state,
 
   if (err == ESTALE || err == ENOENT)
     {
-      g_auto(FlLockState) now = { .fd = FL_HANDLE_NONE };
+      g_auto(FlEvidence) now = { .fd = FL_HANDLE_NONE };
       g_autofree char *holder = NULL;
 
-      if (_fl_lock_state_open (&now, self->dir, self->lp.directory, self->lp.lock_name, NULL))
+      if (_fl_evidence_open (&now, self->dir, self->lp.directory, self->lp.lock_name, NULL))
         {
-          _fl_lock_state_judge (&now, FL_PROBE_SHARED, NULL, g_get_real_time (), FALSE);
-          holder = _fl_lock_state_describe_holder (&now);
+          _fl_evidence_judge (&now, FL_PROBE_SHARED, NULL, g_get_real_time (), FALSE);
+          holder = _fl_evidence_describe_holder (&now);
         }
       _fl_platform_close (fd);
       if (holder != NULL)

@@ -18,7 +18,7 @@
 #define STARTED_AFTER_US G_USEC_PER_SEC
 
 char *
-_fl_lock_state_describe_holder (FlLockState *self)
+_fl_evidence_describe_holder (FlEvidence *self)
 {
   if (self->pid <= 0)
     return g_strdup (_("an unknown process"));
@@ -29,7 +29,7 @@ _fl_lock_state_describe_holder (FlLockState *self)
 
 /* Step J3. */
 static void
-probe_kernel_lock (FlLockState *self,
+probe_kernel_lock (FlEvidence *self,
                    FlProbeMode  mode)
 {
   if (mode == FL_PROBE_EXCLUSIVE)
@@ -81,7 +81,7 @@ probe_kernel_lock (FlLockState *self,
 /* An inspector judging a directory asks about the same few holders thousands of times: it may
  * reuse an answer for a moment. An acquirer never does; it acts on what it sees. */
 static void
-probe_process (FlLockState *self,
+probe_process (FlEvidence *self,
                FlProbeMode  mode)
 {
   if (mode == FL_PROBE_SHARED)
@@ -93,7 +93,7 @@ probe_process (FlLockState *self,
 /* Two questions per filesystem rather than per file: a thread remembers the last one's
  * answers (whose PIDs its locks may hold, and what its kernel locks prove). */
 static void
-note_filesystem (FlLockState *self)
+note_filesystem (FlEvidence *self)
 {
   static _Thread_local guint64 last_dev;
   static _Thread_local gboolean last_known, last_remote;
@@ -111,7 +111,7 @@ note_filesystem (FlLockState *self)
 }
 
 static void
-verdict (FlLockState *self,
+verdict (FlEvidence *self,
          FlLiveness   liveness,
          gboolean     stale,
          char        *reason)
@@ -125,7 +125,7 @@ verdict (FlLockState *self,
 /* Where the identity was written (docs/protocol.md, section 2). Whether the file is remote is
  * asked here, once per filesystem, since the held branch does not reach judge_lock's. */
 static FlWritten
-written (FlLockState *self)
+written (FlEvidence *self)
 {
   if (self->fd != FL_HANDLE_NONE)
     note_filesystem (self);
@@ -134,7 +134,7 @@ written (FlLockState *self)
 
 /* Whether the running process's start ticks can prove that it is not the one that wrote. */
 static gboolean
-ticks_differ (FlLockState *self)
+ticks_differ (FlEvidence *self)
 {
   return self->process.start_ticks != 0 && _fl_identity_ticks_comparable (&self->identity) &&
          self->process.start_ticks != self->identity.start_ticks;
@@ -142,7 +142,7 @@ ticks_differ (FlLockState *self)
 
 /* "written by PID 18583 in another PID namespace: that PID means nothing here" */
 static char *
-describe_written_elsewhere (FlLockState *self,
+describe_written_elsewhere (FlEvidence *self,
                             FlWritten    where)
 {
   if (where == FL_WRITTEN_ELSEWHERE)
@@ -154,7 +154,7 @@ describe_written_elsewhere (FlLockState *self,
 
 /* "PID 18583 is now another process (db-writer)", never the PID twice. */
 static char *
-describe_reused (FlLockState *self)
+describe_reused (FlEvidence *self)
 {
   if (self->process.name != NULL)
     return g_strdup_printf (_("PID %d is now another process (%s)"), self->pid,
@@ -167,7 +167,7 @@ describe_reused (FlLockState *self)
  * file, and a clock step moves them too. @creator: the PID is a leftover's creator, not a
  * lock's holder (each sentence whole, for translators). */
 static void
-judge_pid (FlLockState *self,
+judge_pid (FlEvidence *self,
            gint64       now_us,
            gboolean     creator)
 {
@@ -204,7 +204,7 @@ judge_pid (FlLockState *self,
       break;
     }
 
-  holder = _fl_lock_state_describe_holder (self);
+  holder = _fl_evidence_describe_holder (self);
 
   if (self->has_identity && self->identity.pid == self->pid)
     {
@@ -306,7 +306,7 @@ escape_shown (const char *bytes,
 
 /* Why the file could not be opened, and who can do something about it. */
 static char *
-describe_open_error (FlLockState *self)
+describe_open_error (FlEvidence *self)
 {
   switch (self->open_errno)
     {
@@ -335,7 +335,7 @@ describe_open_error (FlLockState *self)
  * descriptor to keeps it (flctl run's command, a forked child). Named when it can be found
  * among the open files of the processes this user may look into. */
 static char *
-describe_keepers (FlLockState *self)
+describe_keepers (FlEvidence *self)
 {
   g_autoptr(GArray) keepers = NULL;
   FlProcessInfo keeper;
@@ -369,13 +369,13 @@ describe_keepers (FlLockState *self)
 /* The held branch for an inspector: who really keeps the kernel lock? An acquirer skips
  * this, so a contended acquire stays one kernel-lock probe (docs/protocol.md, J4). */
 static void
-judge_held_for_inspector (FlLockState *self)
+judge_held_for_inspector (FlEvidence *self)
 {
   g_autofree char *holder = NULL;
   FlWritten where = FL_WRITTEN_HERE;
   gboolean gone;
 
-  _fl_lock_state_read_identity (self);
+  _fl_evidence_read_identity (self);
   if (self->has_identity)
     where = written (self);
   if (where == FL_WRITTEN_OTHER_PIDNS || where == FL_WRITTEN_ELSEWHERE)
@@ -404,7 +404,7 @@ judge_held_for_inspector (FlLockState *self)
       return;
     }
 
-  holder = _fl_lock_state_describe_holder (self);
+  holder = _fl_evidence_describe_holder (self);
   if (self->process.stopped)
     verdict (self, FL_LIVENESS_ALIVE, FALSE,
              /* TRANSLATORS: %s is "PID 18583 (db-writer)", "PID 18583" or "an unknown process" */
@@ -421,7 +421,7 @@ judge_held_for_inspector (FlLockState *self)
  * older than stale_after, counted from the last change, which touch cannot move back; the
  * module goes by the mtime alone (empty) or takes it over at once (docs/protocol.md, J4). */
 static void
-judge_by_age (FlLockState         *self,
+judge_by_age (FlEvidence          *self,
               const FlLockOptions *options,
               gint64               now_us,
               const char          *shown)
@@ -463,7 +463,7 @@ judge_by_age (FlLockState         *self,
 
 /* Step J4 for content that names no single process (docs/protocol.md, the J4 table). */
 static void
-judge_not_a_pid (FlLockState         *self,
+judge_not_a_pid (FlEvidence          *self,
                  const FlLockOptions *options,
                  gint64               now_us)
 {
@@ -506,7 +506,7 @@ judge_not_a_pid (FlLockState         *self,
 }
 
 static void
-judge_lock (FlLockState         *self,
+judge_lock (FlEvidence          *self,
             FlProbeMode          mode,
             const FlLockOptions *options,
             gint64               now_us)
@@ -535,7 +535,7 @@ judge_lock (FlLockState         *self,
     probe_process (self, mode);
   if (self->fd != FL_HANDLE_NONE)
     note_filesystem (self);
-  _fl_lock_state_read_identity (self);
+  _fl_evidence_read_identity (self);
   if (self->has_identity)
     where = written (self);
 
@@ -638,14 +638,14 @@ judge_lock (FlLockState         *self,
 }
 
 static void
-judge_leftover (FlLockState *self,
+judge_leftover (FlEvidence *self,
                 FlProbeMode  mode,
                 gint64       now_us)
 {
   self->pid = self->name_info.creator_pid;
   probe_process (self, mode);
   if (self->kernel_lock != FL_KERNEL_LOCK_HELD)
-    _fl_lock_state_read_identity (self);
+    _fl_evidence_read_identity (self);
 
   if (self->kernel_lock == FL_KERNEL_LOCK_HELD)
     {
@@ -679,8 +679,8 @@ judge_leftover (FlLockState *self,
 }
 
 char *
-_fl_lock_state_describe_shared (FlLockState *self,
-                                gboolean     known)
+_fl_evidence_describe_shared (FlEvidence *self,
+                              gboolean     known)
 {
   g_autoptr(GArray) pids = _fl_process_kernel_lock_holders (&self->info.id, TRUE);
   g_autoptr(GString) names = g_string_new (NULL);
@@ -710,11 +710,11 @@ _fl_lock_state_describe_shared (FlLockState *self,
 }
 
 void
-_fl_lock_state_judge (FlLockState         *self,
-                      FlProbeMode          mode,
-                      const FlLockOptions *options,
-                      gint64               now_us,
-                      gboolean             details)
+_fl_evidence_judge (FlEvidence          *self,
+                    FlProbeMode          mode,
+                    const FlLockOptions *options,
+                    gint64               now_us,
+                    gboolean             details)
 {
   self->kernel_lock = FL_KERNEL_LOCK_UNKNOWN;
 
@@ -745,7 +745,7 @@ _fl_lock_state_judge (FlLockState         *self,
    * much for every file of a large scan. */
   if (details && self->stale && self->fd != FL_HANDLE_NONE && self->kernel_lock == FL_KERNEL_LOCK_FREE)
     {
-      g_autofree char *shared = _fl_lock_state_describe_shared (self, FALSE);
+      g_autofree char *shared = _fl_evidence_describe_shared (self, FALSE);
 
       if (shared != NULL)
         {

@@ -27,6 +27,8 @@
  * removing nothing. A descriptor from fl_lock_dup_fd() shares the kernel lock, which lives
  * while any copy of it is open, in any process. A lock is not re-entrant: acquiring it again
  * in this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
+ *
+ * Since: 0.1
  */
 struct _FlLock
 {
@@ -131,6 +133,8 @@ drop_claim (FlLock *self)
  * Returns: (transfer full): the held lock, or %NULL with @error set: %FL_ERROR_TIMEOUT,
  *   %FL_ERROR_HELD_BY_SELF, %G_IO_ERROR_CANCELLED, %FL_ERROR_FOREIGN, or an error naming the
  *   path and the cause
+ *
+ * Since: 0.1
  */
 FlLock *
 fl_lock_acquire (const char          *target,
@@ -156,6 +160,8 @@ fl_lock_acquire (const char          *target,
  * is still taken over.
  *
  * Returns: (transfer full): the held lock, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 FlLock *
 fl_lock_try_acquire (const char          *target,
@@ -182,6 +188,8 @@ fl_lock_try_acquire (const char          *target,
  * revoked; %FL_ERROR_LOST if the key was no longer ours or the lock was reported lost.
  *
  * Returns: %TRUE if the lock was released, %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 fl_lock_release (FlLock  *self,
@@ -207,6 +215,8 @@ fl_lock_release (FlLock  *self,
  * The file this lock protects, as given to the acquire.
  *
  * Returns: (type filename): the target
+ *
+ * Since: 0.1
  */
 const char *
 fl_lock_get_target (FlLock *self)
@@ -224,6 +234,8 @@ fl_lock_get_target (FlLock *self)
  * `PREFIX/ESCAPED-NAME`.
  *
  * Returns: (type filename): the lock's path
+ *
+ * Since: 0.1
  */
 const char *
 fl_lock_get_path (FlLock *self)
@@ -244,6 +256,8 @@ fl_lock_get_path (FlLock *self)
  * last successful keepalive + TTL - margin), whether or not etcd has noticed.
  *
  * Returns: %TRUE while the lock is held by this process
+ *
+ * Since: 0.1
  */
 gboolean
 fl_lock_is_held (FlLock *self)
@@ -265,6 +279,8 @@ fl_lock_is_held (FlLock *self)
  * resource that needs fencing must use an etcd lock.
  *
  * Returns: the token, or 0 if the backend has none
+ *
+ * Since: 0.1
  */
 guint64
 fl_lock_get_fencing_token (FlLock *self)
@@ -373,6 +389,8 @@ fl_lock_class_init (FlLockClass *klass)
    * FlLock:target:
    *
    * The file this lock protects (fl_lock_get_target()).
+   *
+   * Since: 0.1
    */
   properties[PROP_TARGET] =
     g_param_spec_string ("target", NULL, NULL, NULL,
@@ -381,6 +399,8 @@ fl_lock_class_init (FlLockClass *klass)
    * FlLock:path:
    *
    * The lock file, or an etcd lock's key prefix (fl_lock_get_path()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL, NULL,
@@ -390,6 +410,8 @@ fl_lock_class_init (FlLockClass *klass)
    *
    * Whether this process holds the lock (fl_lock_is_held()); notified when it is released
    * or lost.
+   *
+   * Since: 0.1
    */
   properties[PROP_HELD] =
     g_param_spec_boolean ("held", NULL, NULL, FALSE,
@@ -406,6 +428,8 @@ fl_lock_class_init (FlLockClass *klass)
    * context of the thread that acquired the lock (for fl_lock_acquire_async(), the one that
    * called fl_lock_acquire_finish()); fl_lock_is_held() is %FALSE from then on. Stop touching
    * what the lock protects. File locks never emit it.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_LOST] =
     g_signal_new ("lost", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -435,6 +459,8 @@ fl_lock_init (FlLock *self)
  *
  * Returns: a descriptor (3 or above), or -1 with @error set if the lock is not held by this
  *   process
+ *
+ * Since: 0.1
  */
 int
 fl_lock_dup_fd (FlLock  *self,

@@ -98,6 +98,8 @@ _fl_lock_path_clear (FlLockPath *self)
  *
  * Returns: (transfer full) (nullable): the path of @target's lock file, `@target.lock`, or
  *   %NULL if @target cannot name a lock (empty, or ending with a slash)
+ *
+ * Since: 0.1
  */
 char *
 fl_lock_path_for (const char *target)

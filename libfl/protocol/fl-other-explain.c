@@ -44,6 +44,8 @@ dup_user_at_host (FlSnapshot *self)
  * What the inspector's Holder column and flctl show for it.
  *
  * Returns: (transfer full) (nullable): the text, or %NULL for libfl's own lock file
+ *
+ * Since: 0.1
  */
 char *
 fl_snapshot_dup_owner_summary (FlSnapshot *self)
@@ -94,6 +96,8 @@ fl_snapshot_dup_owner_summary (FlSnapshot *self)
  * translated, ending with the reminder that libfl (the inspector, flctl) never removes it.
  *
  * Returns: (transfer full) (nullable): the text, or %NULL for libfl's own lock file
+ *
+ * Since: 0.1
  */
 char *
 fl_snapshot_dup_other_explanation (FlSnapshot *self)

@@ -46,10 +46,10 @@ typedef enum
   FL_OTHER_NOT_A_LOCK, /* named like one, but its type or content is no known format */
 } FlOtherVerdict;
 
-/* Looks at @state (opened by _fl_lock_state_open(), in @dir whose path is @dir_path) and, for
+/* Looks at @state (opened by _fl_evidence_open(), in @dir whose path is @dir_path) and, for
  * another program's lock, reads its link or content and judges it without changing anything. */
 FlOtherVerdict _fl_other_lock_examine (FlOtherLock *other,
-                                       FlLockState *state,
+                                       FlEvidence *state,
                                        FlDir       *dir,
                                        const char  *dir_path,
                                        gint64       now_us);
@@ -63,7 +63,7 @@ gboolean _fl_other_parse_uucp (const char   *text,
 
 /* Whether @state, opened in @dir_path, is git's `*.lock` (under `.git`, content no PID): an
  * acquirer never takes it over, however old, and it counts as locked. */
-gboolean _fl_other_lock_is_gits (FlLockState *state,
+gboolean _fl_other_lock_is_gits (FlEvidence *state,
                                  const char  *dir_path);
 
 /* The parsers, pure for the tests and fuzzers: TRUE when @text is the format. */

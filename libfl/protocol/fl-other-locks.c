@@ -414,7 +414,7 @@ read_link (FlOtherLock *other,
 /* The head of a regular file, past the judge's 64 bytes: a LibreOffice line is longer. */
 static gboolean
 read_head (FlOtherLock *other,
-           FlLockState *state)
+           FlEvidence *state)
 {
   gsize n = 0;
 
@@ -427,13 +427,13 @@ read_head (FlOtherLock *other,
 }
 
 static gboolean
-is_empty (FlLockState *state)
+is_empty (FlEvidence *state)
 {
   return state->fd != FL_HANDLE_NONE && state->info.size == 0;
 }
 
 gboolean
-_fl_other_lock_is_gits (FlLockState *state,
+_fl_other_lock_is_gits (FlEvidence *state,
                         const char  *dir_path)
 {
   /* A libfl holder's lock under .git names its PID, and stays ours. */
@@ -443,7 +443,7 @@ _fl_other_lock_is_gits (FlLockState *state,
 
 FlOtherVerdict
 _fl_other_lock_examine (FlOtherLock *other,
-                        FlLockState *state,
+                        FlEvidence *state,
                         FlDir       *dir,
                         const char  *dir_path,
                         gint64       now_us)

@@ -40,7 +40,7 @@ escape_content (const char *bytes,
 }
 
 static FlSnapshot *
-snapshot_from_state (FlLockState *state,
+snapshot_from_state (FlEvidence *state,
                      const char  *directory,
                      gint64       now_us)
 {
@@ -127,7 +127,7 @@ _fl_snapshot_new_unseen (const char *path,
 
 /* Never reclaimable: libfl explains another program's lock, and that program decides. */
 static FlSnapshot *
-snapshot_from_other (FlLockState *state,
+snapshot_from_other (FlEvidence *state,
                      FlOtherLock *other,
                      const char  *directory,
                      gint64       now_us)
@@ -174,11 +174,11 @@ _fl_snapshot_new_full (FlDir               *dir,
                        gboolean             details,
                        GError             **error)
 {
-  g_auto(FlLockState) state = { .fd = -1 };
+  g_auto(FlEvidence) state = { .fd = -1 };
 
   g_auto(FlOtherLock) other = { 0 };
 
-  if (!_fl_lock_state_open (&state, dir, directory, name, error))
+  if (!_fl_evidence_open (&state, dir, directory, name, error))
     return NULL;
 
   switch (_fl_other_lock_examine (&other, &state, dir, directory, now_us))
@@ -196,7 +196,7 @@ _fl_snapshot_new_full (FlDir               *dir,
       break;
     }
 
-  _fl_lock_state_judge (&state, FL_PROBE_SHARED, options, now_us, details);
+  _fl_evidence_judge (&state, FL_PROBE_SHARED, options, now_us, details);
 
   return snapshot_from_state (&state, directory, now_us);
 }
@@ -268,6 +268,8 @@ _fl_snapshot_add_waiter (FlSnapshot *self,
  *
  * Returns: (transfer full): the snapshot, or %NULL with @error set (%G_IO_ERROR_NOT_FOUND if
  *   there is no such file)
+ *
+ * Since: 0.1
  */
 FlSnapshot *
 fl_snapshot_new (const char          *path,
@@ -324,6 +326,8 @@ fl_snapshot_new (const char          *path,
  *
  * Returns: (transfer full): the snapshot of @target's lock, or %NULL with @error set
  *   (%G_IO_ERROR_NOT_FOUND when it is not locked)
+ *
+ * Since: 0.1
  */
 FlSnapshot *
 fl_snapshot_new_for_target (const char          *target,

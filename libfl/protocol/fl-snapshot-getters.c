@@ -17,6 +17,8 @@
  * anyone wrote); for another program's lock file at most 512 bytes, or a link's target. fl_snapshot_get_content() is the same, printable, with other bytes as `\xNN`.
  *
  * Returns: (transfer full): the bytes
+ *
+ * Since: 0.1
  */
 GBytes *
 fl_snapshot_dup_content_bytes (FlSnapshot *self)
@@ -35,6 +37,8 @@ fl_snapshot_dup_content_bytes (FlSnapshot *self)
  *
  * Returns: the age in microseconds; 0 if the modification time is later than @now_us (a
  *   clock step)
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_age_at (FlSnapshot *self,
@@ -52,6 +56,8 @@ fl_snapshot_get_age_at (FlSnapshot *self,
  * fl_snapshot_get_captured_at().
  *
  * Returns: the age in microseconds, 0 or more
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_age (FlSnapshot *self)
@@ -91,6 +97,8 @@ _fl_snapshot_get_key (FlSnapshot *self)
  * The file's path, as given or found by a scan; for an etcd lock its `etcd://` target.
  *
  * Returns: (type filename): the path
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_path (FlSnapshot *self)
@@ -106,6 +114,8 @@ fl_snapshot_get_path (FlSnapshot *self)
  * The file's name, the last component of its path.
  *
  * Returns: (type filename): the name
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_name (FlSnapshot *self)
@@ -121,6 +131,8 @@ fl_snapshot_get_name (FlSnapshot *self)
  * The file the lock protects: `T` for `T.lock` and for its temp and graveyard files.
  *
  * Returns: (type filename): the target
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_target (FlSnapshot *self)
@@ -136,6 +148,8 @@ fl_snapshot_get_target (FlSnapshot *self)
  * What the file is, from its name and type.
  *
  * Returns: the kind: lock, temp, graveyard or foreign
+ *
+ * Since: 0.1
  */
 FlEntryKind
 fl_snapshot_get_kind (FlSnapshot *self)
@@ -152,6 +166,8 @@ fl_snapshot_get_kind (FlSnapshot *self)
  * file's name.
  *
  * Returns: the PID, or 0 if the file names none (empty, or content that is not a PID)
+ *
+ * Since: 0.1
  */
 int
 fl_snapshot_get_pid (FlSnapshot *self)
@@ -167,6 +183,8 @@ fl_snapshot_get_pid (FlSnapshot *self)
  * The name of the process with that PID (its `comm`), if it was running and could be read.
  *
  * Returns: (nullable): the process name, or %NULL
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_process_name (FlSnapshot *self)
@@ -183,6 +201,8 @@ fl_snapshot_get_process_name (FlSnapshot *self)
  * could be read.
  *
  * Returns: (nullable): the command line, or %NULL
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_process_cmdline (FlSnapshot *self)
@@ -198,6 +218,8 @@ fl_snapshot_get_process_cmdline (FlSnapshot *self)
  * The user the process with that PID runs as.
  *
  * Returns: the user ID, or -1 if not known
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_process_uid (FlSnapshot *self)
@@ -214,6 +236,8 @@ fl_snapshot_get_process_uid (FlSnapshot *self)
  * process that started after the file was written is not its writer).
  *
  * Returns: the start time in microseconds since the epoch, or 0 if not known
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_process_start_time (FlSnapshot *self)
@@ -229,6 +253,8 @@ fl_snapshot_get_process_start_time (FlSnapshot *self)
  * The owner of the file; in a sticky directory only its owner (or root) may remove it.
  *
  * Returns: the user ID, or -1 if not known (an etcd lock)
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_file_uid (FlSnapshot *self)
@@ -244,6 +270,8 @@ fl_snapshot_get_file_uid (FlSnapshot *self)
  * Whether the process the file names runs, as judged when the snapshot was taken.
  *
  * Returns: the liveness
+ *
+ * Since: 0.1
  */
 FlLiveness
 fl_snapshot_get_liveness (FlSnapshot *self)
@@ -260,6 +288,8 @@ fl_snapshot_get_liveness (FlSnapshot *self)
  * holder always does).
  *
  * Returns: the probe's result
+ *
+ * Since: 0.1
  */
 FlKernelLock
 fl_snapshot_get_kernel_lock (FlSnapshot *self)
@@ -276,6 +306,8 @@ fl_snapshot_get_kernel_lock (FlSnapshot *self)
  * fl_snapshot_reclaim() may remove it.
  *
  * Returns: %TRUE if the file is stale
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_get_stale (FlSnapshot *self)
@@ -294,6 +326,8 @@ fl_snapshot_get_stale (FlSnapshot *self)
  * compare; fl_snapshot_get_state() and fl_snapshot_get_liveness() are the verdict.
  *
  * Returns: the reason
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_reason (FlSnapshot *self)
@@ -310,6 +344,8 @@ fl_snapshot_get_reason (FlSnapshot *self)
  * fl_snapshot_dup_content_bytes() has them as they are.
  *
  * Returns: the content, at most 64 bytes of the file
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_content (FlSnapshot *self)
@@ -326,6 +362,8 @@ fl_snapshot_get_content (FlSnapshot *self)
  * it.
  *
  * Returns: the time in microseconds since the epoch
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_mtime (FlSnapshot *self)
@@ -341,6 +379,8 @@ fl_snapshot_get_mtime (FlSnapshot *self)
  * When the snapshot was taken.
  *
  * Returns: the real time in microseconds since the epoch
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_captured_at (FlSnapshot *self)
@@ -358,6 +398,8 @@ fl_snapshot_get_captured_at (FlSnapshot *self)
  *
  * Returns: whose lock file it is: %FL_LOCK_FORMAT_LIBFL for libfl's own (and etcd's), another
  *   program's for an entry of kind %FL_ENTRY_OTHER_PROGRAM (docs/other-lock-files.md)
+ *
+ * Since: 0.1
  */
 FlLockFormat
 fl_snapshot_get_lock_format (FlSnapshot *self)
@@ -375,6 +417,8 @@ fl_snapshot_get_lock_format (FlSnapshot *self)
  * Returns: (nullable): the login name another program's lock file records (LibreOffice,
  *   Emacs); %NULL when it records none. Its host is fl_snapshot_get_host(), its PID
  *   fl_snapshot_get_pid()
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_owner_user (FlSnapshot *self)
@@ -390,6 +434,8 @@ fl_snapshot_get_owner_user (FlSnapshot *self)
  * The full name another program's lock file gives its owner.
  *
  * Returns: (nullable): the person's full name a LibreOffice lock file records; %NULL otherwise
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_owner_name (FlSnapshot *self)
@@ -406,6 +452,8 @@ fl_snapshot_get_owner_name (FlSnapshot *self)
  *
  * Returns: since when another program's lock file says it has been held, in microseconds since
  *   the epoch (LibreOffice records it, to the minute, in local time); 0 when not recorded
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_owner_since (FlSnapshot *self)
@@ -424,6 +472,8 @@ fl_snapshot_get_owner_since (FlSnapshot *self)
  * %FL_ENTRY_STATE_HELD, and fl_snapshot_get_keeper_pid() names the keeper when it can.
  *
  * Returns: %TRUE when an inherited descriptor keeps an exited holder's lock
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_get_holder_exited (FlSnapshot *self)
@@ -440,6 +490,8 @@ fl_snapshot_get_holder_exited (FlSnapshot *self)
  * running no code until it is continued (SIGCONT) or killed; the classic stuck lock.
  *
  * Returns: %TRUE when the holder is stopped
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_get_holder_stopped (FlSnapshot *self)
@@ -457,6 +509,8 @@ fl_snapshot_get_holder_stopped (FlSnapshot *self)
  * this user may look into.
  *
  * Returns: its PID, or 0 when none could be named
+ *
+ * Since: 0.1
  */
 int
 fl_snapshot_get_keeper_pid (FlSnapshot *self)
@@ -472,6 +526,8 @@ fl_snapshot_get_keeper_pid (FlSnapshot *self)
  * The name of the process fl_snapshot_get_keeper_pid() gives.
  *
  * Returns: (nullable): its name, safe to print, or %NULL
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_keeper_name (FlSnapshot *self)
@@ -489,6 +545,8 @@ fl_snapshot_get_keeper_name (FlSnapshot *self)
  * Returns: (nullable): the host an etcd lock's holder (or waiter) runs on, from its metadata
  *   key, or the host another program's lock file records (Firefox records an IP address);
  *   %NULL for libfl's own file, or when the metadata key is missing or unreadable
+ *
+ * Since: 0.1
  */
 const char *
 fl_snapshot_get_host (FlSnapshot *self)
@@ -505,6 +563,8 @@ fl_snapshot_get_host (FlSnapshot *self)
  *
  * Returns: the etcd lease of the key the snapshot saw (never reused by etcd: what
  *   fl_snapshot_reclaim_unproven() revokes); 0 for a file
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_lease_id (FlSnapshot *self)
@@ -521,6 +581,8 @@ fl_snapshot_get_lease_id (FlSnapshot *self)
  *
  * Returns: the seconds left on an etcd holder's lease, as etcd said when the snapshot was
  *   taken; 0 when it had just expired; -1 for a file, and for a waiter (not asked)
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_lease_ttl (FlSnapshot *self)
@@ -537,6 +599,8 @@ fl_snapshot_get_lease_ttl (FlSnapshot *self)
  *
  * Returns: an etcd key's create_revision: the token fl_lock_get_fencing_token() gives its
  *   holder; 0 for a file (no token, docs/etcd.md "Fencing")
+ *
+ * Since: 0.1
  */
 guint64
 fl_snapshot_get_fencing_token (FlSnapshot *self)
@@ -552,6 +616,8 @@ fl_snapshot_get_fencing_token (FlSnapshot *self)
  * Which state of etcd the snapshot saw.
  *
  * Returns: etcd's revision when the snapshot was read; 0 for a file
+ *
+ * Since: 0.1
  */
 gint64
 fl_snapshot_get_revision (FlSnapshot *self)
@@ -568,6 +634,8 @@ fl_snapshot_get_revision (FlSnapshot *self)
  *
  * Returns: %TRUE for a waiter of an etcd lock (an element of fl_snapshot_get_waiters()):
  *   queued, not holding; %FALSE for a holder and for a file
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_get_waiting (FlSnapshot *self)
@@ -586,6 +654,8 @@ fl_snapshot_get_waiting (FlSnapshot *self)
  *
  * Returns: (transfer none) (nullable) (element-type FlSnapshot): the waiters, empty when
  *   nobody waits; %NULL for a file and for a waiter
+ *
+ * Since: 0.1
  */
 GPtrArray *
 fl_snapshot_get_waiters (FlSnapshot *self)
@@ -604,6 +674,8 @@ fl_snapshot_get_waiters (FlSnapshot *self)
  * Returns: whether fl_snapshot_reclaim() (%FL_RECLAIMABLE_STALE), only
  *   fl_snapshot_reclaim_unproven() (%FL_RECLAIMABLE_UNPROVEN), or nothing
  *   (%FL_RECLAIMABLE_NONE) would remove the file, as judged when the snapshot was taken
+ *
+ * Since: 0.1
  */
 FlReclaimable
 fl_snapshot_get_reclaimable (FlSnapshot *self)

@@ -21,7 +21,7 @@
 
 static gboolean
 still_the_same (FlSnapshot  *self,
-                FlLockState *now)
+                FlEvidence *now)
 {
   return now->kind == self->kind &&
          now->info.id.dev == self->dev &&
@@ -46,14 +46,14 @@ reclaim_at (FlSnapshot          *self,
    * taker may own the claim for a moment: give it a few tries before refusing. */
   for (guint attempt = 0; attempt < 50; attempt++)
     {
-      g_auto(FlLockState) now = { .fd = FL_HANDLE_NONE };
+      g_auto(FlEvidence) now = { .fd = FL_HANDLE_NONE };
       gboolean no_exclusive;
       int saved_errno;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      if (!_fl_lock_state_open (&now, dir, self->directory, self->name, &local_error))
+      if (!_fl_evidence_open (&now, dir, self->directory, self->name, &local_error))
         {
           if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
             g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
@@ -71,7 +71,7 @@ reclaim_at (FlSnapshot          *self,
           return FALSE;
         }
 
-      _fl_lock_state_judge (&now, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
+      _fl_evidence_judge (&now, FL_PROBE_EXCLUSIVE, options, g_get_real_time (), FALSE);
       /* Nobody holds LOCK_EX on it; a temp's is never asked (its creator decides, J3). */
       no_exclusive = now.holds_exclusive || now.no_kernel_locks || now.only_probers ||
                      now.kind == FL_ENTRY_TEMP;
@@ -105,7 +105,7 @@ reclaim_at (FlSnapshot          *self,
             case FL_TAKEOVER_CLAIMED:
               g_clear_pointer (&busy_reason, g_free);
               busy_reason = g_steal_pointer (&now.reason);
-              _fl_lock_state_clear (&now);
+              _fl_evidence_clear (&now);
               g_usleep (1000);
               continue;
             case FL_TAKEOVER_CHANGED:
@@ -119,7 +119,7 @@ reclaim_at (FlSnapshot          *self,
         }
 
       /* An orphaned temp or graveyard: its name carries its creator, who is gone. */
-      if (!_fl_lock_state_still_at (&now, dir, self->name))
+      if (!_fl_evidence_still_at (&now, dir, self->name))
         {
           g_set_error (error, FL_ERROR, FL_ERROR_CHANGED,
                        _("“%s” changed while it was being removed: nothing was touched"),
@@ -212,6 +212,8 @@ reclaim (FlSnapshot          *self,
  * %FL_ERROR_CHANGED (not the file the snapshot saw), %FL_ERROR_FOREIGN.
  *
  * Returns: %TRUE if the file was removed
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_reclaim (FlSnapshot          *self,
@@ -243,6 +245,8 @@ fl_snapshot_reclaim (FlSnapshot          *self,
  * as by fl_snapshot_reclaim().
  *
  * Returns: %TRUE if the file was removed
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_reclaim_unproven (FlSnapshot    *self,
@@ -266,6 +270,8 @@ fl_snapshot_reclaim_unproven (FlSnapshot    *self,
  * token). A reclaim makes the same comparison before it removes anything.
  *
  * Returns: %TRUE if @self and @other saw the same file
+ *
+ * Since: 0.1
  */
 gboolean
 fl_snapshot_same_file (FlSnapshot *self,

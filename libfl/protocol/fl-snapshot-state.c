@@ -22,6 +22,8 @@
  * exact. Missing evidence gives %FL_ENTRY_STATE_UNKNOWN, never stale.
  *
  * Returns: the state, as judged when the snapshot was taken
+ *
+ * Since: 0.1
  */
 FlEntryState
 fl_snapshot_get_state (FlSnapshot *self)
@@ -55,6 +57,8 @@ fl_snapshot_get_state (FlSnapshot *self)
  * process with that PID runs and started after the file was written.
  *
  * Returns: (transfer full): the text; free it with g_free()
+ *
+ * Since: 0.1
  */
 char *
 fl_snapshot_dup_state_summary (FlSnapshot *self)
@@ -131,6 +135,8 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
  * named like ours, and only a snapshot tells it apart (by its `.git` directory).
  *
  * Returns: %TRUE if @name is one of these
+ *
+ * Since: 0.1
  */
 gboolean
 fl_entry_kind_for_name (const char  *name,

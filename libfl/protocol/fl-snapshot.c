@@ -20,6 +20,8 @@
  * fl_snapshot_new(), fl_snapshot_new_for_target(), fl_scan_directory() and the entries of
  * #FlDirectoryModel; fl_snapshot_reclaim() removes the file only if it is still the very one
  * the snapshot saw. Every property is read-only and never changes.
+ *
+ * Since: 0.1
  */
 G_DEFINE_FINAL_TYPE (FlSnapshot, fl_snapshot, G_TYPE_OBJECT)
 
@@ -150,24 +152,32 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:path:
    *
    * The file's path (fl_snapshot_get_path()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:name:
    *
    * The file's name (fl_snapshot_get_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:target:
    *
    * The file the lock protects (fl_snapshot_get_target()).
+   *
+   * Since: 0.1
    */
   properties[PROP_TARGET] = g_param_spec_string ("target", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:kind:
    *
    * What the file is (fl_snapshot_get_kind()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, FL_TYPE_ENTRY_KIND,
                                              FL_ENTRY_LOCK, flags);
@@ -175,18 +185,24 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:pid:
    *
    * The PID the file names, or 0 (fl_snapshot_get_pid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, flags);
   /**
    * FlSnapshot:process-name:
    *
    * The name of the process with that PID, or %NULL (fl_snapshot_get_process_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PROCESS_NAME] = g_param_spec_string ("process-name", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:process-cmdline:
    *
    * The command line of that process, or %NULL (fl_snapshot_get_process_cmdline()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PROCESS_CMDLINE] = g_param_spec_string ("process-cmdline", NULL, NULL, NULL,
                                                           flags);
@@ -194,6 +210,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:process-uid:
    *
    * The user that process runs as, or -1 (fl_snapshot_get_process_uid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PROCESS_UID] = g_param_spec_int64 ("process-uid", NULL, NULL,
                                                      -1, G_MAXINT64, -1, flags);
@@ -202,6 +220,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * When that process started, in microseconds since the epoch, or 0
    * (fl_snapshot_get_process_start_time()).
+   *
+   * Since: 0.1
    */
   properties[PROP_PROCESS_START_TIME] = g_param_spec_int64 ("process-start-time", NULL, NULL,
                                                             0, G_MAXINT64, 0, flags);
@@ -209,6 +229,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:file-uid:
    *
    * The owner of the file, or -1 (fl_snapshot_get_file_uid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_FILE_UID] = g_param_spec_int64 ("file-uid", NULL, NULL,
                                                   -1, G_MAXINT64, -1, flags);
@@ -216,6 +238,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:liveness:
    *
    * Whether the process the file names runs (fl_snapshot_get_liveness()).
+   *
+   * Since: 0.1
    */
   properties[PROP_LIVENESS] = g_param_spec_enum ("liveness", NULL, NULL, FL_TYPE_LIVENESS,
                                                  FL_LIVENESS_UNKNOWN, flags);
@@ -223,6 +247,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:kernel-lock:
    *
    * Whether a process held the file's kernel lock (fl_snapshot_get_kernel_lock()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KERNEL_LOCK] = g_param_spec_enum ("kernel-lock", NULL, NULL,
                                                     FL_TYPE_KERNEL_LOCK,
@@ -231,24 +257,32 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:stale:
    *
    * Whether the file is stale (fl_snapshot_get_stale()).
+   *
+   * Since: 0.1
    */
   properties[PROP_STALE] = g_param_spec_boolean ("stale", NULL, NULL, FALSE, flags);
   /**
    * FlSnapshot:reason:
    *
    * Why the verdict is what it is (fl_snapshot_get_reason()).
+   *
+   * Since: 0.1
    */
   properties[PROP_REASON] = g_param_spec_string ("reason", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:content:
    *
    * The file's content, printable (fl_snapshot_get_content()).
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTENT] = g_param_spec_string ("content", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:mtime:
    *
    * The file's modification time in microseconds since the epoch (fl_snapshot_get_mtime()).
+   *
+   * Since: 0.1
    */
   properties[PROP_MTIME] = g_param_spec_int64 ("mtime", NULL, NULL,
                                                G_MININT64, G_MAXINT64, 0, flags);
@@ -257,6 +291,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * When the snapshot was taken, in microseconds since the epoch
    * (fl_snapshot_get_captured_at()).
+   *
+   * Since: 0.1
    */
   properties[PROP_CAPTURED_AT] = g_param_spec_int64 ("captured-at", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
@@ -264,12 +300,16 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:age:
    *
    * The file's age in microseconds when the snapshot was taken (fl_snapshot_get_age()).
+   *
+   * Since: 0.1
    */
   properties[PROP_AGE] = g_param_spec_int64 ("age", NULL, NULL, 0, G_MAXINT64, 0, flags);
   /**
    * FlSnapshot:reclaimable:
    *
    * What an operator may do with the file (fl_snapshot_get_reclaimable()).
+   *
+   * Since: 0.1
    */
   properties[PROP_RECLAIMABLE] = g_param_spec_enum ("reclaimable", NULL, NULL,
                                                     FL_TYPE_RECLAIMABLE, FL_RECLAIMABLE_NONE,
@@ -278,6 +318,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:state:
    *
    * The one verdict every view shows (fl_snapshot_get_state()).
+   *
+   * Since: 0.1
    */
   properties[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL,
                                               FL_TYPE_ENTRY_STATE, FL_ENTRY_STATE_UNKNOWN, flags);
@@ -287,12 +329,16 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:host:
    *
    * The host an etcd lock's holder runs on, or %NULL (fl_snapshot_get_host()).
+   *
+   * Since: 0.1
    */
   properties[PROP_HOST] = g_param_spec_string ("host", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:lease-id:
    *
    * An etcd lock's lease, or 0 for a file (fl_snapshot_get_lease_id()).
+   *
+   * Since: 0.1
    */
   properties[PROP_LEASE_ID] = g_param_spec_int64 ("lease-id", NULL, NULL,
                                                   G_MININT64, G_MAXINT64, 0, flags);
@@ -300,6 +346,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:lease-ttl:
    *
    * The seconds left on an etcd holder's lease, or -1 (fl_snapshot_get_lease_ttl()).
+   *
+   * Since: 0.1
    */
   properties[PROP_LEASE_TTL] = g_param_spec_int64 ("lease-ttl", NULL, NULL,
                                                    -1, G_MAXINT64, -1, flags);
@@ -307,6 +355,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:fencing-token:
    *
    * An etcd lock's fencing token, or 0 for a file (fl_snapshot_get_fencing_token()).
+   *
+   * Since: 0.1
    */
   properties[PROP_FENCING_TOKEN] = g_param_spec_uint64 ("fencing-token", NULL, NULL,
                                                         0, G_MAXUINT64, 0, flags);
@@ -315,6 +365,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * etcd's revision when the snapshot was read, or 0 for a file
    * (fl_snapshot_get_revision()).
+   *
+   * Since: 0.1
    */
   properties[PROP_REVISION] = g_param_spec_int64 ("revision", NULL, NULL,
                                                   0, G_MAXINT64, 0, flags);
@@ -322,12 +374,16 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:waiting:
    *
    * Whether this is a waiter of an etcd lock (fl_snapshot_get_waiting()).
+   *
+   * Since: 0.1
    */
   properties[PROP_WAITING] = g_param_spec_boolean ("waiting", NULL, NULL, FALSE, flags);
   /**
    * FlSnapshot:waiters:
    *
    * The waiters of an etcd lock, oldest first, or %NULL (fl_snapshot_get_waiters()).
+   *
+   * Since: 0.1
    */
   properties[PROP_WAITERS] = g_param_spec_boxed ("waiters", NULL, NULL, G_TYPE_PTR_ARRAY,
                                                  flags);
@@ -337,6 +393,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * Whose lock file it is (fl_snapshot_get_lock_format()): libfl's own, or another program's
    * (docs/other-lock-files.md).
+   *
+   * Since: 0.1
    */
   properties[PROP_LOCK_FORMAT] = g_param_spec_enum ("lock-format", NULL, NULL,
                                                     FL_TYPE_LOCK_FORMAT, FL_LOCK_FORMAT_LIBFL,
@@ -346,12 +404,16 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * The login name another program's lock file records, or %NULL
    * (fl_snapshot_get_owner_user()).
+   *
+   * Since: 0.1
    */
   properties[PROP_OWNER_USER] = g_param_spec_string ("owner-user", NULL, NULL, NULL, flags);
   /**
    * FlSnapshot:owner-name:
    *
    * The full name a LibreOffice lock file records, or %NULL (fl_snapshot_get_owner_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_OWNER_NAME] = g_param_spec_string ("owner-name", NULL, NULL, NULL, flags);
   /**
@@ -359,6 +421,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    *
    * Since when another program's lock file says it is held, in microseconds since the epoch;
    * 0 when not recorded (fl_snapshot_get_owner_since()).
+   *
+   * Since: 0.1
    */
   properties[PROP_OWNER_SINCE] = g_param_spec_int64 ("owner-since", NULL, NULL,
                                                      G_MININT64, G_MAXINT64, 0, flags);
@@ -366,6 +430,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:holder-exited:
    *
    * Whether the lock is held although its holder has exited (fl_snapshot_get_holder_exited()).
+   *
+   * Since: 0.1
    */
   properties[PROP_HOLDER_EXITED] = g_param_spec_boolean ("holder-exited", NULL, NULL, FALSE,
                                                          flags);
@@ -373,6 +439,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:holder-stopped:
    *
    * Whether the holder is stopped by a signal (fl_snapshot_get_holder_stopped()).
+   *
+   * Since: 0.1
    */
   properties[PROP_HOLDER_STOPPED] = g_param_spec_boolean ("holder-stopped", NULL, NULL, FALSE,
                                                           flags);
@@ -380,6 +448,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:keeper-pid:
    *
    * The process that keeps an exited holder's kernel lock, or 0 (fl_snapshot_get_keeper_pid()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KEEPER_PID] = g_param_spec_int ("keeper-pid", NULL, NULL, 0, G_MAXINT, 0,
                                                   flags);
@@ -387,6 +457,8 @@ fl_snapshot_class_init (FlSnapshotClass *klass)
    * FlSnapshot:keeper-name:
    *
    * That process's name, or %NULL (fl_snapshot_get_keeper_name()).
+   *
+   * Since: 0.1
    */
   properties[PROP_KEEPER_NAME] = g_param_spec_string ("keeper-name", NULL, NULL, NULL, flags);
 

@@ -22,7 +22,7 @@ typedef enum
  * C1-C3, excludes other takers. */
 FlTakeoverResult _fl_takeover (FlDir        *dir,
                                const char   *lock_name,
-                               FlLockState  *stale,
+                               FlEvidence   *stale,
                                GError      **error);
 
 /* Removes the dead takeover claims T.lock.claim.<g> (docs/protocol.md, section 4). Only a
@@ -33,6 +33,6 @@ void             _fl_takeover_clear_claims (FlDir      *dir,
 
 /* Appends "; a process with PID N (name) holds a shared lock on the file" to @state's reason
  * when it met only shared holders (only_probers). */
-void             _fl_takeover_note_shared (FlLockState *state);
+void             _fl_takeover_note_shared (FlEvidence *state);
 
 G_END_DECLS

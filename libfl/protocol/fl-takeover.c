@@ -253,14 +253,14 @@ _fl_takeover_clear_claims (FlDir      *dir,
 }
 
 void
-_fl_takeover_note_shared (FlLockState *state)
+_fl_takeover_note_shared (FlEvidence *state)
 {
   g_autofree char *shared = NULL;
   char *reason;
 
   if (!state->only_probers)
     return;
-  shared = _fl_lock_state_describe_shared (state, TRUE);
+  shared = _fl_evidence_describe_shared (state, TRUE);
   reason = g_strdup_printf ("%s; %s", state->reason != NULL ? state->reason : "", shared);
   g_free (state->reason);
   state->reason = reason;
@@ -294,7 +294,7 @@ stale_lock_error (GError      **error,
                   int           saved_errno,
                   FlDir        *dir,
                   const char   *what,
-                  FlLockState  *stale)
+                  FlEvidence   *stale)
 {
   set_takeover_error (error, saved_errno, dir, what, stale->path, stale->info.uid);
   return FL_TAKEOVER_FAILED;
@@ -306,9 +306,9 @@ stale_lock_error (GError      **error,
 static gboolean
 step_t1_still_at_path (FlDir       *dir,
                        const char  *lock_name,
-                       FlLockState *stale)
+                       FlEvidence *stale)
 {
-  if (!_fl_lock_state_still_at (stale, dir, lock_name))
+  if (!_fl_evidence_still_at (stale, dir, lock_name))
     return FALSE;
   _fl_platform_step_done ("T1");
   return TRUE;
@@ -319,7 +319,7 @@ static FlTakeoverResult
 step_t2_move_aside (FlDir        *dir,
                     const char   *lock_name,
                     const char   *graveyard,
-                    FlLockState  *stale,
+                    FlEvidence   *stale,
                     GError      **error)
 {
   int saved_errno = _fl_platform_rename_noreplace (dir, lock_name, graveyard);
@@ -336,16 +336,16 @@ step_t2_move_aside (FlDir        *dir,
 static gboolean
 step_t3_moved_ours (FlDir       *dir,
                     const char  *graveyard,
-                    FlLockState *stale)
+                    FlEvidence *stale)
 {
-  return _fl_lock_state_still_at (stale, dir, graveyard);
+  return _fl_evidence_still_at (stale, dir, graveyard);
 }
 
 /* Step T4. Step T6 is the caller's: clearing the state closes the fd and drops LOCK_EX. */
 static FlTakeoverResult
 step_t4_remove_graveyard (FlDir        *dir,
                           const char   *graveyard,
-                          FlLockState  *stale,
+                          FlEvidence   *stale,
                           GError      **error)
 {
   int saved_errno = _fl_platform_unlink (dir, graveyard);
@@ -362,7 +362,7 @@ static FlTakeoverResult
 step_t5_put_back (FlDir       *dir,
                   const char  *lock_name,
                   const char  *graveyard,
-                  FlLockState *stale)
+                  FlEvidence *stale)
 {
   int saved_errno = _fl_platform_link_noreplace (dir, graveyard, lock_name);
 
@@ -379,7 +379,7 @@ step_t5_put_back (FlDir       *dir,
 static FlTakeoverResult
 takeover_steps (FlDir        *dir,
                 const char   *lock_name,
-                FlLockState  *stale,
+                FlEvidence   *stale,
                 GError      **error)
 {
   g_autofree char *graveyard = NULL;
@@ -401,7 +401,7 @@ takeover_steps (FlDir        *dir,
 FlTakeoverResult
 _fl_takeover (FlDir        *dir,
               const char   *lock_name,
-              FlLockState  *stale,
+              FlEvidence   *stale,
               GError      **error)
 {
   Claim claim;
@@ -424,7 +424,7 @@ _fl_takeover (FlDir        *dir,
     case CLAIM_BUSY:
       {
         g_autofree char *owner = describe_claim_owner (dir, claim.name);
-        g_autofree char *shared = _fl_lock_state_describe_shared (stale, TRUE);
+        g_autofree char *shared = _fl_evidence_describe_shared (stale, TRUE);
         /* TRANSLATORS: the first %s is the verdict's reason, the second says who holds a shared
          * lock, the third is "PID 18583 (db-writer)" or "another process", the last a file
          * name */

@@ -202,7 +202,7 @@ test_emacs_reused (FlTestDir     *fx,
 {
   g_autofree char *link = path_in (fx, ".#notes.txt");
   g_autofree char *target = NULL;
-  g_auto(FlLockState) state = { .fd = FL_HANDLE_NONE };
+  g_auto(FlEvidence) state = { .fd = FL_HANDLE_NONE };
   g_auto(FlOtherLock) other = { 0 };
   g_autoptr(GError) error = NULL;
   Child child = child_hold (NULL, HOLD_NOTHING);
@@ -211,7 +211,7 @@ test_emacs_reused (FlTestDir     *fx,
   target = g_strdup_printf ("alice@%s.%d", g_get_host_name (), child.pid);
   g_assert_no_errno (symlink (target, link));
   g_assert_cmpint (_fl_platform_dir_open (fx->dir, FALSE, &dir), ==, 0);
-  g_assert_true (_fl_lock_state_open (&state, dir, fx->dir, ".#notes.txt", &error));
+  g_assert_true (_fl_evidence_open (&state, dir, fx->dir, ".#notes.txt", &error));
   g_assert_no_error (error);
 
   state.changed_us -= (gint64) 3600 * G_USEC_PER_SEC;
