@@ -191,8 +191,13 @@ _fl_describe_foreign_reason (FlFileType  type,
     {
     case FL_FILE_SYMLINK:
       if (link_target != NULL)
-        return g_strdup_printf (_("a symbolic link to “%s”, not a lock file: libfl never follows "
-                                  "or removes it"), link_target);
+        {
+          /* A link's target is any bytes: the sentence is UTF-8 for people and logs. */
+          g_autofree char *shown = g_utf8_make_valid (link_target, -1);
+
+          return g_strdup_printf (_("a symbolic link to “%s”, not a lock file: libfl never "
+                                    "follows or removes it"), shown);
+        }
       return g_strdup (_("a symbolic link, not a lock file: libfl never follows or removes it"));
     case FL_FILE_DIRECTORY:
       return g_strdup (_("a directory, not a lock file: libfl never opens or removes it"));
