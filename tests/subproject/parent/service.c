@@ -4,6 +4,8 @@
  */
 #include <libfl/fl.h>
 
+/* The parent's test: it fails (an assertion aborts) unless the lock is held while held and
+ * gone once released. */
 int
 main (int   argc,
       char *argv[])
@@ -11,20 +13,15 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
 
-  if (argc != 2)
-    return 2;
-  /* The parent's test: exit status 1 (the test fails) unless the lock is held while held and
-   * gone once released. */
+  g_assert_cmpint (argc, ==, 2);
   lock = fl_lock_acquire (argv[1], NULL, NULL, &error);
-  if (lock == NULL || !fl_is_locked (argv[1], NULL, &error) || !fl_lock_release (lock, &error))
-    {
-      g_printerr ("service: %s\n", error != NULL ? error->message : "not locked while held");
-      return 1;
-    }
-  if (fl_is_locked (argv[1], NULL, &error) || error != NULL)
-    {
-      g_printerr ("service: %s\n", error != NULL ? error->message : "still locked after release");
-      return 1;
-    }
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  g_assert_true (fl_is_locked (argv[1], NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_is_locked (argv[1], NULL, &error));
+  g_assert_no_error (error);
   return 0;
 }
