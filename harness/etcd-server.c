@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 #include "fl-lock.h"
 
 guint16

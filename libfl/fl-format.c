@@ -7,9 +7,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-format.h"
 #include "fl-enum-types.h"
-#include "fl-judge-private.h"
+#include "fl-format-private.h"
 
 /**
  * fl_format_age:

@@ -13,7 +13,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 #include "fl-options-private.h"
 
 /* A password is one line; anything longer is not a password file. */

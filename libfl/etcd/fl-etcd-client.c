@@ -10,7 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 /* Target */
 

@@ -15,8 +15,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-etcd-private.h"
-#include "fl-snapshot-private.h"
+#include "etcd/fl-etcd-private.h"
+#include "protocol/fl-snapshot-private.h"
 #include "support/fl-process-private.h"
 
 #define FL_ETCD_META "fl-meta"  /* after a '.', which no lock name escapes to */

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 gint64
 _fl_etcd_json_int (JsonObject *object,

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <libsoup/soup.h>
 
-#include "fl-etcd-private.h"
-#include "fl-lock-backend-private.h"
+#include "etcd/fl-etcd-private.h"
+#include "protocol/fl-lock-backend-private.h"
 
 struct _FlEtcdKeeper
 {

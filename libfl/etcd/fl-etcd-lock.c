@@ -10,8 +10,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-etcd-private.h"
-#include "fl-lock-backend-private.h"
+#include "etcd/fl-etcd-private.h"
+#include "protocol/fl-lock-backend-private.h"
 #include "fl-options-private.h"
 #include "platform/fl-platform.h"
 

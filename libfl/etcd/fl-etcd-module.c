@@ -10,9 +10,9 @@
 
 #include <gmodule.h>
 
-#include "fl-backend-module-private.h"
+#include "protocol/fl-backend-module-private.h"
 #include "fl-error.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 #include "fl-options-private.h"
 #include "platform/fl-platform.h"
 

@@ -11,7 +11,7 @@
 #include <libsoup/soup.h>
 
 #include "fl-lock.h"
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 #include "fl-snapshot.h"
 #include "fl-options.h"
 

@@ -9,7 +9,7 @@
 
 #include <libsoup/soup.h>
 
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 static GMainContext *etcd_context;
 static SoupSession  *default_session;  /* the etcd thread's only */

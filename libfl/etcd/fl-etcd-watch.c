@@ -20,7 +20,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 /* After a stream that failed, the next try waits this long, doubling up to the maximum: a
  * member down must not make the thread spin, and one back must be found within seconds. */

@@ -10,14 +10,14 @@
 #include <gio/gio.h>
 
 #include "fl-directory-model.h"
-#include "fl-model-monitor-private.h"
-#include "fl-model-owner-private.h"
-#include "fl-model-reader-private.h"
-#include "fl-model-roots-private.h"
-#include "fl-model-scanner-private.h"
-#include "fl-model-store-private.h"
-#include "fl-model-tally-private.h"
-#include "fl-model-watch-private.h"
+#include "model/fl-model-monitor-private.h"
+#include "model/fl-model-owner-private.h"
+#include "model/fl-model-reader-private.h"
+#include "model/fl-model-roots-private.h"
+#include "model/fl-model-scanner-private.h"
+#include "model/fl-model-store-private.h"
+#include "model/fl-model-tally-private.h"
+#include "model/fl-model-watch-private.h"
 #include "fl-options.h"
 
 G_BEGIN_DECLS

@@ -11,8 +11,8 @@
  */
 #include "config.h"
 
-#include "fl-directory-model-object-private.h"
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-object-private.h"
+#include "model/fl-directory-model-private.h"
 #include "platform/fl-platform.h"
 
 #define MISSING_POLL_MS 250

@@ -7,9 +7,9 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-directory-model-object-private.h"
-#include "fl-model-reclaimer-private.h"
-#include "fl-snapshot-private.h"
+#include "model/fl-directory-model-object-private.h"
+#include "model/fl-model-reclaimer-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /**
  * fl_directory_model_reclaim:

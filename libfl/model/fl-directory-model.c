@@ -6,18 +6,18 @@
 
 #include <string.h>
 
-#include "fl-directory-model-object-private.h"
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-object-private.h"
+#include "model/fl-directory-model-private.h"
 #include "fl-enum-types.h"
-#include "fl-model-monitor-private.h"
-#include "fl-model-reader-private.h"
-#include "fl-model-roots-private.h"
-#include "fl-model-scanner-private.h"
-#include "fl-model-store-private.h"
-#include "fl-model-tally-private.h"
-#include "fl-model-watch-private.h"
-#include "fl-lock-backend-private.h"
-#include "fl-snapshot-private.h"
+#include "model/fl-model-monitor-private.h"
+#include "model/fl-model-reader-private.h"
+#include "model/fl-model-roots-private.h"
+#include "model/fl-model-scanner-private.h"
+#include "model/fl-model-store-private.h"
+#include "model/fl-model-tally-private.h"
+#include "model/fl-model-watch-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /* How long one slice of queued events may hold the main loop: a frame at 60 Hz is 16 ms. */
 #define FLUSH_SLICE_US 8000

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "fl-entry-private.h"
+#include "model/fl-entry-private.h"
 
 /**
  * FlEntry:

@@ -18,8 +18,8 @@
 #include "fl-error.h"
 #include "fl-error-private.h"
 #include "fl-kernel-lock-info.h"
-#include "fl-names-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-names-private.h"
+#include "support/fl-process-private.h"
 #include "platform/fl-platform.h"
 
 /* What the system appends to the name of an open file whose name was removed. */

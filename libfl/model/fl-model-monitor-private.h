@@ -8,7 +8,7 @@
 #include <gio/gio.h>
 
 #include "fl-directory-model.h"
-#include "fl-model-roots-private.h"
+#include "model/fl-model-roots-private.h"
 #include "fl-options.h"
 
 G_BEGIN_DECLS

@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-#include "fl-lock-backend-private.h"
-#include "fl-model-monitor-private.h"
-#include "fl-model-owner-private.h"
-#include "fl-model-store-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "model/fl-model-monitor-private.h"
+#include "model/fl-model-owner-private.h"
+#include "model/fl-model-store-private.h"
 #include "platform/fl-platform.h"
 
 /* An event only names a path; the model reads the path again before it reports anything, so

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "fl-directory-model.h"
-#include "fl-model-roots-private.h"
+#include "model/fl-model-roots-private.h"
 
 G_BEGIN_DECLS
 

@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "fl-model-reader-private.h"
-#include "fl-names-private.h"
-#include "fl-snapshot-private.h"
+#include "model/fl-model-reader-private.h"
+#include "protocol/fl-names-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 void
 _fl_model_reader_clear (FlModelReader *reader)

@@ -11,8 +11,8 @@
  */
 #include "config.h"
 
-#include "fl-model-reclaimer-private.h"
-#include "fl-tsan-private.h"
+#include "model/fl-model-reclaimer-private.h"
+#include "support/fl-tsan-private.h"
 
 #define BATCH_US 50000
 

@@ -10,10 +10,10 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error-private.h"
-#include "fl-lock-backend-private.h"
-#include "fl-model-roots-private.h"
-#include "fl-names-private.h"
-#include "fl-tsan-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "model/fl-model-roots-private.h"
+#include "protocol/fl-names-private.h"
+#include "support/fl-tsan-private.h"
 
 static void
 monitor_free (gpointer data)

@@ -5,8 +5,8 @@
  */
 #pragma once
 
-#include "fl-model-roots-private.h"
-#include "fl-model-store-private.h"
+#include "model/fl-model-roots-private.h"
+#include "model/fl-model-store-private.h"
 
 G_BEGIN_DECLS
 

@@ -10,13 +10,13 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-lock-backend-private.h"
-#include "fl-model-owner-private.h"
-#include "fl-model-scanner-private.h"
-#include "fl-process-private.h"
-#include "fl-snapshot-private.h"
-#include "fl-tsan-private.h"
-#include "fl-walk-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "model/fl-model-owner-private.h"
+#include "model/fl-model-scanner-private.h"
+#include "support/fl-process-private.h"
+#include "protocol/fl-snapshot-private.h"
+#include "support/fl-tsan-private.h"
+#include "model/fl-walk-private.h"
 
 /* A scan runs in a worker thread for the periodic repair and an asynchronous add, inline for
  * a synchronous one. It reads the tree with the walker (fl-walk.c), one descriptor per level,

@@ -6,12 +6,12 @@
 
 #include <string.h>
 
-#include "fl-entry-private.h"
-#include "fl-model-owner-private.h"
-#include "fl-model-store-private.h"
-#include "fl-names-private.h"
-#include "fl-platform.h"
-#include "fl-snapshot-private.h"
+#include "model/fl-entry-private.h"
+#include "model/fl-model-owner-private.h"
+#include "model/fl-model-store-private.h"
+#include "protocol/fl-names-private.h"
+#include "platform/fl-platform.h"
+#include "protocol/fl-snapshot-private.h"
 
 /* A GPtrArray sorted by path (strcmp): O(log n) lookup, O(1) get_item. An entry whose file
  * changes keeps its place and its object: its snapshot is swapped (rows refresh by notify). A

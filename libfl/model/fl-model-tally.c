@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "fl-model-tally-private.h"
+#include "model/fl-model-tally-private.h"
 
 /* The one place the model decides which count an entry is in: by the state word that every
  * view shows (fl_snapshot_get_state()), so that each count is the number of rows that say

@@ -7,11 +7,11 @@
 
 #include <errno.h>
 
-#include "fl-handle-source-private.h"
-#include "fl-model-owner-private.h"
-#include "fl-model-watch-private.h"
-#include "fl-process-private.h"
-#include "fl-snapshot-private.h"
+#include "support/fl-handle-source-private.h"
+#include "model/fl-model-owner-private.h"
+#include "model/fl-model-watch-private.h"
+#include "support/fl-process-private.h"
+#include "protocol/fl-snapshot-private.h"
 #include "platform/fl-platform.h"
 
 typedef struct

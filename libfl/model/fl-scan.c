@@ -11,11 +11,11 @@
 
 #include "fl-error-private.h"
 #include "fl-error.h"
-#include "fl-file-backend-private.h"
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-file-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 #include "fl-scan.h"
-#include "fl-snapshot-private.h"
-#include "fl-walk-private.h"
+#include "protocol/fl-snapshot-private.h"
+#include "model/fl-walk-private.h"
 
 static int
 compare_paths (gconstpointer a,

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "fl-snapshot.h"
-#include "fl-walk-private.h"
+#include "model/fl-walk-private.h"
 
 /* What every listing of libfl agrees on:
  * - an entry is a name that fl_entry_kind_for_name() knows, decided before any system call;

@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fl-platform.h"
-#include "fl-platform-linux.h"
+#include "platform/fl-platform.h"
+#include "platform/fl-platform-linux.h"
 
 #ifndef SYS_pidfd_open
 # define SYS_pidfd_open 434

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fl-platform.h"
+#include "platform/fl-platform.h"
 
 /* mingw-w64 10 hides FileDispositionInfoEx below _WIN32_WINNT 0x0A000002: use its number. */
 #define FL_FILE_DISPOSITION_INFO_EX_CLASS ((FILE_INFO_BY_HANDLE_CLASS) 21)

@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-options.h"
 #include "platform/fl-platform.h"
 

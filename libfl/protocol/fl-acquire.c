@@ -14,16 +14,17 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-acquire-private.h"
-#include "fl-dir-cache-private.h"
+#include "fl-format-private.h"
+#include "protocol/fl-acquire-private.h"
+#include "protocol/fl-dir-cache-private.h"
 #include "fl-error-private.h"
-#include "fl-judge-private.h"
-#include "fl-lock-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-options-private.h"
-#include "fl-other-locks-private.h"
-#include "fl-takeover-private.h"
-#include "fl-temp-private.h"
-#include "fl-waiter-private.h"
+#include "protocol/fl-other-locks-private.h"
+#include "protocol/fl-takeover-private.h"
+#include "protocol/fl-temp-private.h"
+#include "support/fl-waiter-private.h"
 
 /* Section 3a: a lock is on the directory that is at the path when the lock is granted. After
  * this many replacements in one acquire, someone keeps replacing it. */

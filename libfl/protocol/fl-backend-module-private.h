@@ -12,9 +12,9 @@
  */
 #pragma once
 
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 #include "fl-options.h"
-#include "fl-snapshot-private.h"
+#include "protocol/fl-snapshot-private.h"
 #include "support/fl-process-private.h"
 
 G_BEGIN_DECLS

@@ -15,9 +15,9 @@
 #include <glib/gi18n-lib.h>
 #include <gmodule.h>
 
-#include "fl-backend-module-private.h"
+#include "protocol/fl-backend-module-private.h"
 #include "fl-error.h"
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-options-private.h"
 #include "platform/fl-platform.h"
 

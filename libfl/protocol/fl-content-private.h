@@ -70,4 +70,15 @@ FlContentKind _fl_parse_content (const char *buf,
                                  gboolean    complete,
                                  gint64     *value);
 
+/* This process's identity (fl-identity-self.c); recomputed after fork(). The caller sets
+ * kernel_lock. */
+void  _fl_identity_self        (FlIdentity *identity);
+
+/* This process's identity (as _fl_identity_self()) and its identity record, with the kernel
+ * lock taken: cached, since every acquire writes it; one getpid() for both. Returns the
+ * record's length, 0 if @size is too small. */
+gsize _fl_identity_self_record (FlIdentity *identity,
+                                char       *buf,
+                                gsize       size);
+
 G_END_DECLS

@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "fl-content-private.h"
-#include "fl-names-private.h"
+#include "protocol/fl-content-private.h"
+#include "protocol/fl-names-private.h"
 
 /* "2 <pid> <start ticks, hex> <boot id, 16 hex> <pidns, hex> <kernel lock 0|1> <time ns, hex>"
  *

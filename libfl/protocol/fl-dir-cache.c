@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "fl-dir-cache-private.h"
+#include "protocol/fl-dir-cache-private.h"
 
 typedef struct
 {

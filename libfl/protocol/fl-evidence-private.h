@@ -11,10 +11,10 @@
 
 #include <gio/gio.h>
 
-#include "fl-content-private.h"
+#include "protocol/fl-content-private.h"
 #include "fl-enums.h"
-#include "fl-names-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-names-private.h"
+#include "support/fl-process-private.h"
 #include "platform/fl-platform.h"
 
 G_BEGIN_DECLS

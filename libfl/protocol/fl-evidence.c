@@ -11,8 +11,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-evidence-private.h"
-#include "fl-judge-private.h"
+#include "protocol/fl-evidence-private.h"
+#include "protocol/fl-judge-private.h"
 
 /* Step J2: at most FL_CONTENT_MAX bytes. */
 static void

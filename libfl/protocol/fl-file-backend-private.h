@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 
 G_BEGIN_DECLS
 

@@ -6,10 +6,10 @@
 #include "config.h"
 
 #include "fl-error.h"
-#include "fl-file-backend-private.h"
-#include "fl-judge-private.h"
-#include "fl-lock-private.h"
-#include "fl-other-locks-private.h"
+#include "protocol/fl-file-backend-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-lock-private.h"
+#include "protocol/fl-other-locks-private.h"
 
 /* Whether a live holder holds @target's lock: a stale lock is free (the next acquire takes it
  * over), a foreign entry is held (no acquire can succeed). */

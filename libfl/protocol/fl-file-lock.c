@@ -10,13 +10,13 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-acquire-private.h"
-#include "fl-dir-cache-private.h"
+#include "protocol/fl-acquire-private.h"
+#include "protocol/fl-dir-cache-private.h"
 #include "fl-error-private.h"
-#include "fl-file-backend-private.h"
-#include "fl-judge-private.h"
-#include "fl-lock-backend-private.h"
-#include "fl-takeover-private.h"
+#include "protocol/fl-file-backend-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "protocol/fl-takeover-private.h"
 
 /* The file backend's state of a held lock */
 typedef struct

@@ -18,10 +18,11 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "fl-format-private.h"
 #include "fl-error.h"
-#include "fl-held-private.h"
-#include "fl-judge-private.h"
-#include "fl-platform.h"
+#include "protocol/fl-held-private.h"
+#include "protocol/fl-judge-private.h"
+#include "platform/fl-platform.h"
 
 typedef struct
 {

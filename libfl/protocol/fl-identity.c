@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "fl-content-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-content-private.h"
+#include "support/fl-process-private.h"
 
 /* Same machine is the same boot id and PID namespace; a host name proves nothing (anyone in
  * a UTS namespace sets another, and two machines may share one). The boot id is compared only
@@ -19,7 +19,7 @@ _fl_identity_written (const FlIdentity *identity,
   FlIdentity me;
   gboolean boot_known, same_boot;
 
-  _fl_process_self_identity (&me);
+  _fl_identity_self (&me);
   boot_known = me.boot_id[0] && identity->boot_id[0];
   same_boot = boot_known && strcmp (me.boot_id, identity->boot_id) == 0;
 
@@ -44,6 +44,6 @@ _fl_identity_ticks_comparable (const FlIdentity *identity)
 {
   FlIdentity me;
 
-  _fl_process_self_identity (&me);
+  _fl_identity_self (&me);
   return identity->timens != 0 && identity->timens == me.timens;
 }

@@ -10,11 +10,11 @@
 
 #include <gio/gio.h>
 
-#include "fl-evidence-private.h"
 #include "fl-enums.h"
-#include "fl-names-private.h"
+#include "protocol/fl-evidence-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-options.h"
-#include "fl-process-private.h"
+#include "support/fl-process-private.h"
 #include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
@@ -40,11 +40,5 @@ char    *_fl_describe_foreign_reason (FlFileType        type,
                                       const char       *link_target);
 char    *_fl_describe_foreign      (const char          *path,
                                     FlFileType           type);
-
-/* fl_format_age() (fl-format.c), for libfl's own messages. */
-char    *_fl_format_age            (gint64               age_us);
-/* What another program's lock file is and what to do when it is stuck (fl-format.c), for
- * fl_snapshot_dup_other_explanation() and the error of a refused reclaim. */
-const char *_fl_lock_format_get_explanation (FlLockFormat format);
 
 G_END_DECLS

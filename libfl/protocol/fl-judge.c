@@ -10,7 +10,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-judge-private.h"
+#include "fl-format-private.h"
+#include "protocol/fl-judge-private.h"
 #include "fl-options-private.h"
 
 /* Only for the wording of a verdict, never for the verdict: a process that started this much

@@ -6,9 +6,9 @@
 #include "config.h"
 
 #include "fl-error.h"
-#include "fl-held-private.h"
-#include "fl-lock-backend-private.h"
-#include "fl-lock-private.h"
+#include "protocol/fl-held-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "protocol/fl-lock-private.h"
 
 /**
  * FlLock:

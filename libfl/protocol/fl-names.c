@@ -17,7 +17,7 @@
 
 #include "fl-error.h"
 #include "fl-lock.h"
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 
 #define LOCK_SUFFIX ".lock"
 #define LOCK_SUFFIX_LEN 5

@@ -11,8 +11,9 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "fl-format-private.h"
 #include "fl-format.h"
-#include "fl-judge-private.h"
+#include "protocol/fl-judge-private.h"
 #include "fl-snapshot.h"
 
 static char *

@@ -9,7 +9,7 @@
 #include <glib.h>
 
 #include "fl-enums.h"
-#include "fl-judge-private.h"
+#include "protocol/fl-judge-private.h"
 
 G_BEGIN_DECLS
 

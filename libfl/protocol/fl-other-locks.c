@@ -16,8 +16,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-other-locks-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-other-locks-private.h"
+#include "support/fl-process-private.h"
 
 /* Emacs writes the boot time it read from the system; ours is the wall clock minus the boot
  * clock, which a clock step moves: a boot counts as another only past this much. */

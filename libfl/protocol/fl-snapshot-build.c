@@ -11,12 +11,12 @@
 
 #include "fl-error-private.h"
 #include "fl-error.h"
-#include "fl-judge-private.h"
-#include "fl-file-backend-private.h"
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-file-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 #include "fl-lock.h"
-#include "fl-other-locks-private.h"
-#include "fl-snapshot-private.h"
+#include "protocol/fl-other-locks-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /* Lock files may hold anything; properties must be valid UTF-8 for every consumer. */
 static char *

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "fl-snapshot-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /**
  * fl_snapshot_dup_content_bytes:

@@ -9,15 +9,16 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "fl-format-private.h"
 #include "fl-error-private.h"
 #include "fl-error.h"
 #include "fl-format.h"
-#include "fl-judge-private.h"
-#include "fl-file-backend-private.h"
-#include "fl-lock-backend-private.h"
-#include "fl-lock-private.h"
-#include "fl-snapshot-private.h"
-#include "fl-takeover-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-file-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "protocol/fl-lock-private.h"
+#include "protocol/fl-snapshot-private.h"
+#include "protocol/fl-takeover-private.h"
 
 static gboolean
 still_the_same (FlSnapshot  *self,

@@ -9,9 +9,9 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-names-private.h"
-#include "fl-other-locks-private.h"
-#include "fl-snapshot-private.h"
+#include "protocol/fl-names-private.h"
+#include "protocol/fl-other-locks-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /**
  * fl_snapshot_get_state:

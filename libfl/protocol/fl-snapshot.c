@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "fl-enum-types.h"
-#include "fl-snapshot-private.h"
+#include "protocol/fl-snapshot-private.h"
 
 /**
  * FlSnapshot:

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "fl-judge-private.h"
+#include "protocol/fl-judge-private.h"
 
 G_BEGIN_DECLS
 

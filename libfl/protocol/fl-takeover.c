@@ -11,8 +11,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error-private.h"
-#include "fl-names-private.h"
-#include "fl-takeover-private.h"
+#include "protocol/fl-names-private.h"
+#include "protocol/fl-takeover-private.h"
 
 /* Every takeover error is in FL_ERROR. A sticky directory (mode +t, as /tmp) lets only a file's
  * owner, the directory's owner or root rename or remove it: say so, since the error alone

@@ -6,7 +6,7 @@
 
 #include <gio/gio.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 #include "platform/fl-platform.h"
 
 G_BEGIN_DECLS

@@ -9,11 +9,11 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "fl-content-private.h"
+#include "protocol/fl-content-private.h"
 #include "fl-error-private.h"
-#include "fl-lock-private.h"
-#include "fl-process-private.h"
-#include "fl-temp-private.h"
+#include "protocol/fl-lock-private.h"
+#include "support/fl-process-private.h"
+#include "protocol/fl-temp-private.h"
 
 static gint force_named_temp = -1;  /* -1: not decided yet; read FL_NAMED_TEMP once */
 
@@ -204,10 +204,10 @@ _fl_temp_create (FlTemp           *temp,
   /* One getpid() for the content, the identity and the owner (temp->pid): a fork in another
    * thread does not change this process's PID, and the child does not run this thread. */
   if (kernel_lock && temp->fs_locks == FL_FS_LOCKS_CARRIED)
-    record_len = _fl_process_self_identity_record (&identity, record, sizeof record);
+    record_len = _fl_identity_self_record (&identity, record, sizeof record);
   else
     {
-      _fl_process_self_identity (&identity);
+      _fl_identity_self (&identity);
       record_len = _fl_identity_format (&identity, record, sizeof record);
     }
   temp->pid = identity.pid;
@@ -293,7 +293,7 @@ lock_through_name (FlTemp           *temp,
         {
           FlIdentity identity;
           char record[FL_IDENTITY_MAX];
-          gsize len = _fl_process_self_identity_record (&identity, record, sizeof record);
+          gsize len = _fl_identity_self_record (&identity, record, sizeof record);
 
           if (len > 0 && identity.pid == temp->pid)
             _fl_platform_identity_set (temp->fd, record, len);

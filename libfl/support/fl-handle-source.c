@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "fl-handle-source-private.h"
+#include "support/fl-handle-source-private.h"
 
 typedef struct
 {

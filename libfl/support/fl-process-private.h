@@ -2,7 +2,7 @@
  *
  * The platform (platform/fl-platform.h) says what the system says about a PID; this adds what
  * every platform shares: names made safe to print, a short-lived cache for inspectors, and
- * this process's identity as the protocol records it (docs/protocol.md, "identity").
+ * who keeps a file or its kernel lock (for messages).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,7 +10,6 @@
 
 #include <glib.h>
 
-#include "fl-content-private.h"
 #include "platform/fl-platform.h"
 
 G_BEGIN_DECLS
@@ -28,16 +27,6 @@ void               _fl_process_probe_cached (int            pid,
                                              FlProcessInfo *info);
 /* Forget every thread's memory, e.g. when a watch says some process exited. */
 void               _fl_process_cache_invalidate (void);
-
-/* This process's identity; recomputed after fork(). The caller sets kernel_lock. */
-void               _fl_process_self_identity (FlIdentity   *identity);
-
-/* This process's identity (as _fl_process_self_identity()) and its identity record, with the
- * kernel lock taken: cached, since every acquire writes it; one getpid() for both. Returns the
- * record's length, 0 if @size is too small. */
-gsize              _fl_process_self_identity_record (FlIdentity *identity,
-                                                     char       *buf,
-                                                     gsize       size);
 
 /* For messages, never for a decision: the PIDs (at most FL_KERNEL_LOCK_HOLDERS_MAX) that hold
  * the kernel lock on @id, shared or exclusive ones, in a new array; NULL when nobody can

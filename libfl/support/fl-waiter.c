@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "fl-waiter-private.h"
+#include "support/fl-waiter-private.h"
 
 struct _FlWaiter
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "etcd-test-util.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 static void
 openssl (const char *dir,

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "etcd-test-util.h"
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-private.h"
 
 #define PROCESSES 8
 #define SECTIONS  200

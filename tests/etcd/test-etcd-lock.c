@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "etcd-test-util.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 #define WORKERS  3
 #define SECTIONS 40

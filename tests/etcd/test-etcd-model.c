@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "etcd-test-util.h"
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-private.h"
 #include "fl-test-util.h"
 
 

@@ -20,7 +20,7 @@
 #include "etcd-test-util.h"
 #include "etcd-tls-server.h"
 #include "fl-test-dir.h"
-#include "fl-etcd-private.h"
+#include "etcd/fl-etcd-private.h"
 
 #define PASSWORD "s3cr\"et\\pw"  /* a quote and a backslash: the request must be built */
 

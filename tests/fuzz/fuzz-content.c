@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fl-content-private.h"
-#include "fl-names-private.h"
+#include "protocol/fl-content-private.h"
+#include "protocol/fl-names-private.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,
                             size_t         size);

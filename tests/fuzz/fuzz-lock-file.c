@@ -25,8 +25,8 @@
 
 #include <libfl/fl.h>
 
-#include "fl-content-private.h"
-#include "fl-names-private.h"
+#include "protocol/fl-content-private.h"
+#include "protocol/fl-names-private.h"
 #include "platform/fl-platform-linux.h"
 
 int LLVMFuzzerInitialize (int    *argc,

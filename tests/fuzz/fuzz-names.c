@@ -16,7 +16,7 @@
 
 #include <libfl/fl.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,
                             size_t         size);

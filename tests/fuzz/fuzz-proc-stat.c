@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fl-process-private.h"
+#include "support/fl-process-private.h"
 #include "platform/fl-platform-linux.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data,

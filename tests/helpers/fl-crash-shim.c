@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fl-platform.h"
+#include "platform/fl-platform.h"
 
 int __real_link (const char *oldpath, const char *newpath);
 int __real_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,

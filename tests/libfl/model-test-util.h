@@ -7,7 +7,7 @@
 #include <libfl/fl.h>
 #include <sys/types.h>
 
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-private.h"
 #include "fl-test-util.h"
 
 G_BEGIN_DECLS

@@ -12,7 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-util.h"
 
 static char *

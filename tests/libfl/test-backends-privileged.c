@@ -14,7 +14,7 @@
 
 #include <glib/gstdio.h>
 
-#include "fl-lock-backend-private.h"
+#include "protocol/fl-lock-backend-private.h"
 
 /* What the program prints with --print-dir, run with FL_BACKEND_DIR=/nonexistent-env. */
 static char *

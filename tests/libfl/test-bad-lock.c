@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-util.h"
 
 typedef struct

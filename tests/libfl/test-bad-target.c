@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
-#include "fl-names-private.h"
+#include "protocol/fl-lock-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-test-util.h"
 
 static void

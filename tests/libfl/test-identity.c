@@ -7,9 +7,9 @@
 
 #include <glib.h>
 
-#include "fl-content-private.h"
-#include "fl-names-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-content-private.h"
+#include "protocol/fl-names-private.h"
+#include "support/fl-process-private.h"
 
 #define P(s) (s), strlen (s)
 
@@ -128,7 +128,7 @@ test_written (void)
 {
   FlIdentity me, other;
 
-  _fl_process_self_identity (&me);
+  _fl_identity_self (&me);
   if (me.boot_id[0] == '\0' || me.pidns == 0)
     {
       g_test_skip ("this process cannot read its own boot id and PID namespace");
@@ -164,7 +164,7 @@ test_ticks_comparable (void)
 {
   FlIdentity me, other;
 
-  _fl_process_self_identity (&me);
+  _fl_identity_self (&me);
   if (me.timens == 0)
     {
       g_test_skip ("this process cannot tell its own time namespace");

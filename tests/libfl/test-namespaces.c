@@ -21,8 +21,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-content-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-content-private.h"
+#include "support/fl-process-private.h"
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
 #include "platform/fl-platform-linux.h"
@@ -109,7 +109,7 @@ identity_of (int         pid,
   char state;
 
   g_assert_cmpint (fl_test_read_proc_stat (pid, &state, &flags, &start), !=, 0);
-  _fl_process_self_identity (identity);
+  _fl_identity_self (identity);
   identity->pid = pid;
   identity->start_ticks = start;
   identity->kernel_lock = FALSE;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "fl.h"
-#include "fl-other-locks-private.h"
+#include "protocol/fl-other-locks-private.h"
 #include "fl-test-util.h"
 
 typedef enum { HOLD_NOTHING, HOLD_RECORD, HOLD_FLOCK } HoldHow;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fl-waiter-private.h"
+#include "support/fl-waiter-private.h"
 #include "fl-test-dir.h"
 #include "fl-test-worker.h"
 

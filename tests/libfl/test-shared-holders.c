@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
 

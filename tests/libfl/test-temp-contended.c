@@ -17,7 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-util.h"
 
 int __real_openat64 (int dirfd, const char *path, int flags, ...);

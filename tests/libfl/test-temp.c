@@ -22,7 +22,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-attacker.h"
 #include "fl-test-util.h"
 

@@ -11,7 +11,7 @@
 
 #include <gio/gio.h>
 
-#include "fl-tsan-private.h"
+#include "support/fl-tsan-private.h"
 
 typedef struct
 {

@@ -19,8 +19,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fl-content-private.h"
-#include "fl-process-private.h"
+#include "protocol/fl-content-private.h"
+#include "support/fl-process-private.h"
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
 #include "platform/fl-platform-linux.h"
@@ -42,7 +42,7 @@ write_lock_with_identity (const char *path,
 
   fl_test_write (path, text, -1);
   g_assert_cmpint (fl_test_read_proc_stat (pid, &state, &flags, &start), !=, 0);
-  _fl_process_self_identity (&identity);
+  _fl_identity_self (&identity);
   identity.pid = (int) pid;
   identity.start_ticks = start + ticks_off;
   identity.kernel_lock = FALSE;

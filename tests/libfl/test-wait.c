@@ -9,10 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fl-judge-private.h"
-#include "fl-lock-private.h"
+#include "fl-format-private.h"
+#include "protocol/fl-judge-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-test-util.h"
-#include "fl-waiter-private.h"
+#include "support/fl-waiter-private.h"
 
 static FlLockOptions *
 options_with_timeout (gint64 timeout_ms)

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fl-directory-model-private.h"
+#include "model/fl-directory-model-private.h"
 #include "fl-test-util.h"
-#include "fl-walk-private.h"
+#include "model/fl-walk-private.h"
 
 struct dirent64 *__real_readdir64 (DIR *dir);
 struct dirent64 *__wrap_readdir64 (DIR *dir);

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #endif
 
-#include "fl-platform.h"
+#include "platform/fl-platform.h"
 
 #define DEADLINE_US (10 * G_USEC_PER_SEC)
 

@@ -20,7 +20,7 @@
 #include <glib/gstdio.h>
 #include <libfl/fl.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-test-util.h"
 #include "soak-private.h"
 

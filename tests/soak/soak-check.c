@@ -14,7 +14,7 @@
 
 #include <libfl/fl.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-test-counter.h"
 #include "fl-test-util.h"
 #include "soak-private.h"

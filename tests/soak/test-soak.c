@@ -29,7 +29,7 @@
 
 #include <libfl/fl.h>
 
-#include "fl-names-private.h"
+#include "protocol/fl-names-private.h"
 #include "fl-test-util.h"
 #include "soak-private.h"
 #include "soak-section.h"

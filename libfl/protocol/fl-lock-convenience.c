@@ -8,10 +8,10 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error.h"
-#include "fl-lock-backend-private.h"
-#include "fl-lock-private.h"
+#include "protocol/fl-lock-backend-private.h"
+#include "protocol/fl-lock-private.h"
 #include "fl-options-private.h"
-#include "fl-tsan-private.h"
+#include "support/fl-tsan-private.h"
 
 /**
  * fl_with_lock:
