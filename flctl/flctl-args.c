@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -183,6 +184,7 @@ flctl_args_init (FlctlArgs *args)
     .command = FLCTL_COMMAND_NONE,
     .wait_s = FLCTL_DEFAULT_WAIT_S,
     .conflict_exit_code = 75,
+    .lost_signal = SIGTERM,
   };
 }
 
@@ -243,6 +245,38 @@ option_context_new (const char         *parameters,
   return context;
 }
 
+/* --lost-signal: a number, or one of the signals a service is commonly told to stop or
+ * reload by, named as kill(1) names them (TERM, SIGTERM). Windows has no signals: there the
+ * number is only the status COMMAND is ended with (flctl-os-win32.c). */
+static gboolean
+parse_signal (const char *text,
+              int        *signo)
+{
+  static const struct { const char *name; int number; } names[] = {
+    { "INT", SIGINT }, { "TERM", SIGTERM }, { "KILL", 9 },
+#ifdef SIGHUP
+    { "HUP", SIGHUP }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 },
+    { "ALRM", SIGALRM },
+#endif
+  };
+  guint64 number;
+
+  if (g_ascii_string_to_unsigned (text, 10, 1, 63, &number, NULL))
+    {
+      *signo = (int) number;
+      return TRUE;
+    }
+  if (g_ascii_strncasecmp (text, "SIG", 3) == 0)
+    text += 3;
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_ascii_strcasecmp (names[i].name, text) == 0)
+      {
+        *signo = names[i].number;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 /* GOption's help begins "Usage: PRGNAME [OPTION…] PARAMETERS": naming the program "flctl run"
  * makes a subcommand's help read as the operator types it. */
 static char *
@@ -289,15 +323,28 @@ parse_wait (const char *text,
   return TRUE;
 }
 
-/* Where `flctl run`'s own arguments end, as flock(1) reads them: at a "--", or else at the
- * first word that is neither an option (nor its value) nor TARGET. Returns that index, argc when
- * no COMMAND follows (-c gives it); *@dashes says whether it is a "--" to skip. */
-static int
-find_command_start (int           argc,
-                    char * const *argv,
-                    gboolean     *dashes)
+/* Whether the option --@name (or -@letter, when @name is NULL) of @entries takes a value. */
+static gboolean
+takes_value (const GOptionEntry *entries,
+             const char         *name,
+             char                letter)
 {
-  static const char *const long_with_value[] = { "wait", "conflict-exit-code", "command" };
+  for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+    if (name != NULL ? g_str_equal (e->long_name, name) : e->short_name == letter)
+      return e->arg != G_OPTION_ARG_NONE;
+  return FALSE;
+}
+
+/* Where `flctl run`'s own arguments end, as flock(1) reads them: at a "--", or else at the
+ * first word that is neither an option (nor its value) nor TARGET. Which options take a value
+ * is read from @entries, run's own. Returns that index, argc when no COMMAND follows (-c gives
+ * it); *@dashes says whether it is a "--" to skip. */
+static int
+find_command_start (int                 argc,
+                    char * const       *argv,
+                    const GOptionEntry *entries,
+                    gboolean           *dashes)
+{
   gboolean target_seen = FALSE;
 
   *dashes = FALSE;
@@ -312,15 +359,15 @@ find_command_start (int           argc,
         }
       if (arg[0] == '-' && arg[1] == '-')
         {
-          for (gsize j = 0; j < G_N_ELEMENTS (long_with_value); j++)
-            if (g_str_equal (arg + 2, long_with_value[j]))
-              i++;  /* its value is the next word */
+          /* "--wait=5" carries its value; "--wait 5" has it in the next word. */
+          if (strchr (arg, '=') == NULL && takes_value (entries, arg + 2, 0))
+            i++;
         }
       else if (arg[0] == '-' && arg[1] != '\0')
         {
           /* A cluster: "-nv", "-w5", "-w 5"; the first letter that takes a value ends it. */
           for (const char *p = arg + 1; *p != '\0'; p++)
-            if (strchr ("wEc", *p) != NULL)
+            if (takes_value (entries, NULL, *p))
               {
                 if (p[1] == '\0')
                   i++;
@@ -410,6 +457,7 @@ parse_command (FlctlArgs         *args,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char *wait_text = NULL;
+  g_autofree char *lost_signal_text = NULL;
   g_autofree char *shell_command = NULL;
   g_autofree char *description = NULL;
   g_autofree char *prgname = g_strdup_printf ("flctl %s", info->name);
@@ -429,6 +477,9 @@ parse_command (FlctlArgs         *args,
       N_("Exit with CODE instead of 75 when the lock cannot be had"), N_("CODE") },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &args->verbose,
       N_("Say so when waiting, even when standard error is not a terminal"), NULL },
+    { "lost-signal", 0, 0, G_OPTION_ARG_STRING, &lost_signal_text,
+      N_("Send SIGNAL to COMMAND if the lock is lost while it runs (default TERM; 'none': "
+         "send nothing)"), N_("SIGNAL") },
     { "command", 'c', 0, G_OPTION_ARG_FILENAME, &shell_command,
       N_("Run COMMAND through the shell ($SHELL, else /bin/sh), as flock -c does"),
       N_("COMMAND") },
@@ -536,7 +587,7 @@ parse_command (FlctlArgs         *args,
   /* run: GOption sees only what precedes COMMAND; COMMAND and its arguments are not flctl's. */
   if (info->command == FLCTL_COMMAND_RUN)
     {
-      command_start = find_command_start (argc, argv, &dashes);
+      command_start = find_command_start (argc, argv, run_entries, &dashes);
       own_argc = command_start;
     }
   if (!g_option_context_parse (context, &own_argc, &argv, error))
@@ -563,6 +614,12 @@ parse_command (FlctlArgs         *args,
         return usage_error (error, _("-w expects a number of seconds, not '%s'"), wait_text);
       if (args->conflict_exit_code < 0 || args->conflict_exit_code > 255)
         return usage_error (error, "%s", _("-E expects a code from 0 to 255"));
+      if (lost_signal_text != NULL && g_ascii_strcasecmp (lost_signal_text, "none") == 0)
+        args->lost_signal = 0;
+      else if (lost_signal_text != NULL
+               && !parse_signal (lost_signal_text, &args->lost_signal))
+        return usage_error (error, _("--lost-signal expects a signal's name or number, or "
+                                     "'none', not '%s'"), lost_signal_text);
       /* GOption compacted what precedes COMMAND; COMMAND and what follows are untouched. */
       args->command_argv = shell_command != NULL ? shell_argv (shell_command)
                                                  : g_strdupv (argv + first);

@@ -67,6 +67,7 @@ typedef struct
   gboolean       verbose;           /* run */
   double         wait_s;            /* run: how long to wait for the lock; -1: forever */
   int            conflict_exit_code; /* run: the exit status when the lock cannot be had */
+  int            lost_signal;       /* run: sent to COMMAND when the lock is lost; 0: none */
   gboolean       detach;            /* demo */
   char          *process_name;      /* hold: --name */
 } FlctlArgs;

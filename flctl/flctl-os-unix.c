@@ -202,6 +202,7 @@ failed:
 static gboolean
 spawn_with_lock (FlctlOsRun *run,
                  char      **argv,
+                 char      **envp,
                  int         lock_fd,
                  GError    **error)
 {
@@ -227,7 +228,7 @@ spawn_with_lock (FlctlOsRun *run,
   if (ret == 0)
     ret = posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK);
   if (ret == 0)
-    ret = posix_spawnp (&pid, argv[0], &actions, &attr, argv, environ);
+    ret = posix_spawnp (&pid, argv[0], &actions, &attr, argv, envp != NULL ? envp : environ);
   posix_spawnattr_destroy (&attr);
   posix_spawn_file_actions_destroy (&actions);
   if (ret == 0)
@@ -245,17 +246,18 @@ failed:
 gboolean
 flctl_os_run_spawn (FlctlOsRun      *run,
                     char           **argv,
+                    char           **envp,
                     FlLock          *lock,
                     FlctlOsExitFunc  exit_func,
                     gpointer         user_data,
                     GError         **error)
 {
   /* An etcd lock has no descriptor: flctl itself holds it, its lease kept alive, while
-   * COMMAND runs; a lease lost meanwhile is reported when flctl releases it. */
+   * COMMAND runs (a lease lost meanwhile: flctl-run.c). */
   const char *target = fl_lock_get_target (lock);
   gboolean etcd = g_str_has_prefix (target, "etcd://") || g_str_has_prefix (target, "etcds://");
   int lock_fd = etcd ? -1 : fl_lock_dup_fd (lock, error);
-  gboolean spawned = (etcd || lock_fd >= 0) && spawn_with_lock (run, argv, lock_fd, error);
+  gboolean spawned = (etcd || lock_fd >= 0) && spawn_with_lock (run, argv, envp, lock_fd, error);
 
   if (lock_fd >= 0)
     close (lock_fd);
@@ -263,6 +265,15 @@ flctl_os_run_spawn (FlctlOsRun      *run,
     return FALSE;
   flctl_os_child_watch (&run->command, run->child, exit_func, user_data);
   return TRUE;
+}
+
+void
+flctl_os_run_signal (FlctlOsRun *run,
+                     int         signo)
+{
+  /* The child is not reaped before the watch says it ended, so its PID is still its own. */
+  if (run->command.running && run->child > 0)
+    kill (run->child, signo);
 }
 
 int

@@ -198,6 +198,7 @@ struct _FlctlOsRun
   guint           stop_id;
   gboolean        stopped;
   FlctlOsChild    command;  /* COMMAND once spawned (flctl-os-child.c) */
+  GPid            pid;      /* its process handle, closed by the child watch */
 };
 
 static void
@@ -230,6 +231,7 @@ flctl_os_run_new (FlctlOsStopFunc stop_func,
 gboolean
 flctl_os_run_spawn (FlctlOsRun      *run,
                     char           **argv,
+                    char           **envp,
                     FlLock          *lock,
                     FlctlOsExitFunc  exit_func,
                     gpointer         user_data,
@@ -246,7 +248,7 @@ flctl_os_run_spawn (FlctlOsRun      *run,
                    argv[0], g_strerror (ENOENT));
       return FALSE;
     }
-  if (!g_spawn_async (NULL, argv, NULL,
+  if (!g_spawn_async (NULL, argv, envp,
                       G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
                       | G_SPAWN_CHILD_INHERITS_STDIN | G_SPAWN_LEAVE_DESCRIPTORS_OPEN,
                       NULL, NULL, &pid, &local_error))
@@ -255,8 +257,18 @@ flctl_os_run_spawn (FlctlOsRun      *run,
                    argv[0], local_error->message);
       return FALSE;
     }
+  run->pid = pid;
   flctl_os_child_watch (&run->command, pid, exit_func, user_data);
   return TRUE;
+}
+
+/* No signals: COMMAND ends with the status a shell shows for death by @signo. */
+void
+flctl_os_run_signal (FlctlOsRun *run,
+                     int         signo)
+{
+  if (run->command.running && run->pid != NULL)
+    TerminateProcess (run->pid, 128 + (UINT) signo);
 }
 
 int

@@ -58,12 +58,18 @@ void         flctl_os_child_watch          (FlctlOsChild    *child,
 /* Before any thread exists. NULL with errno set when stop requests cannot be caught. */
 FlctlOsRun  *flctl_os_run_new              (FlctlOsStopFunc  stop_func,
                                             gpointer         user_data);
+/* @envp: COMMAND's environment, NULL for flctl's own. */
 gboolean     flctl_os_run_spawn            (FlctlOsRun      *run,
                                             char           **argv,
+                                            char           **envp,
                                             FlLock          *lock,
                                             FlctlOsExitFunc  exit_func,
                                             gpointer         user_data,
                                             GError         **error);
+/* Sends @signo to COMMAND while it runs (Windows has no signals: COMMAND is ended, as if
+ * killed by @signo). */
+void         flctl_os_run_signal           (FlctlOsRun      *run,
+                                            int              signo);
 /* After COMMAND ended: the signal that killed it (0 if none), else its exit status. */
 int          flctl_os_run_child_signal     (FlctlOsRun      *run);
 int          flctl_os_run_child_status     (FlctlOsRun      *run);

@@ -6,6 +6,13 @@
  * (flctl-os-unix.c, flctl-os-win32.c). Once COMMAND is gone the lock is released and flctl
  * exits with COMMAND's status, or dies of COMMAND's signal, as a shell reports it (128+N).
  *
+ * A lock with a fencing token (etcd) gives it to COMMAND as FL_FENCING_TOKEN, so that COMMAND
+ * can fence what it writes (docs/fencing.md). Such a lock can be lost while COMMAND runs (its
+ * lease expired or was revoked): flctl says so at once and sends COMMAND --lost-signal, since
+ * another holder may already be inside, and exits 74 once COMMAND is gone, whatever COMMAND's
+ * status: its work was not all protected. A file lock is never lost while held (its kernel
+ * lock is COMMAND's too); one removed by a forced reclaim is told at the release.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -32,6 +39,8 @@ typedef struct
   FlctlOsRun    *os;
   int            caught_signal;
   gboolean       child_running;
+  int            lost_signal;
+  gboolean       lost;
 } Run;
 
 static void
@@ -63,12 +72,53 @@ child_exited_cb (gpointer user_data)
   g_main_loop_quit (run->loop);
 }
 
+/* At once, not after COMMAND: another holder may be inside already. */
+static void
+lost_cb (FlLock   *lock,
+         gpointer  user_data)
+{
+  Run *run = user_data;
+  g_autofree char *target = flctl_printable (run->target);
+
+  run->lost = TRUE;
+  if (!run->child_running)
+    g_printerr (_("flctl run: lost the lock of %s (its lease expired or was revoked)\n"),
+                target);
+  else if (run->lost_signal != 0)
+    {
+      g_printerr (_("flctl run: lost the lock of %s while COMMAND runs (its lease expired or "
+                    "was revoked): sending it signal %d\n"), target, run->lost_signal);
+      flctl_os_run_signal (run->os, run->lost_signal);
+    }
+  else
+    {
+      g_printerr (_("flctl run: lost the lock of %s while COMMAND runs (its lease expired or "
+                    "was revoked); COMMAND goes on unprotected (--lost-signal none)\n"), target);
+    }
+}
+
+/* COMMAND's environment: flctl's, and the lock's fencing token where it has one. */
+static char **
+command_environment (FlLock *lock)
+{
+  guint64 token = fl_lock_get_fencing_token (lock);
+  g_autofree char *text = NULL;
+
+  if (token == 0)
+    return NULL;
+  text = g_strdup_printf ("%" G_GUINT64_FORMAT, token);
+  return g_environ_setenv (g_get_environ (), "FL_FENCING_TOKEN", text, TRUE);
+}
+
 static void
 spawn_command (Run *run)
 {
   g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = command_environment (run->lock);
 
-  if (!flctl_os_run_spawn (run->os, run->command, run->lock, child_exited_cb, run, &error))
+  g_signal_connect (run->lock, "lost", G_CALLBACK (lost_cb), run);
+  if (!flctl_os_run_spawn (run->os, run->command, envp, run->lock, child_exited_cb, run,
+                           &error))
     {
       g_propagate_error (&run->error, g_steal_pointer (&error));
       g_main_loop_quit (run->loop);
@@ -180,8 +230,9 @@ run_locked (Run                 *run,
     }
 
   /* COMMAND has ended, or never started (it could not be run, or a signal came with the
-   * lock): release first, then report. */
-  if (!fl_lock_release (run->lock, &error))
+   * lock): release first, then report. A loss was told when it came. */
+  if (!fl_lock_release (run->lock, &error) && !(run->lost && g_error_matches (error, FL_ERROR,
+                                                                                FL_ERROR_LOST)))
     {
       flctl_report_error ("run", error);
       if (run->error == NULL && run->caught_signal == 0 && flctl_os_run_child_signal (run->os) == 0)
@@ -189,6 +240,8 @@ run_locked (Run                 *run,
     }
   if (run->caught_signal != 0)
     flctl_die_by_signal (run->caught_signal);
+  if (run->lost)
+    return FLCTL_EXIT_IO;
   if (run->error != NULL)
     {
       /* The shell's statuses for a command it cannot find or cannot run. */
@@ -226,6 +279,7 @@ flctl_run_main (const FlctlArgs *args)
   run.target = args->operands[0];
   run.command = args->command_argv;
   run.verbose = args->verbose;
+  run.lost_signal = args->lost_signal;
   warn_if_lock_file (run.target);
   fl_lock_options_set_timeout_ms (options, args->wait_s == FLCTL_WAIT_FOREVER
                                            ? FL_TIMEOUT_INFINITE

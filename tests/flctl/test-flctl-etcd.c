@@ -10,6 +10,7 @@
 
 #include <libfl/fl.h>
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -350,6 +351,69 @@ test_run_lost (void)
   g_assert_true (etcd_test_wait_queue ("fl-test/run-lost", 0, FLCTL_TEST_TIMEOUT_MS));
 }
 
+/* A lease revoked while COMMAND goes on: flctl tells at once and sends COMMAND --lost-signal
+ * (TERM by default), which COMMAND sees while it still runs; COMMAND had the lock's fencing
+ * token in FL_FENCING_TOKEN, the token flctl status showed for it. flctl exits 74 whatever
+ * COMMAND's status. Without the signal (issue 30) a second holder ran beside COMMAND. */
+static void
+test_run_lost_signals (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flctl-etcd-lost-XXXXXX", NULL);
+  g_autofree char *script = NULL;
+  g_autofree char *token_file = g_build_filename (dir, "token", NULL);
+  g_autofree char *status_file = g_build_filename (dir, "status", NULL);
+  g_autofree char *signal_file = g_build_filename (dir, "signal", NULL);
+  g_autofree char *token = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *got = NULL;
+  g_autoptr(FlctlResult) r = NULL;
+  g_autoptr(FlctlResult) quiet = NULL;
+  g_autoptr(JsonArray) array = NULL;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "run-lost-signals");
+  /* COMMAND: notes its token and the token status shows, revokes its own lease, then waits
+   * for a signal, notes it and ends its sleep. */
+  script = g_strdup (
+      "trap 'kill $!; echo TERM > \"$4\"; exit 3' TERM; "
+      "echo \"$FL_FENCING_TOKEN\" > \"$1\"; "
+      "\"$5\" status --records \"$2\" > \"$3\"; "
+      "\"$6\" --revoke \"$2\"; "
+      "sleep 3600 & wait $!");
+  r = flctl_test_run (0, NULL, "run", uri, "--", "sh", "-c", script, "sh", token_file, uri,
+                      status_file, signal_file, flctl_test_exe (), etcd_test_self_path, NULL);
+  g_test_message ("%s", r->err);
+  g_assert_cmpint (r->status, ==, 74);
+  g_assert_nonnull (strstr (r->err, "lost the lock"));
+  g_assert_nonnull (strstr (r->err, "sending it signal 15"));
+
+  got = flctl_test_read_file (signal_file);
+  g_assert_cmpstr (g_strstrip (got), ==, "TERM");
+  token = flctl_test_read_file (token_file);
+  g_strstrip (token);
+  g_assert_cmpuint (g_ascii_strtoull (token, NULL, 10), >, 0);
+  seen = flctl_test_read_file (status_file);
+  array = flctl_test_parse_array (seen);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (array, 0),
+                                               "token"),
+                   ==, g_ascii_strtoll (token, NULL, 10));
+  g_assert_true (etcd_test_wait_queue ("fl-test/run-lost-signals", 0, FLCTL_TEST_TIMEOUT_MS));
+
+  /* --lost-signal none: told, not signalled; COMMAND's own status 0 still gives 74. */
+  quiet = flctl_test_run (0, NULL, "run", "--lost-signal", "none", uri, "--", "sh", "-c",
+                          "\"$1\" --revoke \"$2\"", "sh", etcd_test_self_path, uri, NULL);
+  g_test_message ("%s", quiet->err);
+  g_assert_cmpint (quiet->status, ==, 74);
+  g_assert_nonnull (strstr (quiet->err, "lost"));
+  g_assert_null (strstr (quiet->err, "sending it signal"));
+
+  g_unlink (token_file);
+  g_unlink (status_file);
+  g_unlink (signal_file);
+  g_rmdir (dir);
+}
+
 /* The next JSON record on @stream whose event is @event and path is @path, or NULL past the
  * deadline. */
 static JsonObject *
@@ -432,6 +496,7 @@ main (int    argc,
   g_test_add_func ("/flctl-etcd/reclaim-changed", test_reclaim_changed);
   g_test_add_func ("/flctl-etcd/run", test_run);
   g_test_add_func ("/flctl-etcd/run-lost", test_run_lost);
+  g_test_add_func ("/flctl-etcd/run-lost-signals", test_run_lost_signals);
   g_test_add_func ("/flctl-etcd/watch", test_watch);
 
   return etcd_test_run_with_server (argv[0]);

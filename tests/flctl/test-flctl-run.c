@@ -130,6 +130,7 @@ test_run_exit_status (Fixture       *f,
   g_autoptr(FlctlResult) exited = NULL;
   g_autoptr(FlctlResult) killed = NULL;
   g_autoptr(FlctlResult) missing = NULL;
+  g_autoptr(FlctlResult) no_token = NULL;
   g_autoptr(FlctlResult) inside = NULL;
 
   exited = flctl_test_run (0, NULL, "run", f->target, "--", "sh", "-c", "exit 42", NULL);
@@ -138,6 +139,12 @@ test_run_exit_status (Fixture       *f,
   /* The command dies of SIGTERM: so does flctl, after releasing the lock. */
   killed = flctl_test_run (0, NULL, "run", f->target, "--", "sh", "-c", "kill -TERM $$", NULL);
   g_assert_cmpint (killed->status, ==, 128 + SIGTERM);
+
+  /* A file lock has no fencing token to give (docs/fencing.md); --lost-signal is accepted
+   * by name and number. */
+  no_token = flctl_test_run (0, NULL, "run", "--lost-signal", "SIGUSR1", f->target, "--", "sh",
+                             "-c", "test -z \"${FL_FENCING_TOKEN+set}\"", NULL);
+  g_assert_cmpint (no_token->status, ==, 0);
 
   missing = flctl_test_run (0, NULL, "run", f->target, "--", "/nonexistent/command", NULL);
   g_assert_cmpint (missing->status, ==, 127);
@@ -448,6 +455,7 @@ test_run_usage (Fixture       *f,
   g_autoptr(FlctlResult) shell_and_command = NULL;
   g_autoptr(FlctlResult) both = NULL;
   g_autoptr(FlctlResult) bad_wait = NULL;
+  g_autoptr(FlctlResult) bad_signal = NULL;
   g_autoptr(FlctlResult) help = NULL;
 
   unknown = flctl_test_run (0, NULL, "run", "--frobnicate", f->target, "--", "true", NULL);
@@ -470,6 +478,11 @@ test_run_usage (Fixture       *f,
   bad_wait = flctl_test_run (0, NULL, "run", "-w", "soon", f->target, "--", "true", NULL);
   g_assert_cmpint (bad_wait->status, ==, 2);
   g_assert_nonnull (strstr (bad_wait->err, "soon"));
+
+  bad_signal = flctl_test_run (0, NULL, "run", "--lost-signal", "SIGNOPE", f->target, "--",
+                               "true", NULL);
+  g_assert_cmpint (bad_signal->status, ==, 2);
+  g_assert_nonnull (strstr (bad_signal->err, "SIGNOPE"));
 
   help = flctl_test_run (0, NULL, "run", "--help", NULL);
   g_assert_cmpint (help->status, ==, 0);
