@@ -3,7 +3,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The holder decides loss locally (pitfalls 2 and 9): a lease is trusted until the send time
- * of its last successful keepalive + TTL - margin, whatever etcd says later.
+ * of its last successful keepalive + TTL - margin, whatever etcd says later. Those times are
+ * on the boot clock (CLOCK_BOOTTIME), which goes on counting while the machine is suspended,
+ * as etcd's own clock does; the monotonic clock stops then, and a holder woken from a suspend
+ * longer than its lease would go on believing it holds (issue 30). A lease past that point is
+ * lost for good: a keepalive that still succeeds afterwards does not bring it back, since
+ * another holder may have been granted the lock meanwhile. The clock-rate assumption (the
+ * margin) is docs/etcd.md's.
  */
 #include "config.h"
 
@@ -11,6 +17,7 @@
 #include <libsoup/soup.h>
 
 #include "etcd/fl-etcd-private.h"
+#include "platform/fl-platform.h"
 #include "protocol/fl-lock-backend-private.h"
 
 struct _FlEtcdKeeper
@@ -24,7 +31,7 @@ struct _FlEtcdKeeper
   char         *body;        /* {"ID":"..."} */
   gint64        ttl_us;
   gint64        margin_us;
-  gint64        valid_until; /* monotonic; written on the etcd thread, under the mutex */
+  gint64        valid_until; /* boot clock; written on the etcd thread, under the mutex */
   gboolean      held;
   gboolean      stopped;
   gint          lost;        /* atomic */
@@ -98,16 +105,28 @@ keeper_lose (FlEtcdKeeper *k)
     }
 }
 
+/* Etcd thread. GLib's main loop waits on the monotonic clock: the deadline is converted from
+ * the boot clock each time it is armed. A suspend delays the source (the report), never
+ * fl_lock_is_held(), which reads the boot clock itself. */
+static void
+arm_deadline (FlEtcdKeeper *k)
+{
+  gint64 left = k->valid_until - _fl_platform_boottime_now ();
+
+  if (k->deadline != NULL)
+    g_source_set_ready_time (k->deadline, g_get_monotonic_time () + MAX (left, 0));
+}
+
 /* Etcd thread. A ready-time source stays ready once dispatched: rearm it. */
 static gboolean
 deadline_cb (gpointer data)
 {
   FlEtcdKeeper *k = data;
 
-  if (g_get_monotonic_time () >= k->valid_until)
+  if (_fl_platform_boottime_now () >= k->valid_until)
     keeper_lose (k);
   else
-    g_source_set_ready_time (k->deadline, k->valid_until);
+    arm_deadline (k);
   return G_SOURCE_CONTINUE;
 }
 
@@ -227,6 +246,8 @@ renewed_cb (GObject      *source,
 
       if (ttl_s <= 0 && !json_object_has_member (object, "error"))
         keeper_lose (k);  /* 200 without a TTL: the lease is gone (pitfall 2) */
+      else if (ttl_s > 0 && _fl_platform_boottime_now () >= k->valid_until)
+        keeper_lose (k);  /* too late: the lease was past trusting before this answer came */
       else if (ttl_s > 0)
         {
           gint64 until = r->sent_us + MIN (ttl_s * G_USEC_PER_SEC, k->ttl_us) - k->margin_us;
@@ -236,8 +257,7 @@ renewed_cb (GObject      *source,
               g_mutex_lock (&k->mutex);
               k->valid_until = until;  /* written here only; read elsewhere under the mutex */
               g_mutex_unlock (&k->mutex);
-              if (k->deadline != NULL)
-                g_source_set_ready_time (k->deadline, until);
+              arm_deadline (k);
             }
           schedule_tick (k, interval);
         }
@@ -283,7 +303,7 @@ tick_cb (gpointer data)
   r->keeper = keeper_ref (k);
   r->cancellable = g_cancellable_new ();
   r->msg = g_object_ref (msg);
-  r->sent_us = g_get_monotonic_time ();
+  r->sent_us = _fl_platform_boottime_now ();
   k->inflight = g_object_ref (r->cancellable);
   soup_message_set_request_body_from_bytes (msg, "application/json", body);
   if (token != NULL && token[0] != '\0')
@@ -329,7 +349,8 @@ start_cb (gpointer data)
   g_mutex_lock (&k->mutex);
   if (!k->stopped)
     {
-      k->deadline = ready_time_source_new (k, deadline_cb, k->valid_until);
+      k->deadline = ready_time_source_new (k, deadline_cb, -1);
+      arm_deadline (k);
       k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->ttl_us / 3);
     }
   g_mutex_unlock (&k->mutex);
@@ -377,7 +398,7 @@ _fl_etcd_keeper_is_valid (FlEtcdKeeper *k)
   g_mutex_lock (&k->mutex);
   until = k->valid_until;
   g_mutex_unlock (&k->mutex);
-  return !g_atomic_int_get (&k->lost) && g_get_monotonic_time () < until;
+  return !g_atomic_int_get (&k->lost) && _fl_platform_boottime_now () < until;
 }
 
 static gboolean

@@ -469,7 +469,7 @@ etcd_acquire (const char          *target,
       g_autofree char *body = g_strdup_printf ("{\"TTL\":%u}", ttl_s);
       g_autoptr(JsonObject) granted = NULL;
       g_autoptr(GError) local_error = NULL;
-      gint64 sent = g_get_monotonic_time ();
+      gint64 sent = _fl_platform_boottime_now ();  /* the lease's clock (fl-etcd-keepalive.c) */
       gboolean busy = FALSE;
       gboolean ok;
 

@@ -131,6 +131,12 @@ _fl_platform_self_pid (void)
   return host->self_pid ();
 }
 
+int64_t
+_fl_platform_boottime_now (void)
+{
+  return host->boottime_now ();
+}
+
 void
 _fl_lock_report_lost (FlLock *lock)
 {

@@ -152,7 +152,8 @@ char       *_fl_etcd_unb64        (const char *b64);
 char       *_fl_etcd_dir_range_json (const char *dir);
 
 /* The keepalive of one lease, on the etcd thread with its own session. Valid until the send
- * time of the last successful keepalive + TTL - margin (pitfall 9); then lost, once. */
+ * time of the last successful keepalive + TTL - margin (pitfall 9); then lost, once. Times on
+ * the boot clock (_fl_platform_boottime_now()), @granted_sent_us too. */
 typedef struct _FlEtcdKeeper FlEtcdKeeper;
 
 /* Keeps @client's endpoints and TLS/user settings (not @client itself). */

@@ -43,6 +43,7 @@ typedef struct
                                                 FlProcessInfo       *info);
   void                 (*process_info_clear)   (FlProcessInfo       *info);
   int                  (*self_pid)             (void);
+  int64_t              (*boottime_now)         (void);
   void                 (*lock_report_lost)     (FlLock              *lock);
 } FlBackendHost;
 

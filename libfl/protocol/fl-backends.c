@@ -57,6 +57,7 @@ static const FlBackendHost host = {
   .process_probe = _fl_process_probe,
   .process_info_clear = _fl_process_info_clear,
   .self_pid = _fl_platform_self_pid,
+  .boottime_now = _fl_platform_boottime_now,
   .lock_report_lost = _fl_lock_report_lost,
 };
 
