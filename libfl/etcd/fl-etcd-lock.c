@@ -542,17 +542,83 @@ etcd_bind (gpointer state,
   _fl_etcd_keeper_set_held (self->keeper, lock);
 }
 
+/* The delete of our key, guarded on our token: a request body. */
+static char *
+guarded_delete_body (FlEtcdLock *self)
+{
+  g_autofree char *key64 = _fl_etcd_b64 (self->key);
+
+  return g_strdup_printf (
+    "{\"compare\":[{\"target\":\"CREATE\",\"key\":\"%s\",\"result\":\"EQUAL\","
+    "\"create_revision\":\"%" G_GUINT64_FORMAT "\"}],"
+    "\"success\":[{\"request_delete_range\":{\"key\":\"%s\"}}]}", key64, self->token, key64);
+}
+
+typedef struct
+{
+  FlEtcdClient *client;
+  char         *body;
+  gint64        lease;
+} Cleanup;
+
+static gpointer
+cleanup_thread (gpointer data)
+{
+  Cleanup *c = data;
+  JsonObject *res = _fl_etcd_client_call (c->client, "/v3/kv/txn", c->body,
+                                          g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, NULL);
+
+  g_clear_pointer (&res, json_object_unref);
+  revoke_lease (c->client, c->lease);
+  _fl_etcd_client_free (c->client);
+  g_free (c->body);
+  g_free (c);
+  return NULL;
+}
+
+/* The guarded delete and the revoke, on a thread of their own: the caller does not wait for
+ * them, and the next holder need not wait for the lease to expire once etcd answers again.
+ * A process that exits first leaves that to the lease. Takes the lock's client. */
+static void
+clean_up_behind (FlEtcdLock *self)
+{
+  Cleanup *c = g_new0 (Cleanup, 1);
+  g_autoptr(GError) thread_error = NULL;
+  GThread *thread;
+
+  c->client = g_steal_pointer (&self->client);
+  c->body = guarded_delete_body (self);
+  c->lease = self->lease;
+  thread = g_thread_try_new ("fl-etcd-cleanup", cleanup_thread, c, &thread_error);
+  if (thread != NULL)
+    g_thread_unref (thread);
+  else
+    cleanup_thread (c);  /* no thread to spare: clean up here, as before */
+}
+
+/* A lock already lost: the caller is told at once, reachable or not (issue 30). */
+static gboolean
+release_lost (FlEtcdLock  *self,
+              GError     **error)
+{
+  clean_up_behind (self);
+  g_set_error (error, FL_ERROR, FL_ERROR_LOST,
+               _("The etcd lock “%s” (token %llu) was lost while this process held it: "
+                 "its lease was not renewed in time (were keepalives reaching etcd?). "
+                 "Whatever it protected may have been changed meanwhile"),
+               self->t.name, (unsigned long long) self->token);
+  return FALSE;
+}
+
 /* A delete guarded on our token, then the lease revoke. */
 static gboolean
 etcd_release (gpointer  state,
               GError  **error)
 {
   FlEtcdLock *self = state;
-  g_autofree char *key64 = NULL;
   g_autofree char *body = NULL;
   g_autoptr(JsonObject) res = NULL;
   g_autoptr(GError) local_error = NULL;
-  gboolean was_valid;
 
   if (self->keeper == NULL)
     return TRUE;
@@ -564,33 +630,34 @@ etcd_release (gpointer  state,
       return TRUE;
     }
 
-  was_valid = _fl_etcd_keeper_is_valid (self->keeper);
+  if (!_fl_etcd_keeper_is_valid (self->keeper))
+    {
+      _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
+      return release_lost (self, error);
+    }
   _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
 
-  key64 = _fl_etcd_b64 (self->key);
-  body = g_strdup_printf (
-    "{\"compare\":[{\"target\":\"CREATE\",\"key\":\"%s\",\"result\":\"EQUAL\","
-    "\"create_revision\":\"%" G_GUINT64_FORMAT "\"}],"
-    "\"success\":[{\"request_delete_range\":{\"key\":\"%s\"}}]}", key64, self->token, key64);
+  body = guarded_delete_body (self);
   res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
                               g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, &local_error);
-  revoke_lease (self->client, self->lease);
-
   if (res == NULL)
     {
+      /* Within FL_ETCD_CALL_US, not twice that: the revoke, and the delete again, go on
+       * behind the caller. */
+      clean_up_behind (self);
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   _("Cannot release the etcd lock “%s”: "), self->t.name);
       return FALSE;
     }
-  if (!_fl_etcd_json_bool (res, "succeeded") || !was_valid)
+  revoke_lease (self->client, self->lease);
+
+  if (!_fl_etcd_json_bool (res, "succeeded"))
     {
       g_set_error (error, FL_ERROR, FL_ERROR_LOST,
                    _("The etcd lock “%s” (token %llu) was lost while this process held it: "
-                     "%s. Whatever it protected may have been changed meanwhile"),
-                   self->t.name, (unsigned long long) self->token,
-                   _fl_etcd_json_bool (res, "succeeded")
-                   ? _("its lease was not renewed in time (were keepalives reaching etcd?)")
-                   : _("its key is gone (the lease expired or was revoked)"));
+                     "its key is gone (the lease expired or was revoked). Whatever it "
+                     "protected may have been changed meanwhile"),
+                   self->t.name, (unsigned long long) self->token);
       return FALSE;
     }
   return TRUE;

@@ -1,4 +1,5 @@
-/* test-etcd-clock.c: an etcd lock's local deadline counts a suspend (suite 'etcd')
+/* test-etcd-clock.c: an etcd lock's local deadline: across a suspend, and at the release
+ * (suite 'etcd')
  *
  * A holder's lease deadline is kept on the boot clock, which counts a system suspend as etcd's
  * clock does; the monotonic clock stops during one (docs/etcd.md, "The clock of that
@@ -7,6 +8,9 @@
  * and etcd's own clock do not. On the monotonic clock, the holder went on saying it held
  * (issue 30, item 6): here it says so only until the jump, reports the loss, and a keepalive
  * that etcd still answers does not bring the lock back.
+ *
+ * A lock past its deadline is lost: releasing it says FL_ERROR_LOST at once, whether etcd
+ * answers or not (it took 18 s and said FL_ERROR_FAILED with etcd unreachable).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -102,6 +106,39 @@ test_short_suspend_keeps (void)
   g_atomic_int_set (&suspended_s, 0);
 }
 
+/* etcd paused (SIGSTOP) until the holder's deadline passed: the release is FL_ERROR_LOST at
+ * once; once etcd answers again, the key is cleaned up behind it. */
+static void
+test_release_lost_unreachable (void)
+{
+  const guint ttl_s = 2;  /* trusted for TTL - max (1 s, TTL/5) = 1 s after each keepalive */
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean lost = FALSE;
+  gint64 start;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "release-lost");
+  options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
+  lock = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+
+  etcd_server_pause (etcd_test_server, TRUE);
+  g_assert_true (etcd_wait_for (is_true, &lost, fl_test_scaled_ms (10000)));
+  g_assert_false (fl_lock_is_held (lock));
+
+  start = g_get_monotonic_time ();
+  g_assert_false (fl_lock_release (lock, &error));
+  g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, fl_test_scaled_ms (1000) * 1000);
+
+  etcd_server_pause (etcd_test_server, FALSE);
+  g_assert_true (etcd_test_wait_queue ("fl-test/release-lost", 0, fl_test_scaled_ms (15000)));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -109,5 +146,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/etcd-clock/suspend-past-lease", test_suspend_past_lease);
   g_test_add_func ("/etcd-clock/short-suspend-keeps", test_short_suspend_keeps);
+  g_test_add_func ("/etcd-clock/release-lost-unreachable", test_release_lost_unreachable);
   return etcd_test_run_with_server (argv[0]);
 }
