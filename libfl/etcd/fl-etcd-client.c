@@ -427,6 +427,7 @@ call_endpoints (FlEtcdClient  *client,
                 GError       **error)
 {
   g_autoptr(GError) last_error = NULL;
+  g_autoptr(GError) leaderless = NULL;
   JsonObject *ret = NULL;
 
   for (guint tried = 0; tried < client->n_endpoints; tried++)
@@ -450,7 +451,20 @@ call_endpoints (FlEtcdClient  *client,
           if (invalid_token != NULL && token != NULL &&
               _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
             *invalid_token = TRUE;
-          set_http_error (client, error, endpoint, path, status, response);
+          set_http_error (client, &last_error, endpoint, path, status, response);
+          /* A member without a leader (cut from its peers), or whose request timed out,
+           * speaks for itself alone: another may have a leader, and is asked first from now
+           * on. Every request libfl sends may be sent twice (issue 30): a grant twice leaves
+           * a spare lease to expire, the rest are idempotent. */
+          if (_fl_etcd_error_is_leaderless (last_error) && tried + 1 < client->n_endpoints)
+            {
+              g_debug ("etcd at %s: %s; asking the next member", endpoint, last_error->message);
+              g_clear_error (&leaderless);
+              leaderless = g_steal_pointer (&last_error);
+              client->current = (client->current + 1) % client->n_endpoints;
+              continue;
+            }
+          g_propagate_error (error, g_steal_pointer (&last_error));
           return NULL;
         }
       ret = _fl_etcd_json_parse (response);
@@ -469,6 +483,12 @@ call_endpoints (FlEtcdClient  *client,
         g_set_error (error, FL_ERROR, FL_ERROR_TIMEOUT,
                      _("Timed out (ELOCKTIMEOUT) in %s on etcd at %s"), path,
                      client->endpoints[client->current]);
+    }
+  else if (leaderless != NULL)
+    {
+      /* Of the members that answered, none had a leader: that is the news (callers fall back
+       * to a read without a quorum on it), not that the others could not be reached. */
+      g_propagate_error (error, g_steal_pointer (&leaderless));
     }
   else
     g_propagate_error (error, g_steal_pointer (&last_error));
