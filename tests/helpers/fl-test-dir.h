@@ -55,8 +55,13 @@ gint64    fl_test_deadline_ms           (gint64         ms_from_now);
 /* Removes @path and everything in it, never following a symbolic link. */
 void      fl_test_rm_rf                 (const char    *path);
 gboolean  fl_test_exists                (const char    *path);
+/* The names in @dir, sorted; on Windows without those whose file is delete-pending
+ * (fl-test-dir-win32.c). */
 char    **fl_test_list_dir              (const char    *dir);
 guint     fl_test_count_protocol_litter (const char    *dir);
+#ifdef G_OS_WIN32
+gboolean  _fl_test_dir_entry_is_gone    (const char    *path);
+#endif
 gboolean  fl_test_wait_until            (gboolean     (*cond) (gpointer),
                                          gpointer       data,
                                          guint          timeout_ms);

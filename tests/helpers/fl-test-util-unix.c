@@ -31,6 +31,25 @@ fl_test_set_mtime_ago (const char *path,
   g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
 }
 
+gint64
+fl_test_changed_us (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  return MAX ((gint64) st.st_ctim.tv_sec * G_USEC_PER_SEC + st.st_ctim.tv_nsec / 1000,
+              (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000);
+}
+
+guint64
+fl_test_file_id (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (lstat (path, &st), ==, 0);
+  return st.st_ino;
+}
+
 /* A shared probe from a descriptor of our own fails while anyone (this process included) holds
  * LOCK_EX on the inode through another open file description. */
 gboolean
@@ -55,7 +74,7 @@ fl_test_kernel_lock_held (const char *path)
 /* The PID of a child that has exited and been reaped: nothing runs under it now. pid_max may
  * be small (32768), but PIDs are handed out in increasing order, so it is not reused within a
  * test. */
-pid_t
+int
 fl_test_dead_pid (void)
 {
   pid_t pid = fork ();

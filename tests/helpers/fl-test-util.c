@@ -40,6 +40,9 @@ fl_test_write (const char *path,
   g_assert_cmpint (close (fd), ==, 0);
 }
 
+/* Windows: fl-test-util-win32.c, since GLib's open there does not share delete, and a lock that
+ * libfl holds (opened for delete) cannot be read that way (GLib issue #539). */
+#ifndef G_OS_WIN32
 char *
 fl_test_read (const char *path,
               gsize      *len)
@@ -51,6 +54,7 @@ fl_test_read (const char *path,
   g_assert_no_error (error);
   return contents;
 }
+#endif
 
 char *
 fl_test_proc_read_line (FlTestProc *proc,

@@ -1,9 +1,10 @@
 /* fl-test-util.h: files, child processes and holders for the libfl tests; includes the
  * portable basics, fl-test-dir.h
  *
- * FlTestProc and the holders run on every platform (fl-test-proc-unix.c, fl-test-proc-win32.c);
- * the declarations under G_OS_UNIX only there (fl-test-util-unix.c): a test uses them in the
- * cases it registers with FL_TEST_ADD_LINUX.
+ * FlTestProc, the holders, times set by hand, the kernel lock probe and a dead PID run on every
+ * platform (fl-test-proc-{unix,win32}.c, fl-test-util-{unix,win32}.c); the declarations under
+ * G_OS_UNIX only there (fl-test-util-unix.c): a test uses them in the cases it registers with
+ * FL_TEST_ADD_LINUX.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -21,12 +22,22 @@ void      fl_test_write                 (const char    *path,
                                          gssize         len);
 char     *fl_test_read                  (const char    *path,
                                          gsize         *len);
-#ifdef G_OS_UNIX
 void      fl_test_set_mtime_ago         (const char    *path,
                                          gint64         seconds);
+/* The last change of @path in microseconds of g_get_real_time(): the later of its mtime and its
+ * ctime (Windows: NTFS's ChangeTime), which is what stale_after counts from. */
+gint64    fl_test_changed_us            (const char    *path);
+/* Whether anyone holds @path's kernel lock as libfl does (flock LOCK_EX; LockFileEx() on the
+ * byte at 2^32), this process through another descriptor included. */
 gboolean  fl_test_kernel_lock_held      (const char    *path);
-pid_t     fl_test_dead_pid              (void);
+/* A PID nothing runs under, for the rest of the test program. */
+int       fl_test_dead_pid              (void);
+/* What names @path's file, not following a last symbolic link: the inode number (Windows: the
+ * NTFS file index), to tell a file replaced under a name from one rewritten in place. */
+guint64   fl_test_file_id               (const char    *path);
+/* Root on Unix; never on Windows. */
 gboolean  fl_test_is_root               (void);
+#ifdef G_OS_UNIX
 pid_t     fl_test_fork_with_pid         (pid_t          pid);
 gboolean  fl_test_wait_pid_gone         (pid_t          pid,
                                          gint64         deadline_us);

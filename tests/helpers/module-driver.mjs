@@ -24,6 +24,12 @@
 //                                                   over, "held" if it timed out
 //   node module-driver.mjs cycle TARGET N           N uncontended acquire+release cycles after
 //                                                   a warm-up; prints ns per cycle (fl-bench)
+//   node module-driver.mjs soak LOCK_DIR STATE_DIR LOG N_TARGETS SEED
+//                                                   the soak's worker (tests/soak/soak-worker.c)
+//                                                   as the module: random targets, the soak's
+//                                                   critical section (soak-section.c), the same
+//                                                   log lines; stops at STATE_DIR/STOP or
+//                                                   STATE_DIR/STOP-NODE (Linux: it reads /proc)
 //
 // FL_NODE_REFERENCE may also name another module with the same withFileLock(): tests/node
 // drives libfl's Node.js package (bindings/node/lib/index.mjs) through the same commands.
@@ -109,6 +115,143 @@ function criticalSection(counter) {
   return 0;
 }
 
+// The soak's critical section, as tests/soak/helpers/soak-section.c does it: the marker names
+// its holder by PID and start time ("PID START", field 22 of /proc/PID/stat), so that a holder
+// the chaos killed is told from a live one whose PID came later. Returns 0, or EXIT_OVERLAP
+// after logging "overlap K PID ...".
+const PF_EXITING = 0x4;
+
+function procStart(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch (e) {
+    return null;
+  }
+  // The fields after the command name: [0] is field 3 (state), [6] field 9 (flags), [19]
+  // field 22 (start time). A zombie or a process past PF_EXITING is no longer inside.
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  if (f[0] === 'Z' || f[0] === 'X' || (Number(f[6]) & PF_EXITING) !== 0)
+    return null;
+  return f[19];
+}
+
+function readMarker(path) {
+  let text;
+  try {
+    text = fs.readFileSync(path, 'latin1');
+  } catch (e) {
+    return null;
+  }
+  const m = /^(-?\d+) (\d+)/.exec(text);
+  return m ? { pid: Number(m[1]), start: m[2] } : null;
+}
+
+function holderIsAlive(h) {
+  return h.pid > 0 && procStart(h.pid) === h.start;
+}
+
+function soakSection(counter, k, log) {
+  const marker = `${counter}.holder`;
+  const temp = `${marker}.${process.pid}`;
+  const me = { pid: process.pid, start: procStart(process.pid) };
+  const overlap = (other, why) => {
+    log(`overlap ${k} ${other ? other.pid : 0} (start ${other ? other.start : 0}, ` +
+        `${other && holderIsAlive(other) ? 'alive' : 'gone'}); the module's worker ${me.pid}: ${why}\n`);
+    return EXIT_OVERLAP;
+  };
+
+  try { fs.unlinkSync(temp); } catch (e) { /* none */ }
+  fs.writeFileSync(temp, `${me.pid} ${me.start}`, { flag: 'wx' });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.linkSync(temp, marker);
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') {
+        fs.unlinkSync(temp);
+        throw e;
+      }
+    }
+    // We hold the lock: the marker can only be a dead holder's, left once.
+    const other = readMarker(marker);
+    if (other === null || holderIsAlive(other) || attempt > 0) {
+      fs.unlinkSync(temp);
+      return overlap(other, `entered the critical section while it was held (${marker})`);
+    }
+    const aside = `${marker}.dead.${process.pid}`;
+    try {
+      fs.renameSync(marker, aside);
+    } catch (e) {
+      if (e.code === 'ENOENT')
+        continue;
+      throw e;
+    }
+    const moved = readMarker(aside);
+    if (moved === null || moved.pid !== other.pid || moved.start !== other.start) {
+      fs.unlinkSync(temp);
+      return overlap(moved, `marker ${marker} changed while being removed`);
+    }
+    fs.unlinkSync(aside);
+  }
+  fs.unlinkSync(temp);
+
+  const fd = fs.openSync(counter, fs.constants.O_RDWR | fs.constants.O_CREAT |
+                         fs.constants.O_NOFOLLOW, 0o644);
+  try {
+    const buf = Buffer.alloc(31);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const value = n === 0 ? 0 : parseInt(buf.toString('latin1', 0, n), 10);
+    // Fixed width and one write: a holder stopped here never leaves a torn number.
+    if (fs.writeSync(fd, Buffer.from(String(value + 1).padStart(20, '0')), 0, 20, 0) !== 20)
+      throw new Error(`short write to ${counter}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+
+  const now = readMarker(marker);
+  if (now === null || now.pid !== me.pid || now.start !== me.start)
+    return overlap(now, `marker ${marker} was replaced under it`);
+  fs.unlinkSync(marker);
+  return 0;
+}
+
+// The soak's loop, as soak-worker.c runs it with libfl, but through withFileLock(): the same
+// 3 s timeout (a timeout is logged, not a failure), one log line per event, one write each.
+function soak(withFileLock, lockDir, stateDir, logPath, nTargets, seed) {
+  const log = (line) => fs.appendFileSync(logPath, line);
+  const stops = [path.join(stateDir, 'STOP'), path.join(stateDir, 'STOP-NODE')];
+  const noLock = process.env.FL_SOAK_NO_LOCK === '1';
+  let state = (Number(seed) ^ process.pid) >>> 0 || 1;
+
+  while (!stops.some((p) => fs.existsSync(p))) {
+    // xorshift32: a random target, replayable from the soak's seed and this PID.
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    const k = state % nTargets;
+    const target = path.join(lockDir, `t${k}`);
+    const section = () => soakSection(path.join(stateDir, `t${k}.count`), k, log);
+    let ret;
+    try {
+      // FL_SOAK_NO_LOCK=1 checks the harness, as soak-worker.c does: without the lock, the
+      // section's check must see overlaps.
+      ret = noLock ? section() : withFileLock(target, section, { timeoutMs: 3000 });
+    } catch (e) {
+      if (!isTimeout(e)) {
+        log(`error ${k} the module's worker ${process.pid}: ${e.message.replace(/\n/g, ' ')}\n`);
+        return EXIT_FAILED;
+      }
+      log(`timeout ${k}\n`);
+      continue;
+    }
+    if (ret !== 0)
+      return ret;
+    log(`cs ${k}\n`);
+  }
+  return 0;
+}
+
 // One verdict of the module's own: a lock with @file's bytes and mtime, in a folder of its own.
 function judge(withFileLock, staleAfterMs, file) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'module-driver-'));
@@ -133,8 +276,9 @@ function judge(withFileLock, staleAfterMs, file) {
 
 async function main(argv) {
   const usage = 'usage: module-driver.mjs hold TARGET | acquire TARGET MS [STALE_AFTER_MS] | ' +
-                'count TARGET COUNTER N | sections TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N\n';
-  const known = { hold: 2, acquire: 3, count: 4, sections: 4, cycle: 3 };
+                'count TARGET COUNTER N | sections TARGET COUNTER N | judge STALE_AFTER_MS CONTENT-FILE... | cycle TARGET N | ' +
+                'soak LOCK_DIR STATE_DIR LOG N_TARGETS SEED\n';
+  const known = { hold: 2, acquire: 3, count: 4, sections: 4, cycle: 3, soak: 6 };
   if (!(known[argv[0]] === argv.length || (argv[0] === 'judge' && argv.length >= 3) ||
         (argv[0] === 'acquire' && argv.length === 4))) {
     process.stderr.write(usage);
@@ -191,6 +335,8 @@ async function main(argv) {
       process.stdout.write(`${n > 0 ? ns / n : 0}\n`);
       return 0;
     }
+    case 'soak':
+      return soak(withFileLock, argv[1], argv[2], argv[3], Number(argv[4]), argv[5]);
     default: {
       const staleAfterMs = Number(argv[1]);
       for (const file of argv.slice(2))

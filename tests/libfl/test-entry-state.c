@@ -9,11 +9,13 @@
  */
 #include <libfl/fl.h>
 
-#include <fcntl.h>
 #include <locale.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <fcntl.h>
+#include <sys/file.h>
+#endif
 
 #include "fl-test-util.h"
 
@@ -97,6 +99,7 @@ test_unknown_not_a_pid (FlTestDir     *fx,
   assert_state (snapshot, FL_ENTRY_STATE_UNKNOWN, "unknown", "Unknown: not a PID");
 }
 
+#ifdef __linux__
 /* The kernel lock is exact: a file whose kernel lock a process holds is held, whatever its
  * content says (the judge counts its holder alive). */
 static void
@@ -117,6 +120,7 @@ test_held_by_kernel_lock (FlTestDir     *fx,
   assert_state (snapshot, FL_ENTRY_STATE_HELD, "held", "Held");
   close (fd);
 }
+#endif
 
 static void
 test_temp (FlTestDir     *fx,
@@ -139,6 +143,7 @@ test_temp (FlTestDir     *fx,
   g_assert_true (fl_entry_state_is_problem (FL_ENTRY_STATE_ORPHAN));
 }
 
+#ifdef __linux__
 static void
 test_foreign (FlTestDir     *fx,
               gconstpointer  data)
@@ -150,6 +155,7 @@ test_foreign (FlTestDir     *fx,
   assert_state (snapshot, FL_ENTRY_STATE_FOREIGN, "foreign", "Foreign: not a file");
   g_assert_true (fl_entry_state_is_problem (FL_ENTRY_STATE_FOREIGN));
 }
+#endif
 
 /* The stable names are the generated types' nicks, so a value added to an enum has its name
  * without a second table; a value outside the enum gets "unknown", not a crash. */
@@ -193,9 +199,12 @@ main (int   argc,
   FL_TEST_ADD ("/libfl/entry-state/stale", NULL, test_stale);
   FL_TEST_ADD ("/libfl/entry-state/unknown-empty", NULL, test_unknown_empty);
   FL_TEST_ADD ("/libfl/entry-state/unknown-not-a-pid", NULL, test_unknown_not_a_pid);
-  FL_TEST_ADD ("/libfl/entry-state/held-by-kernel-lock", NULL, test_held_by_kernel_lock);
+  FL_TEST_ADD_LINUX ("/libfl/entry-state/held-by-kernel-lock", NULL, test_held_by_kernel_lock,
+                     "flock(2) taken by the test on a file whose content is no PID");
   FL_TEST_ADD ("/libfl/entry-state/temp", NULL, test_temp);
-  FL_TEST_ADD ("/libfl/entry-state/foreign", NULL, test_foreign);
+  FL_TEST_ADD_LINUX ("/libfl/entry-state/foreign", NULL, test_foreign,
+                     "a symbolic link where the lock goes (Windows makes one only with a "
+                     "privilege)");
   g_test_add_func ("/libfl/entry-state/names", test_names);
 
   return g_test_run ();

@@ -19,9 +19,6 @@
 #include "fl-test-dir.h"
 #include "fl-test-worker.h"
 
-#ifdef G_OS_WIN32
-# include <windows.h>
-#endif
 
 /* The holder */
 
@@ -166,40 +163,14 @@ self_pid (void)
   return pid;
 }
 
-static gboolean
-under_wine (void)
-{
-#ifdef G_OS_WIN32
-  HMODULE ntdll = GetModuleHandleW (L"ntdll.dll");
-
-  return ntdll != NULL && GetProcAddress (ntdll, "wine_get_version") != NULL;
-#else
-  return FALSE;
-#endif
-}
-
-/* The entries of @dir. Wine has no POSIX delete: a removed temp's name stays, delete-pending,
- * while the lock (its other name) is open, so a held lock shows its temp beside it there
- * (docs/windows.md, wine gap 1). Windows 10 and later remove it at once. */
+/* The entries of @dir. A removed temp's name that stays delete-pending while the lock (its other
+ * name) is open, as under wine, is not listed (fl_test_list_dir(), fl-test-dir-win32.c). */
 static guint
 count_entries (const char *dir)
 {
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint n = 0;
+  g_auto(GStrv) names = fl_test_list_dir (dir);
 
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      if (under_wine () && g_str_has_suffix (name, ".tmp"))
-        {
-          g_test_message ("wine gap 1: %s lingers, delete-pending", name);
-          continue;
-        }
-      n++;
-    }
-  if (d != NULL)
-    g_dir_close (d);
-  return n;
+  return g_strv_length (names);
 }
 
 /* The lock file holds our PID in decimal and nothing else, and release removes it. */

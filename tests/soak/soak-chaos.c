@@ -52,6 +52,8 @@ soak_init (Soak *soak)
 
   soak->killed = g_hash_table_new (NULL, NULL);
   soak->unreaped_kills = g_hash_table_new (NULL, NULL);
+  soak->daemon_parents = g_hash_table_new (NULL, NULL);
+  soak->module_argv = fl_test_module_argv ();
   soak->junk = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -67,6 +69,8 @@ soak_clear (Soak *soak)
   g_clear_pointer (&soak->rand, g_rand_free);
   g_clear_pointer (&soak->killed, g_hash_table_unref);
   g_clear_pointer (&soak->unreaped_kills, g_hash_table_unref);
+  g_clear_pointer (&soak->daemon_parents, g_hash_table_unref);
+  g_clear_pointer (&soak->module_argv, g_strfreev);
   g_clear_pointer (&soak->junk, g_hash_table_unref);
 }
 

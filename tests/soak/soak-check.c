@@ -22,7 +22,8 @@
 static void
 tally_line (Soak       *soak,
             SoakTally  *tally,
-            const char *line)
+            const char *line,
+            gboolean    node)
 {
   char word[16];
   int other = 0;
@@ -39,7 +40,10 @@ tally_line (Soak       *soak,
     }
 
   if (strcmp (word, "cs") == 0)
-    tally->completed[k]++;
+    {
+      tally->completed[k]++;
+      tally->node_completed += node;
+    }
   else if (strcmp (word, "timeout") == 0)
     tally->timeouts++;
   else if (strcmp (word, "foreign") == 0)
@@ -76,7 +80,7 @@ soak_tally (Soak *soak)
       g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
 
       for (guint j = 0; lines[j] != NULL; j++)
-        tally_line (soak, tally, lines[j]);
+        tally_line (soak, tally, lines[j], logs[i][0] == 'n');
     }
 
   for (int k = 0; k < SOAK_TARGETS; k++)
@@ -107,6 +111,9 @@ soak_report (Soak      *soak,
                   soak->spawned,
                   soak->kills, soak->holder_kills, soak->stops, soak->finished,
                   soak->failed_workers);
+  g_test_message ("the module (@dogfood-lab/findings): %u workers in %u mixed phases of %d s, "
+                  "%u critical sections", soak->node_spawned, soak->mixed_phases, SOAK_PHASE_S,
+                  tally->node_completed);
   g_test_message ("%u junk files, %u hostile entries, %u occupations of a lock's name; "
                   "%u scans (%u failed); %u timeouts, %u foreign refusals; "
                   "%u overlaps, %u lost, %u errors",

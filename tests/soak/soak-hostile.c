@@ -62,10 +62,12 @@ soak_chaos_daemon (Soak *soak)
                          n_targets, seed, NULL };
   GPid pid;
 
-  /* Reaped by the soak's reaper, which ignores processes that are not in a worker slot. */
+  /* Reaped by the soak's reaper, which counts it out of daemon_parents: a mixed phase starts
+   * only once none is left (test-soak.c, enter_mixed()). */
   if (!g_spawn_async (NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
                       &error))
     g_error ("cannot start %s --daemon: %s", soak->worker, error->message);
+  g_hash_table_add (soak->daemon_parents, GINT_TO_POINTER (pid));
   soak->daemons++;
 }
 

@@ -12,13 +12,19 @@
 G_BEGIN_DECLS
 
 #define SOAK_WORKERS 16
+/* The module's workers (module-driver.mjs soak), in the slots after libfl's, during the mixed
+ * phases only: every other SOAK_PHASE_S seconds (test-soak.c says why). */
+#define SOAK_NODE_WORKERS 4
+#define SOAK_SLOTS (SOAK_WORKERS + SOAK_NODE_WORKERS)
+#define SOAK_PHASE_S 15
 #define SOAK_TARGETS 4
 #define SOAK_JUNK_MAX 400   /* junk and hostile entries, so that an hour stays bounded */
 
 typedef struct
 {
-  pid_t  pid;            /* 0: none running in this slot */
-  gint64 stopped_until;  /* monotonic time of its SIGCONT; 0 when running */
+  pid_t    pid;            /* 0: none running in this slot */
+  gint64   stopped_until;  /* monotonic time of its SIGCONT; 0 when running */
+  gboolean node;           /* the module's worker: never killed */
 } SoakWorker;
 
 typedef struct
@@ -28,16 +34,22 @@ typedef struct
   char        *state_dir;    /* counters and markers of the critical sections */
   char        *results_dir;  /* one log per worker */
   const char  *worker;
+  char       **module_argv;  /* node and module-driver.mjs */
   guint32      seed;
   gint64       seconds;
   gint64       elapsed_s;    /* less than seconds when a failure stopped the run early */
   GRand       *rand;
 
-  SoakWorker   workers[SOAK_WORKERS];
+  SoakWorker   workers[SOAK_SLOTS];
+  GHashTable  *daemon_parents; /* fork-and-exit holders not reaped yet */
   GHashTable  *killed;       /* PIDs the chaos SIGKILLed (some may have been reused since) */
   GHashTable  *unreaped_kills; /* of those, the ones not reaped yet */
   GHashTable  *junk;         /* names the chaos created */
   gboolean     stopping;
+  gboolean     mixed;        /* in a mixed phase: the module's workers run */
+  gboolean     node_stopping;
+  guint        mixed_phases;
+  guint        node_spawned;
 
   char        *occupied;     /* the hostile entry now where a lock goes, or NULL */
   mode_t       occupied_type;
@@ -67,6 +79,7 @@ typedef struct
 typedef struct
 {
   guint  completed[SOAK_TARGETS];
+  guint  node_completed;   /* of those, by the module's workers */
   gint64 counter[SOAK_TARGETS];
   guint  timeouts;
   guint  foreign;

@@ -11,6 +11,24 @@
  * lost its update, a last acquire of every target succeeds (no lock is stuck), nothing is left
  * but the junk and the orphans of killed processes, and every process finished or was killed.
  *
+ * The module as a peer (issue 29). Every other SOAK_PHASE_S seconds is a mixed phase: four more
+ * workers run the real module (@dogfood-lab/findings lib/file-lock.js, through
+ * tests/helpers/module-driver.mjs soak) on the same four targets, with the same critical
+ * section and its check, beside the sixteen libfl workers. The module cannot survive a stale
+ * lock beside another taker: its takeover reads a PID, probes it, renames, and puts back what it
+ * renamed by mistake, over whatever was made meanwhile (docs/protocol.md, section 8), so two
+ * holders can follow from the module alone, which is no failure of libfl's. So nothing makes a
+ * lock stale while the module runs: in a mixed phase nobody is SIGKILLed (the module's workers
+ * never are), no fork-and-exit holder runs (to the module its lock is stale at once: its PID
+ * has exited), and nothing occupies a lock's name (the module reads a FIFO and renames a
+ * directory away). A mixed phase starts only once every fork-and-exit holder has ended and the
+ * soak itself has taken and released every target (so that no lock a kill left stale remains);
+ * it ends with the module's workers stopped. What stays in it: SIGSTOP and SIGCONT of every
+ * worker, the module's too (a stopped holder is alive to both), the LOCK_SH attacker and readers,
+ * junk and hostile entries, scans and lock times moved an hour back. So the check in a mixed
+ * phase is libfl's guarantee beside a module peer that is never given a stale lock: zero
+ * overlaps and zero lost updates, whoever holds.
+ *
  * FL_SOAK_SECONDS sets the duration (default 3600; CI uses 120); FL_TEST_SEED replays one.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -27,6 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <libfl/fl.h>
 
 #include "protocol/fl-names-private.h"
@@ -74,11 +93,34 @@ spawn_worker (Soak  *soak,
   soak->spawned++;
 }
 
+/* One of the module's workers in slot SOAK_WORKERS + i, for the current mixed phase. */
+static void
+spawn_node_worker (Soak  *soak,
+                   guint  i)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = g_strdup_printf ("%s/n%05u.log", soak->results_dir, soak->node_spawned);
+  g_autofree char *n_targets = g_strdup_printf ("%d", SOAK_TARGETS);
+  g_autofree char *seed = g_strdup_printf ("%u", soak->seed + soak->node_spawned);
+  const char *argv[] = { soak->module_argv[0], soak->module_argv[1], "soak", soak->lock_dir,
+                         soak->state_dir, log, n_targets, seed, NULL };
+  SoakWorker *w = &soak->workers[SOAK_WORKERS + i];
+  GPid pid;
+
+  if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                      die_with_parent_cb, NULL, &pid, &error))
+    g_error ("cannot start the module's worker: %s", error->message);
+  w->pid = pid;
+  w->stopped_until = 0;
+  w->node = TRUE;
+  soak->node_spawned++;
+}
+
 static int
 slot_of (Soak  *soak,
          pid_t  pid)
 {
-  for (guint i = 0; i < SOAK_WORKERS; i++)
+  for (guint i = 0; i < SOAK_SLOTS; i++)
     if (soak->workers[i].pid == pid)
       return (int) i;
   return -1;
@@ -106,13 +148,28 @@ reap (Soak     *soak,
   pid_t pid;
 
   /* At most one round of the slots: replacements that die at once wait for the next call. */
-  for (guint n = 0; n < SOAK_WORKERS && (pid = waitpid (-1, &status, WNOHANG)) > 0; n++)
+  for (guint n = 0; n < SOAK_SLOTS && (pid = waitpid (-1, &status, WNOHANG)) > 0; n++)
     {
       int slot = slot_of (soak, pid);
 
       if (slot < 0)
-        continue;
+        {
+          g_hash_table_remove (soak->daemon_parents, GINT_TO_POINTER (pid));
+          continue;
+        }
       soak->workers[slot].pid = 0;
+
+      /* The module's worker stops only when told, and is never killed or replaced. */
+      if (soak->workers[slot].node)
+        {
+          if (WIFEXITED (status) && WEXITSTATUS (status) == 0 &&
+              (soak->node_stopping || soak->stopping))
+            continue;
+          g_test_message ("the module's worker %d ended with status 0x%x (exit %d)", (int) pid,
+                          status, WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+          soak->failed_workers++;
+          continue;
+        }
 
       /* PIDs wrap around: only a kill not yet reaped says how this one ended. */
       if (g_hash_table_remove (soak->unreaped_kills, GINT_TO_POINTER (pid)))
@@ -161,6 +218,8 @@ chaos_kill (Soak *soak)
 
       if (holder > 0)
         slot = slot_of (soak, holder);
+      if (slot >= 0 && soak->workers[slot].node)
+        slot = -1;
       if (slot >= 0)
         soak->holder_kills++;
     }
@@ -180,7 +239,8 @@ chaos_reader (Soak *soak)
   int slot = holder > 0 ? slot_of (soak, holder) : -1;
 
   soak_chaos_shared_hold (soak, k);
-  if (slot >= 0 && soak->workers[slot].stopped_until == 0)
+  if (slot >= 0 && !soak->mixed && !soak->workers[slot].node &&
+      soak->workers[slot].stopped_until == 0)
     {
       kill_worker (soak, (guint) slot);
       soak->holder_kills++;
@@ -191,7 +251,7 @@ static void
 chaos_stop (Soak   *soak,
             gint64  now)
 {
-  guint slot = (guint) g_rand_int_range (soak->rand, 0, SOAK_WORKERS);
+  guint slot = (guint) g_rand_int_range (soak->rand, 0, SOAK_SLOTS);
   SoakWorker *w = &soak->workers[slot];
 
   if (w->pid <= 0 || w->stopped_until != 0)
@@ -206,7 +266,7 @@ chaos_continue (Soak     *soak,
                 gint64    now,
                 gboolean  all)
 {
-  for (guint i = 0; i < SOAK_WORKERS; i++)
+  for (guint i = 0; i < SOAK_SLOTS; i++)
     {
       SoakWorker *w = &soak->workers[i];
 
@@ -216,6 +276,90 @@ chaos_continue (Soak     *soak,
           w->stopped_until = 0;
         }
     }
+}
+
+/* Waits, reaping, until no fork-and-exit holder's parent or (with @node) no module worker runs. */
+static gboolean
+wait_for (Soak     *soak,
+          gboolean  node,
+          gint64    timeout_s)
+{
+  gint64 deadline = g_get_monotonic_time () + fl_test_scaled_ms (timeout_s * 1000) * 1000;
+
+  for (;;)
+    {
+      guint running = g_hash_table_size (soak->daemon_parents);
+
+      reap (soak, TRUE);
+      for (guint i = 0; node && i < SOAK_NODE_WORKERS; i++)
+        running += soak->workers[SOAK_WORKERS + i].pid > 0;
+      if (running == 0)
+        return TRUE;
+      if (g_get_monotonic_time () >= deadline)
+        return FALSE;
+      g_usleep (10000);  /* a poll of waitpid() with a deadline */
+    }
+}
+
+/* Into a mixed phase: no lock may be stale once the module runs (the header says why). */
+static void
+enter_mixed (Soak *soak)
+{
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  FlLock *locks[SOAK_TARGETS];
+
+  soak->mixed = TRUE;  /* from here on: no kill, no fork-and-exit holder, no occupation */
+  chaos_continue (soak, 0, TRUE);
+  soak_chaos_release_occupied (soak, 0, TRUE);
+  /* A fork-and-exit holder's child ends within its critical section of its parent's exit; the
+   * parent acquires within its 3 s timeout. Holding every target below outlasts the child. */
+  if (!wait_for (soak, FALSE, 30))
+    {
+      g_test_message ("a fork-and-exit holder did not end within 30 s");
+      soak->failed_workers++;
+      return;
+    }
+
+  /* Every lock a kill left stale is taken over here, by libfl alone, and released. */
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (10000));
+  for (int k = 0; k < SOAK_TARGETS; k++)
+    {
+      g_autofree char *target = g_strdup_printf ("%s/t%d", soak->lock_dir, k);
+      g_autoptr(GError) error = NULL;
+
+      locks[k] = fl_lock_acquire (target, options, NULL, &error);
+      g_assert_no_error (error);
+    }
+  for (int k = 0; k < SOAK_TARGETS; k++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (fl_lock_release (locks[k], &error));
+      g_assert_no_error (error);
+      g_object_unref (locks[k]);
+    }
+
+  for (guint i = 0; i < SOAK_NODE_WORKERS; i++)
+    spawn_node_worker (soak, i);
+  soak->mixed_phases++;
+}
+
+static void
+leave_mixed (Soak *soak)
+{
+  g_autofree char *stop_path = g_build_filename (soak->state_dir, "STOP-NODE", NULL);
+
+  soak->node_stopping = TRUE;
+  chaos_continue (soak, 0, TRUE);
+  fl_test_write (stop_path, "", 0);
+  if (!wait_for (soak, TRUE, 60))
+    {
+      g_test_message ("a worker of the module did not finish within 60 s of STOP-NODE");
+      soak->failed_workers++;
+    }
+  g_assert_cmpint (g_unlink (stop_path), ==, 0);
+  soak->node_stopping = FALSE;
+  soak->mixed = FALSE;
 }
 
 static void
@@ -233,6 +377,7 @@ run (Soak *soak)
   for (gint64 now = start; now < deadline; now = g_get_monotonic_time ())
     {
       int r = g_rand_int_range (soak->rand, 0, 1000);
+      gboolean mixed = (now - start) / (SOAK_PHASE_S * G_USEC_PER_SEC) % 2 == 1;
 
       reap (soak, TRUE);
       soak->elapsed_s = (now - start) / G_USEC_PER_SEC;
@@ -242,11 +387,23 @@ run (Soak *soak)
                           (now - start) / G_USEC_PER_SEC);
           break;
         }
+      if (mixed != soak->mixed)
+        {
+          if (mixed)
+            enter_mixed (soak);
+          else
+            leave_mixed (soak);
+          continue;
+        }
       chaos_continue (soak, now, FALSE);
       soak_chaos_release_occupied (soak, now, FALSE);
 
+      /* In a mixed phase, nothing that makes a lock stale (the header says why). */
       if (r < 10)
-        chaos_kill (soak);
+        {
+          if (!soak->mixed)
+            chaos_kill (soak);
+        }
       else if (r < 20)
         chaos_stop (soak, now);
       else if (r < 40)
@@ -254,9 +411,15 @@ run (Soak *soak)
       else if (r < 45)
         soak_chaos_hostile (soak);
       else if (r < 55)
-        soak_chaos_occupy (soak, now);
+        {
+          if (!soak->mixed)
+            soak_chaos_occupy (soak, now);
+        }
       else if (r < 60)
-        soak_chaos_daemon (soak);
+        {
+          if (!soak->mixed)
+            soak_chaos_daemon (soak);
+        }
       else if (r < 65)
         chaos_reader (soak);
       else if (r < 75)
@@ -299,7 +462,7 @@ stop (Soak *soak)
     {
       reap (soak, FALSE);
       running = 0;
-      for (guint i = 0; i < SOAK_WORKERS; i++)
+      for (guint i = 0; i < SOAK_SLOTS; i++)
         running += soak->workers[i].pid > 0;
       if (running > 0)
         g_usleep (10000);
@@ -307,7 +470,7 @@ stop (Soak *soak)
   while (running > 0 && g_get_monotonic_time () < deadline);
   soak_attacker_stop (soak);
 
-  for (guint i = 0; i < SOAK_WORKERS; i++)
+  for (guint i = 0; i < SOAK_SLOTS; i++)
     if (soak->workers[i].pid > 0)
       {
         g_test_message ("worker %d did not finish within 60 s of STOP",
@@ -327,8 +490,9 @@ test_soak (void)
   guint leftovers;
 
   soak_init (&soak);
-  g_test_message ("%d processes on %d targets for %" G_GINT64_FORMAT " s in %s",
-                  SOAK_WORKERS, SOAK_TARGETS, soak.seconds, soak.lock_dir);
+  g_test_message ("%d processes on %d targets for %" G_GINT64_FORMAT " s in %s; %d of the "
+                  "module's beside them every other %d s", SOAK_WORKERS, SOAK_TARGETS,
+                  soak.seconds, soak.lock_dir, SOAK_NODE_WORKERS, SOAK_PHASE_S);
 
   run (&soak);
   stop (&soak);
@@ -351,6 +515,9 @@ test_soak (void)
       /* Every target made progress. */
       g_assert_cmpuint (tally->completed[k], >, 0);
     }
+  /* The module took part in every mixed phase there was. */
+  if (soak.mixed_phases > 0)
+    g_assert_cmpuint (tally->node_completed, >, 0);
 
   /* No lock is stuck: each is had within 10 s, stale ones taken over, then released. */
   soak_final_round (&soak);
