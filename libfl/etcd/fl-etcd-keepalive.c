@@ -262,7 +262,12 @@ renewed_cb (GObject      *source,
           schedule_tick (k, interval);
         }
       else
-        schedule_tick (k, MIN (interval, 250 * 1000));
+        {
+          /* An error answer ("request timed out", "no leader": a member cut from its peers
+           * answers every keepalive so): another member may renew it (issue 30, item 8). */
+          k->current = (k->current + 1) % g_strv_length (k->endpoints);
+          schedule_tick (k, MIN (interval, 250 * 1000));
+        }
     }
   else if (!g_atomic_int_get (&k->lost) && mine)
     {
@@ -370,6 +375,10 @@ _fl_etcd_keeper_start (FlEtcdClient *client,
   g_mutex_init (&k->mutex);
   g_weak_ref_init (&k->lock, NULL);
   k->endpoints = g_strdupv (_fl_etcd_client_get_endpoints (client));
+  /* The member that granted the lease answered well: it renews it first. */
+  for (guint i = 0; k->endpoints[i] != NULL; i++)
+    if (g_str_equal (k->endpoints[i], _fl_etcd_client_endpoint (client)))
+      k->current = i;
   k->auth = _fl_etcd_auth_ref (_fl_etcd_client_get_auth (client));
   k->body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
   k->ttl_us = ttl_s * G_USEC_PER_SEC;

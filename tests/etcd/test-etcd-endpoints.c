@@ -7,6 +7,11 @@
  * second the real etcd: acquire, inspection and release work through the second. Before, the
  * first answer was final and every call failed.
  *
+ * The keepalive does the same (item 8): a member that granted the lease and then lost its
+ * leader (here the stand-in forwards to etcd until it is told to fail) is passed over, and the
+ * lease is renewed through another; before, the keeper asked the same member again every
+ * 250 ms until the lock was lost.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -24,6 +29,8 @@ typedef struct
   SoupServer   *server;
   guint         port;
   gint          requests;  /* atomic */
+  gint          forward;   /* atomic: pass requests on to the real etcd instead */
+  SoupSession  *session;   /* the stand-in thread's, for forwarding */
   GMutex        mutex;
   GCond         cond;
 } Leaderless;
@@ -40,6 +47,24 @@ leaderless_cb (SoupServer        *server,
   Leaderless *l = user_data;
 
   g_atomic_int_inc (&l->requests);
+  if (g_atomic_int_get (&l->forward))
+    {
+      g_autofree char *url = g_strdup_printf ("%s%s", etcd_test_server->endpoint, path);
+      g_autoptr(SoupMessage) forwarded = soup_message_new ("POST", url);
+      g_autoptr(GBytes) request = soup_message_body_flatten (
+        soup_server_message_get_request_body (msg));
+      g_autoptr(GBytes) answer = NULL;
+      g_autoptr(GError) error = NULL;
+
+      soup_message_set_request_body_from_bytes (forwarded, "application/json", request);
+      answer = soup_session_send_and_read (l->session, forwarded, NULL, &error);
+      g_assert_no_error (error);
+      soup_server_message_set_status (msg, soup_message_get_status (forwarded), NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                        g_bytes_get_data (answer, NULL),
+                                        g_bytes_get_size (answer));
+      return;
+    }
   soup_server_message_set_status (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL);
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body,
                                     sizeof body - 1);
@@ -53,6 +78,7 @@ leaderless_thread (gpointer data)
   GSList *uris;
 
   g_main_context_push_thread_default (l->context);
+  l->session = soup_session_new ();
   l->server = soup_server_new (NULL, NULL);
   soup_server_add_handler (l->server, NULL, leaderless_cb, l, NULL);
   g_assert_true (soup_server_listen_local (l->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
@@ -66,8 +92,87 @@ leaderless_thread (gpointer data)
 
   g_main_loop_run (l->loop);
   g_clear_object (&l->server);
+  g_clear_object (&l->session);
   g_main_context_pop_thread_default (l->context);
   return NULL;
+}
+
+/* The stand-in, serving on a thread of its own (the client's calls block the test's). */
+static GThread *
+leaderless_start (Leaderless *l)
+{
+  GThread *thread;
+
+  g_mutex_init (&l->mutex);
+  g_cond_init (&l->cond);
+  l->context = g_main_context_new ();
+  l->loop = g_main_loop_new (l->context, FALSE);
+  thread = g_thread_new ("leaderless", leaderless_thread, l);
+  g_mutex_lock (&l->mutex);
+  while (l->port == 0)
+    g_cond_wait (&l->cond, &l->mutex);
+  g_mutex_unlock (&l->mutex);
+  return thread;
+}
+
+static void
+leaderless_stop (Leaderless *l,
+                 GThread    *thread)
+{
+  g_main_loop_quit (l->loop);
+  g_thread_join (thread);
+  g_main_loop_unref (l->loop);
+  g_main_context_unref (l->context);
+  g_mutex_clear (&l->mutex);
+  g_cond_clear (&l->cond);
+}
+
+static gboolean
+is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
+on_lost (FlLock   *lock,
+         gpointer  user_data)
+{
+  *(gboolean *) user_data = TRUE;
+}
+
+/* Granted through the stand-in, which then loses its leader: the lease is renewed through
+ * the real member for three TTLs, and the release is clean. */
+static void
+test_keepalive_passes_leaderless (void)
+{
+  /* Renewed every TTL/3, trusted TTL - max (1 s, TTL/5) past each renewal; longer on a slow
+   * machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
+  const guint ttl_s = fl_test_scaled_ms (3000) / 1000;
+  Leaderless l = { .forward = TRUE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *uri = NULL;
+  gboolean lost = FALSE;
+  GThread *thread;
+
+  ETCD_TEST_NEED ();
+  thread = leaderless_start (&l);
+  uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/keepalive-leaderless", l.port,
+                         etcd_test_server->hostport);
+  options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
+  lock = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+  g_atomic_int_set (&l.forward, FALSE);
+
+  /* Not lost for three TTLs (a waited-for event that must not come). */
+  g_assert_false (etcd_wait_for (is_true, &lost, 3 * ttl_s * 1000));
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+
+  leaderless_stop (&l, thread);
 }
 
 static void
@@ -82,15 +187,7 @@ test_leaderless_first (void)
   GThread *thread;
 
   ETCD_TEST_NEED ();
-  g_mutex_init (&l.mutex);
-  g_cond_init (&l.cond);
-  l.context = g_main_context_new ();
-  l.loop = g_main_loop_new (l.context, FALSE);
-  thread = g_thread_new ("leaderless", leaderless_thread, &l);
-  g_mutex_lock (&l.mutex);
-  while (l.port == 0)
-    g_cond_wait (&l.cond, &l.mutex);
-  g_mutex_unlock (&l.mutex);
+  thread = leaderless_start (&l);
 
   uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/leaderless", l.port,
                          etcd_test_server->hostport);
@@ -108,12 +205,7 @@ test_leaderless_first (void)
   g_assert_no_error (error);
   g_assert_true (etcd_test_wait_queue ("fl-test/leaderless", 0, fl_test_scaled_ms (10000)));
 
-  g_main_loop_quit (l.loop);
-  g_thread_join (thread);
-  g_main_loop_unref (l.loop);
-  g_main_context_unref (l.context);
-  g_mutex_clear (&l.mutex);
-  g_cond_clear (&l.cond);
+  leaderless_stop (&l, thread);
 }
 
 int
@@ -122,5 +214,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/etcd-endpoints/leaderless-first", test_leaderless_first);
+  g_test_add_func ("/etcd-endpoints/keepalive-passes-leaderless",
+                   test_keepalive_passes_leaderless);
   return etcd_test_run_with_server (argv[0]);
 }
