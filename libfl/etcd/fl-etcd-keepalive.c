@@ -393,10 +393,18 @@ void
 _fl_etcd_keeper_set_held (FlEtcdKeeper *k,
                           FlLock       *lock)
 {
+  gboolean lost_already;
+
   g_mutex_lock (&k->mutex);
   g_weak_ref_set (&k->lock, lock);
   k->held = TRUE;
+  lost_already = g_atomic_int_get (&k->lost);
   g_mutex_unlock (&k->mutex);
+
+  /* Lost between the acquire's last look and now: keeper_lose() found nobody to tell, so the
+   * lock is told here, never handed over silently lost (issue 30, item 9). */
+  if (lost_already)
+    _fl_lock_report_lost (lock);
 }
 
 gboolean

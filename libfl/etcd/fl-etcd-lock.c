@@ -408,6 +408,22 @@ grant_lease (FlEtcdLock   *self,
     }
 }
 
+/* Whether @error is one an election gives ("request timed out", "no leader", "leader
+ * changed", or "requested lease not found" for a lease that did not survive it) and there is
+ * time to start again (issue 30, item 7). */
+static gboolean
+election_passes (const GError *error,
+                 gint64        deadline,
+                 GCancellable *cancellable)
+{
+  gboolean transient = _fl_etcd_error_is_leaderless (error) ||
+                       (g_error_matches (error, FL_ERROR, FL_ERROR_FAILED) &&
+                        strstr (error->message, "requested lease not found") != NULL);
+
+  return transient && !g_cancellable_is_cancelled (cancellable) &&
+         (deadline < 0 || g_get_monotonic_time () + LEADERLESS_PAUSE_MS * 1000 < deadline);
+}
+
 static void
 etcd_lock_free (gpointer state);
 
@@ -503,6 +519,15 @@ etcd_acquire (const char          *target,
                  "waiting again with a new lease", self->t.name, self->lease);
       _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
       revoke_lease (self->client, self->lease);
+      if (local_error != NULL && election_passes (local_error, deadline, cancellable))
+        {
+          /* An election (the lease may have gone with it): a new lease, and wait on, while
+           * the caller's deadline allows; a caller who waits for ever never sees it. */
+          g_debug ("waiting again for “%s” with a new lease: %s", self->t.name,
+                   local_error->message);
+          pause_ms (cancellable, LEADERLESS_PAUSE_MS);
+          continue;
+        }
       if (local_error != NULL)
         {
           if (g_error_matches (local_error, FL_ERROR, FL_ERROR_TIMEOUT))

@@ -10,7 +10,8 @@
  * The keepalive does the same (item 8): a member that granted the lease and then lost its
  * leader (here the stand-in forwards to etcd until it is told to fail) is passed over, and the
  * lease is renewed through another; before, the keeper asked the same member again every
- * 250 ms until the lock was lost.
+ * 250 ms until the lock was lost. And a waiter that waits for ever rides out an election that
+ * took its lease (item 7).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -30,6 +31,7 @@ typedef struct
   guint         port;
   gint          requests;  /* atomic */
   gint          forward;   /* atomic: pass requests on to the real etcd instead */
+  gint          lose_txn;  /* atomic: answer that many /v3/kv/txn "lease not found" first */
   SoupSession  *session;   /* the stand-in thread's, for forwarding */
   GMutex        mutex;
   GCond         cond;
@@ -47,6 +49,18 @@ leaderless_cb (SoupServer        *server,
   Leaderless *l = user_data;
 
   g_atomic_int_inc (&l->requests);
+  if (g_str_equal (path, "/v3/kv/txn") && g_atomic_int_get (&l->lose_txn) > 0)
+    {
+      static const char lost[] = "{\"error\":\"etcdserver: requested lease not found\","
+                                 "\"message\":\"etcdserver: requested lease not found\","
+                                 "\"code\":5}";
+
+      g_atomic_int_add (&l->lose_txn, -1);
+      soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, lost,
+                                        sizeof lost - 1);
+      return;
+    }
   if (g_atomic_int_get (&l->forward))
     {
       g_autofree char *url = g_strdup_printf ("%s%s", etcd_test_server->endpoint, path);
@@ -175,6 +189,32 @@ test_keepalive_passes_leaderless (void)
   leaderless_stop (&l, thread);
 }
 
+/* A lease lost in an election ("requested lease not found" when the waiter queues): an
+ * acquire that waits for ever starts again with a new lease instead of failing (item 7). */
+static void
+test_lease_lost_in_election (void)
+{
+  Leaderless l = { .forward = TRUE, .lose_txn = 1 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autofree char *uri = NULL;
+  GThread *thread;
+
+  ETCD_TEST_NEED ();
+  thread = leaderless_start (&l);
+  uri = g_strdup_printf ("etcd://127.0.0.1:%u/fl-test/election-lease", l.port);
+  options = etcd_test_options (FL_TIMEOUT_INFINITE, 10);
+  lock = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_cmpint (g_atomic_int_get (&l.lose_txn), ==, 0);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+
+  leaderless_stop (&l, thread);
+}
+
 static void
 test_leaderless_first (void)
 {
@@ -214,6 +254,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/etcd-endpoints/leaderless-first", test_leaderless_first);
+  g_test_add_func ("/etcd-endpoints/lease-lost-in-election", test_lease_lost_in_election);
   g_test_add_func ("/etcd-endpoints/keepalive-passes-leaderless",
                    test_keepalive_passes_leaderless);
   return etcd_test_run_with_server (argv[0]);
