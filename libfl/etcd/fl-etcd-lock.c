@@ -15,8 +15,11 @@
 #include "fl-options-private.h"
 #include "platform/fl-platform.h"
 
-/* Calls after the wait (verify, release, revoke) give up after this long. */
+/* Calls after the wait (verify, release, revoke) give up after this long, and never after the
+ * acquire's own deadline (call_deadline()). */
 #define FL_ETCD_CALL_US (10 * G_USEC_PER_SEC)
+/* fl_lock_try_acquire() on etcd gives up after this long: a try that waits is not one. */
+#define FL_ETCD_TRY_US (3 * G_USEC_PER_SEC)
 /* How long to wait before asking again while etcd elects a leader (about 1.5 s). */
 #define LEADERLESS_PAUSE_MS 100
 
@@ -30,16 +33,28 @@ typedef struct
   char         *key;      /* t.name/<lease hex> */
   guint64       token;    /* the key's create_revision */
   int           owner;    /* a forked child inherits the object, not the lock */
+  gint64        deadline; /* the acquire's, monotonic; -1: none */
 } FlEtcdLock;
+
+/* One call's deadline: FL_ETCD_CALL_US from now, and never past the acquire's (issue 30: a
+ * verify after a grant, or a revoke, overran a 3 s timeout by 7 s). */
+static gint64
+call_deadline (FlEtcdLock *self)
+{
+  gint64 deadline = g_get_monotonic_time () + FL_ETCD_CALL_US;
+
+  return self->deadline >= 0 ? MIN (deadline, self->deadline) : deadline;
+}
 
 
 static void
 revoke_lease (FlEtcdClient *client,
-              gint64        lease)
+              gint64        lease,
+              gint64        deadline)
 {
   g_autofree char *body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
-  JsonObject *res = _fl_etcd_client_call (client, "/v3/lease/revoke", body,
-                                          g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, NULL);
+  JsonObject *res = _fl_etcd_client_call (client, "/v3/lease/revoke", body, deadline, NULL,
+                                          NULL);
 
   g_clear_pointer (&res, json_object_unref);
 }
@@ -56,8 +71,7 @@ verify (FlEtcdLock *self,
     "\"lease\":\"%" G_GINT64_FORMAT "\"}],"
     "\"success\":[{\"request_range\":{\"key\":\"%s\"}}]}", key64, self->lease, key64);
   g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
-                                                    g_get_monotonic_time () + FL_ETCD_CALL_US,
-                                                    NULL, error);
+                                                    call_deadline (self), NULL, error);
   JsonNode *responses;
   JsonObject *range = NULL;
 
@@ -89,8 +103,7 @@ try_lock (FlEtcdLock *self,
     "\"sort_order\":\"ASCEND\",\"limit\":\"1\",\"keys_only\":true}}]}",
     key64, self->lease, queue);
   g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/kv/txn", body,
-                                                    g_get_monotonic_time () + FL_ETCD_CALL_US,
-                                                    NULL, error);
+                                                    call_deadline (self), NULL, error);
   JsonNode *responses;
   JsonObject *oldest = NULL;
   g_autofree char *oldest_key = NULL;
@@ -452,6 +465,63 @@ etcd_dup_held_key (const char *target)
   return g_strconcat (joined, "/", t.name, NULL);
 }
 
+/* The delete of our key, guarded on our token: a request body. */
+static char *
+guarded_delete_body (FlEtcdLock *self)
+{
+  g_autofree char *key64 = _fl_etcd_b64 (self->key);
+
+  return g_strdup_printf (
+    "{\"compare\":[{\"target\":\"CREATE\",\"key\":\"%s\",\"result\":\"EQUAL\","
+    "\"create_revision\":\"%" G_GUINT64_FORMAT "\"}],"
+    "\"success\":[{\"request_delete_range\":{\"key\":\"%s\"}}]}", key64, self->token, key64);
+}
+
+typedef struct
+{
+  FlEtcdClient *client;
+  char         *body;
+  gint64        lease;
+} Cleanup;
+
+static gpointer
+cleanup_thread (gpointer data)
+{
+  Cleanup *c = data;
+  JsonObject *res = NULL;
+
+  if (c->body != NULL)
+    res = _fl_etcd_client_call (c->client, "/v3/kv/txn", c->body,
+                                g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, NULL);
+  g_clear_pointer (&res, json_object_unref);
+  revoke_lease (c->client, c->lease, g_get_monotonic_time () + FL_ETCD_CALL_US);
+  _fl_etcd_client_free (c->client);
+  g_free (c->body);
+  g_free (c);
+  return NULL;
+}
+
+/* The guarded delete and the revoke, on a thread of their own: the caller does not wait for
+ * them, and the next holder need not wait for the lease to expire once etcd answers again.
+ * A process that exits first leaves that to the lease. Takes the lock's client. */
+static void
+clean_up_behind (FlEtcdLock *self,
+                 gboolean    delete_key)
+{
+  Cleanup *c = g_new0 (Cleanup, 1);
+  g_autoptr(GError) thread_error = NULL;
+  GThread *thread;
+
+  c->client = g_steal_pointer (&self->client);
+  c->body = delete_key ? guarded_delete_body (self) : NULL;
+  c->lease = self->lease;
+  thread = g_thread_try_new ("fl-etcd-cleanup", cleanup_thread, c, &thread_error);
+  if (thread != NULL)
+    g_thread_unref (thread);
+  else
+    cleanup_thread (c);  /* no thread to spare: clean up here, as before */
+}
+
 static gpointer
 etcd_acquire (const char          *target,
               const FlLockOptions *options,
@@ -469,11 +539,12 @@ etcd_acquire (const char          *target,
   if (!wait || options->timeout_ms == 0)
     {
       wait = FALSE;
-      deadline = start + FL_ETCD_CALL_US;
+      deadline = start + FL_ETCD_TRY_US;
     }
   else
     deadline = _fl_lock_options_deadline_us (options, start);
 
+  self->deadline = deadline;
   self->target = g_strdup (target);
   if (!_fl_etcd_target_parse (&self->t, target, error) ||
       !_fl_etcd_name_check (&self->t, target, error))
@@ -518,13 +589,13 @@ etcd_acquire (const char          *target,
         g_debug ("etcd granted “%s” to lease %" G_GINT64_MODIFIER "x, which is gone or may be: "
                  "waiting again with a new lease", self->t.name, self->lease);
       _fl_etcd_keeper_stop (g_steal_pointer (&self->keeper));
-      revoke_lease (self->client, self->lease);
       if (local_error != NULL && election_passes (local_error, deadline, cancellable))
         {
           /* An election (the lease may have gone with it): a new lease, and wait on, while
            * the caller's deadline allows; a caller who waits for ever never sees it. */
           g_debug ("waiting again for “%s” with a new lease: %s", self->t.name,
                    local_error->message);
+          revoke_lease (self->client, self->lease, call_deadline (self));
           pause_ms (cancellable, LEADERLESS_PAUSE_MS);
           continue;
         }
@@ -541,7 +612,7 @@ etcd_acquire (const char          *target,
             }
           else
             g_propagate_error (error, g_steal_pointer (&local_error));
-          goto fail;
+          goto fail_revoke;
         }
       if (deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
@@ -549,10 +620,15 @@ etcd_acquire (const char          *target,
                        _("Timed out (ELOCKTIMEOUT) waiting for the etcd lock “%s” at %s: each "
                          "grant came to a lease that had expired; are keepalives reaching etcd?"),
                        self->t.name, _fl_etcd_client_endpoint (self->client));
-          goto fail;
+          goto fail_revoke;
         }
+      revoke_lease (self->client, self->lease, call_deadline (self));
     }
 
+fail_revoke:
+  /* The caller's deadline passed, or it gave up: it is told now, and the lease (which would
+   * expire anyway) is revoked behind it, so that no call overruns its timeout (issue 30). */
+  clean_up_behind (self, FALSE);
 fail:
   etcd_lock_free (self);
   return NULL;
@@ -567,66 +643,12 @@ etcd_bind (gpointer state,
   _fl_etcd_keeper_set_held (self->keeper, lock);
 }
 
-/* The delete of our key, guarded on our token: a request body. */
-static char *
-guarded_delete_body (FlEtcdLock *self)
-{
-  g_autofree char *key64 = _fl_etcd_b64 (self->key);
-
-  return g_strdup_printf (
-    "{\"compare\":[{\"target\":\"CREATE\",\"key\":\"%s\",\"result\":\"EQUAL\","
-    "\"create_revision\":\"%" G_GUINT64_FORMAT "\"}],"
-    "\"success\":[{\"request_delete_range\":{\"key\":\"%s\"}}]}", key64, self->token, key64);
-}
-
-typedef struct
-{
-  FlEtcdClient *client;
-  char         *body;
-  gint64        lease;
-} Cleanup;
-
-static gpointer
-cleanup_thread (gpointer data)
-{
-  Cleanup *c = data;
-  JsonObject *res = _fl_etcd_client_call (c->client, "/v3/kv/txn", c->body,
-                                          g_get_monotonic_time () + FL_ETCD_CALL_US, NULL, NULL);
-
-  g_clear_pointer (&res, json_object_unref);
-  revoke_lease (c->client, c->lease);
-  _fl_etcd_client_free (c->client);
-  g_free (c->body);
-  g_free (c);
-  return NULL;
-}
-
-/* The guarded delete and the revoke, on a thread of their own: the caller does not wait for
- * them, and the next holder need not wait for the lease to expire once etcd answers again.
- * A process that exits first leaves that to the lease. Takes the lock's client. */
-static void
-clean_up_behind (FlEtcdLock *self)
-{
-  Cleanup *c = g_new0 (Cleanup, 1);
-  g_autoptr(GError) thread_error = NULL;
-  GThread *thread;
-
-  c->client = g_steal_pointer (&self->client);
-  c->body = guarded_delete_body (self);
-  c->lease = self->lease;
-  thread = g_thread_try_new ("fl-etcd-cleanup", cleanup_thread, c, &thread_error);
-  if (thread != NULL)
-    g_thread_unref (thread);
-  else
-    cleanup_thread (c);  /* no thread to spare: clean up here, as before */
-}
-
 /* A lock already lost: the caller is told at once, reachable or not (issue 30). */
 static gboolean
 release_lost (FlEtcdLock  *self,
               GError     **error)
 {
-  clean_up_behind (self);
+  clean_up_behind (self, TRUE);
   g_set_error (error, FL_ERROR, FL_ERROR_LOST,
                _("The etcd lock “%s” (token %llu) was lost while this process held it: "
                  "its lease was not renewed in time (were keepalives reaching etcd?). "
@@ -669,12 +691,12 @@ etcd_release (gpointer  state,
     {
       /* Within FL_ETCD_CALL_US, not twice that: the revoke, and the delete again, go on
        * behind the caller. */
-      clean_up_behind (self);
+      clean_up_behind (self, TRUE);
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   _("Cannot release the etcd lock “%s”: "), self->t.name);
       return FALSE;
     }
-  revoke_lease (self->client, self->lease);
+  revoke_lease (self->client, self->lease, g_get_monotonic_time () + FL_ETCD_CALL_US);
 
   if (!_fl_etcd_json_bool (res, "succeeded"))
     {

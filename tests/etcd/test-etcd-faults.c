@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "etcd-test-util.h"
+#include "fl-test-util.h"
 #include "model/fl-directory-model-private.h"
 
 #define PROCESSES 8
@@ -644,6 +645,84 @@ test_quorum_lost (void)
     g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
 }
 
+/* --wait URI TIMEOUT_MS: one acquire; says "waited MS code C" (C: the FL_ERROR code, -1 when
+ * granted). */
+static int
+role_wait (const char *uri,
+           const char *timeout_ms)
+{
+  g_autoptr(FlLockOptions) options = etcd_test_options (atoi (timeout_ms), TTL_S);
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+  g_autoptr(FlLock) lock = fl_lock_acquire (uri, options, NULL, &error);
+
+  printf ("waited %" G_GINT64_FORMAT " code %d\n", (g_get_monotonic_time () - start) / 1000,
+          lock != NULL ? -1 : error->code);
+  return 0;
+}
+
+/* Quorum lost while a waiter waits with a 3 s timeout: it returns within its timeout (it took
+ * 10 s: the revoke after the deadline had a 10 s bound of its own, issue 30 item 4); a
+ * try_acquire without quorum gives up within its short bound. */
+static void
+test_quorum_lost_while_waiting (void)
+{
+  const gint64 timeout_ms = 3000;
+  const gint64 slack_ms = fl_test_scaled_ms (1000);
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) held = NULL;
+  g_autoptr(FlLock) tried = NULL;
+  g_autoptr(GSubprocess) waiter = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *timeout = g_strdup_printf ("%" G_GINT64_FORMAT, timeout_ms);
+  g_autofree char *line = NULL;
+  Queue two = { "fl-test/quorum-wait", 2 };
+  gint64 waited = -1, start;
+  int code = 0;
+
+  NEED_CLUSTER ();
+  uri = etcd_cluster_uri (cluster, 0, "quorum-wait");
+  other = etcd_cluster_uri (cluster, 0, "quorum-try");
+  held = fl_lock_acquire (uri, options, NULL, &error);
+  g_assert_no_error (error);
+  waiter = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, self_path, "--wait", uri,
+                             timeout, NULL);
+  g_assert_no_error (error);
+  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  etcd_cluster_kill (cluster, 1);
+  etcd_cluster_kill (cluster, 2);
+
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (waiter));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  g_test_message ("waiter without quorum: %s", line);
+  g_assert_cmpint (sscanf (line, "waited %" G_GINT64_FORMAT " code %d", &waited, &code), ==, 2);
+  g_assert_cmpint (code, !=, -1);
+  g_assert_cmpint (waited, <, timeout_ms + slack_ms);
+
+  start = g_get_monotonic_time ();
+  tried = fl_lock_try_acquire (other, options, &error);
+  g_test_message ("try without quorum: %s after %" G_GINT64_FORMAT " ms",
+                  error != NULL ? error->message : "granted",
+                  (g_get_monotonic_time () - start) / 1000);
+  g_assert_null (tried);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, (3000 + slack_ms) * 1000);
+  g_clear_error (&error);
+
+  etcd_cluster_restart (cluster, 1);
+  etcd_cluster_restart (cluster, 2);
+  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+  g_assert_true (g_subprocess_wait_check (waiter, NULL, &error));
+  g_assert_no_error (error);
+  /* Its keepalives failed for longer than its TTL: it may have been reported lost meanwhile. */
+  if (!fl_lock_release (held, &error))
+    g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
+}
+
 /* An acquire that starts just as the leader dies waits for the new leader within its timeout,
  * as one that was already waiting does (it used to fail at once with "request timed out"). */
 static void
@@ -902,6 +981,8 @@ main (int    argc,
     return role_exclusion (argv[2], argv[3]);
   if (argc == 5 && strcmp (argv[1], "--hold") == 0)
     return role_hold (argv[2], argv[3], (guint) atoi (argv[4]));
+  if (argc == 4 && strcmp (argv[1], "--wait") == 0)
+    return role_wait (argv[2], argv[3]);
 
   self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
@@ -911,6 +992,7 @@ main (int    argc,
   g_test_add_func ("/etcd-faults/holder-paused", test_holder_paused);
   g_test_add_func ("/etcd-faults/leader-killed", test_leader_killed);
   g_test_add_func ("/etcd-faults/quorum-lost", test_quorum_lost);
+  g_test_add_func ("/etcd-faults/quorum-lost-while-waiting", test_quorum_lost_while_waiting);
   g_test_add_func ("/etcd-faults/watch-member-killed", test_watch_member_killed);
   g_test_add_func ("/etcd-faults/acquire-during-election", test_acquire_during_election);
   g_test_add_func ("/etcd-faults/waiter-cancelled", test_waiter_cancelled);
