@@ -626,9 +626,14 @@ etcd_acquire (const char          *target,
     }
 
 fail_revoke:
-  /* The caller's deadline passed, or it gave up: it is told now, and the lease (which would
-   * expire anyway) is revoked behind it, so that no call overruns its timeout (issue 30). */
-  clean_up_behind (self, FALSE);
+  /* Once the caller's deadline has passed, or it gave up, it is told now and the lease (which
+   * would expire anyway) is revoked behind it, so that no call overruns its timeout (issue
+   * 30); otherwise (busy, a refusal) before it returns, within that deadline. */
+  if (g_cancellable_is_cancelled (cancellable) ||
+      (deadline >= 0 && g_get_monotonic_time () >= deadline))
+    clean_up_behind (self, FALSE);
+  else
+    revoke_lease (self->client, self->lease, call_deadline (self));
 fail:
   etcd_lock_free (self);
   return NULL;
