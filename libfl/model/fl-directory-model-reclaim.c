@@ -11,6 +11,19 @@
 #include "model/fl-model-reclaimer-private.h"
 #include "protocol/fl-snapshot-private.h"
 
+/* The root of @snapshot when that root is read as a whole (another backend's, fl-model-
+ * scanner.c): after a reclaim it is read again as a whole, as for any change its watch
+ * reports. NULL for a directory's entry, which the model updates itself. */
+static FlModelRoot *
+root_read_whole (FlDirectoryModel *self,
+                 FlSnapshot       *snapshot)
+{
+  FlModelRoot *root = _fl_model_roots_covering (self->roots, NULL,
+                                                _fl_snapshot_get_key (snapshot));
+
+  return root != NULL && root->backend != NULL ? root : NULL;
+}
+
 /**
  * fl_directory_model_reclaim:
  * @self: a model
@@ -42,11 +55,9 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
 
   path = g_strdup (fl_snapshot_get_path (snapshot));
   ok = fl_snapshot_reclaim (snapshot, self->options, error);
-  if (_fl_snapshot_is_etcd (snapshot))
+  if (root_read_whole (self, snapshot) != NULL)
     {
-      /* Its root is read again as a whole, as for any change etcd reports. */
-      _fl_directory_model_rescan_root (
-        self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snapshot)));
+      _fl_directory_model_rescan_root (self, root_read_whole (self, snapshot));
       return ok;
     }
 
@@ -100,11 +111,11 @@ forget_removed (FlDirectoryModel *self,
   for (guint i = 0; i < removed->len; i++)
     {
       FlSnapshot *snap = removed->pdata[i];
+      FlModelRoot *whole = root_read_whole (self, snap);
 
-      if (_fl_snapshot_is_etcd (snap))
+      if (whole != NULL)
         {
-          _fl_directory_model_rescan_root (
-            self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snap)));
+          _fl_directory_model_rescan_root (self, whole);
           continue;
         }
       _fl_model_scanner_touch (&self->scanner, _fl_snapshot_get_key (snap));
