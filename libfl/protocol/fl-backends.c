@@ -193,14 +193,11 @@ missing_scan (const char          *root,
   return NULL;
 }
 
-/* A root of a scheme's backend is its URI; etcd://HOSTS/PREFIX/ and etcd://HOSTS/PREFIX are
- * one root. */
+/* Never followed (root_check refuses it): the spelling it was given, for the message. */
 static char *
 missing_root_path (const char *target)
 {
-  gsize len = strlen (target);
-
-  return len > 0 && target[len - 1] == '/' ? g_strndup (target, len - 1) : g_strdup (target);
+  return g_strdup (target);
 }
 
 /* A directory model refuses its root at once, saying what to install. */
