@@ -13,7 +13,7 @@
 
 #include <glib/gstdio.h>
 
-#include "fl-model-reclaimer-private.h"
+#include "model/fl-model-reclaimer-private.h"
 #include "model-test-util.h"
 
 #define HAND FALSE
