@@ -82,9 +82,10 @@ static gboolean
 post_cb (gpointer data)
 {
   Post *post = data;
-  Job *job = post->job;
+  Job *job;
 
   _fl_tsan_acquire (post);
+  job = post->job;
   job->report (&post->batch, job->user_data);
   if (!post->batch.last)
     {
