@@ -827,6 +827,24 @@ etcd_watch_stop (gpointer watch)
   _fl_etcd_watch_stop (watch);
 }
 
+/* etcd://HOSTS/PREFIX/ and etcd://HOSTS/PREFIX are one root. */
+static char *
+etcd_root_path (const char *target)
+{
+  gsize len = strlen (target);
+
+  return len > 0 && target[len - 1] == '/' ? g_strndup (target, len - 1) : g_strdup (target);
+}
+
+/* The first scan of the root is its check: it names an unreachable cluster. */
+static gboolean
+etcd_root_check (const char          *path,
+                 const FlLockOptions *options,
+                 GError             **error)
+{
+  return TRUE;
+}
+
 const FlLockBackend _fl_lock_backend_etcd = {
   .name = "etcd",
   .dup_held_key = etcd_dup_held_key,
@@ -845,6 +863,8 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .snapshot_new = _fl_etcd_snapshot_new,
   .scan = _fl_etcd_scan,
   .reclaim = _fl_etcd_reclaim,
+  .root_path = etcd_root_path,
+  .root_check = etcd_root_check,
   .watch_start = etcd_watch_start,
   .watch_stop = etcd_watch_stop,
 };

@@ -11,6 +11,19 @@
 #include "model/fl-model-reclaimer-private.h"
 #include "protocol/fl-snapshot-private.h"
 
+/* The root of @snapshot when that root is read as a whole (another backend's, fl-model-
+ * scanner.c): after a reclaim it is read again as a whole, as for any change its watch
+ * reports. NULL for a directory's entry, which the model updates itself. */
+static FlModelRoot *
+root_read_whole (FlDirectoryModel *self,
+                 FlSnapshot       *snapshot)
+{
+  FlModelRoot *root = _fl_model_roots_covering (self->roots, NULL,
+                                                _fl_snapshot_get_key (snapshot));
+
+  return root != NULL && root->backend != NULL ? root : NULL;
+}
+
 /**
  * fl_directory_model_reclaim:
  * @self: a model
@@ -42,11 +55,9 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
 
   path = g_strdup (fl_snapshot_get_path (snapshot));
   ok = fl_snapshot_reclaim (snapshot, self->options, error);
-  if (_fl_snapshot_is_etcd (snapshot))
+  if (root_read_whole (self, snapshot) != NULL)
     {
-      /* Its root is read again as a whole, as for any change etcd reports. */
-      _fl_directory_model_rescan_root (
-        self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snapshot)));
+      _fl_directory_model_rescan_root (self, root_read_whole (self, snapshot));
       return ok;
     }
 
@@ -83,9 +94,45 @@ reclaim_op_free (ReclaimOp *op)
   g_free (op);
 }
 
-/* On the model's context: what the worker did since its last batch. A removed file is read
- * again like any file event (sliced, so a thousand rows leaving never hold the main loop);
- * its going is not news. A refused or untried one is news again if it goes. */
+/* On the model's context: what the worker did since its last batch. The model knows which
+ * files it removed, so their rows leave here, without a read: the counts and the rows follow
+ * the disk batch by batch (at most 2 x FL_MODEL_RECLAIM_BATCH behind it, fl-model-reclaimer.c),
+ * not the file events, which come after and past 2,000 at once turn into a rescan (issue 34,
+ * item 5). Those events then find nothing to remove; a scan in flight, which may have read a
+ * file before it went, is told the path was read since. Their going is not news. A refused or
+ * untried one is news again if it goes. */
+static void
+forget_removed (FlDirectoryModel *self,
+                GPtrArray        *removed)
+{
+  gboolean queued = FALSE;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  for (guint i = 0; i < removed->len; i++)
+    {
+      FlSnapshot *snap = removed->pdata[i];
+      FlModelRoot *whole = root_read_whole (self, snap);
+
+      if (whole != NULL)
+        {
+          _fl_directory_model_rescan_root (self, whole);
+          continue;
+        }
+      _fl_model_scanner_touch (&self->scanner, _fl_snapshot_get_key (snap));
+      if (!_fl_model_store_forget (&self->store, snap))
+        {
+          /* another file took the path meanwhile: read it as any */
+          _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
+          queued = TRUE;
+        }
+    }
+  _fl_directory_model_notify_counts (self);
+  g_object_thaw_notify (G_OBJECT (self));
+  if (queued)
+    _fl_model_monitor_continue (&self->monitor);
+  _fl_model_watch_schedule (&self->watch);
+}
+
 static void
 reclaim_report_cb (const FlModelReclaimBatch *batch,
                    gpointer                   user_data)
@@ -94,18 +141,8 @@ reclaim_report_cb (const FlModelReclaimBatch *batch,
   FlDirectoryModel *self = g_task_get_source_object (task);
   ReclaimOp *op = g_task_get_task_data (task);
 
-  for (guint i = 0; i < batch->removed->len; i++)
-    {
-      FlSnapshot *snap = batch->removed->pdata[i];
-
-      if (_fl_snapshot_is_etcd (snap))
-        _fl_directory_model_rescan_root (
-          self, _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snap)));
-      else
-        _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
-    }
   if (batch->removed->len > 0)
-    _fl_model_monitor_continue (&self->monitor);
+    forget_removed (self, batch->removed);
   for (guint i = 0; i < batch->refused->len; i++)
     _fl_model_store_expect_gone (&self->store, _fl_snapshot_get_key (batch->refused->pdata[i]),
                                  FALSE);
@@ -142,8 +179,9 @@ reclaim_report_cb (const FlModelReclaimBatch *batch,
  * Runs fl_snapshot_reclaim() on each of @snapshots, as fl_directory_model_reclaim() does for
  * one, in a worker thread: the main loop stays free however many there are. A file that
  * changed since its snapshot, or whose holder lives, is left alone and counted as refused.
- * The rows of removed files leave the model as file events do, and their going is not
- * reported by #FlDirectoryModel::entry-changed. @progress and @callback run on the
+ * The rows of removed files leave the model as the work goes, batch by batch, before any file
+ * event about them (the model's counts are never more than a few hundred files behind the
+ * disk), and their going is not reported by #FlDirectoryModel::entry-changed. @progress and @callback run on the
  * thread-default main context of this call, which must be the model's.
  *
  * Since: 0.1

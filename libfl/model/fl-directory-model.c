@@ -209,7 +209,8 @@ _fl_directory_model_queue_pid (FlDirectoryModel *self,
     {
       FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (&self->store, i));
 
-      if (fl_snapshot_get_pid (snap) == pid && !_fl_snapshot_is_etcd (snap))
+      if (fl_snapshot_get_pid (snap) == pid
+          && !_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND))
         _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
     }
 }
@@ -587,11 +588,9 @@ register_root (FlDirectoryModel *self,
                gboolean         *existing,
                GError          **error)
 {
-  g_autofree char *path = _fl_model_root_path_for (directory);
-  const FlLockBackend *backend = _fl_lock_backend_for (path);
+  const FlLockBackend *backend = _fl_lock_backend_for (directory);
+  g_autofree char *path = backend->root_path (directory);
   FlModelRoot *root = _fl_model_roots_find (self->roots, path);
-  FlDir *dir;
-  int err;
 
   *existing = FALSE;
   if (root != NULL && (root->recursive == recursive || root->backend != NULL))
@@ -600,26 +599,10 @@ register_root (FlDirectoryModel *self,
       return root;
     }
 
+  if (!backend->root_check (path, self->options, error))
+    return NULL;
   if (_fl_lock_backend_is_file (backend))
-    {
-      backend = NULL;  /* a directory */
-      err = _fl_platform_dir_open (path, FALSE, &dir);
-      if (err != 0)
-        {
-          _fl_model_root_set_error (error, path, err);
-          return NULL;
-        }
-      _fl_platform_dir_close (dir);
-    }
-  else if (backend->watch_start == NULL)
-    {
-      /* a backend whose module is missing: its scan says what to install */
-      g_autoptr(GPtrArray) none = backend->scan (path, TRUE, self->options, NULL, NULL, error);
-
-      g_assert (none == NULL);
-      return NULL;
-    }
-  /* else another backend's root (etcd://HOSTS/PREFIX), checked by its first scan */
+    backend = NULL;  /* a directory, which the model follows file by file */
 
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);
@@ -925,8 +908,9 @@ fl_directory_model_dup_related (FlDirectoryModel *self,
 
   related = g_ptr_array_new_with_free_func (g_object_unref);
   snap = fl_entry_get_snapshot (entry);
-  /* An etcd lock has no temp or graveyard files: its waiters are in its snapshot. */
-  if (fl_snapshot_get_target (snap) == NULL || _fl_snapshot_is_etcd (snap))
+  /* A lock whose waiters are in its snapshot (etcd's) has no temp or graveyard files. */
+  if (fl_snapshot_get_target (snap) == NULL
+      || _fl_snapshot_has_traits (snap, FL_SNAPSHOT_WAITERS_INSIDE))
     return related;
 
   dir = g_path_get_dirname (fl_snapshot_get_path (snap));

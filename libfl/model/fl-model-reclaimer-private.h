@@ -12,6 +12,12 @@
 
 G_BEGIN_DECLS
 
+/* A batch holds at most this many snapshots, and at most one batch waits for the main
+ * context while the worker fills the next: the files removed and not yet reported are never
+ * more than twice this many, however busy the main context (the model's counts lag the disk
+ * by at most that). Small enough for a batch's rows to leave within a frame. */
+#define FL_MODEL_RECLAIM_BATCH 64
+
 /* What happened since the previous batch. */
 typedef struct
 {

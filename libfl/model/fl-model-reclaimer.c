@@ -4,8 +4,9 @@
  * refuses, touching nothing, when the file changed or its holder lives: the thread adds no
  * judgement of its own. It only keeps the main loop free: 500 removals one after another on
  * the main context kept the inspector's window grey for half a minute. The outcome goes to the
- * main context in batches, at most one per BATCH_US, so a progress bar moves without a flood
- * of sources.
+ * main context in batches, at most one per BATCH_US or per FL_MODEL_RECLAIM_BATCH snapshots,
+ * so a progress bar moves without a flood of sources, and with at most one batch in flight:
+ * the worker waits for the main context rather than run ahead of what the model shows.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,6 +26,10 @@ typedef struct
   FlModelReclaimReport  report;
   gpointer              user_data;
   GDestroyNotify        destroy;
+  /* Batches posted and not yet reported; the worker waits on @reported while one is. */
+  gint                  in_flight;
+  GMutex                lock;
+  GCond                 reported;
 } Job;
 
 typedef struct
@@ -42,6 +47,8 @@ job_free (Job *job)
   fl_lock_options_free (job->options);
   g_clear_object (&job->cancellable);
   g_main_context_unref (job->context);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->reported);
   g_free (job);
 }
 
@@ -75,9 +82,19 @@ static gboolean
 post_cb (gpointer data)
 {
   Post *post = data;
+  Job *job;
 
   _fl_tsan_acquire (post);
-  post->job->report (&post->batch, post->job->user_data);
+  job = post->job;
+  job->report (&post->batch, job->user_data);
+  if (!post->batch.last)
+    {
+      /* The worker does not touch the job after sending the last post: nobody to wake. */
+      g_mutex_lock (&job->lock);
+      g_atomic_int_dec_and_test (&job->in_flight);
+      g_cond_signal (&job->reported);
+      g_mutex_unlock (&job->lock);
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -90,6 +107,8 @@ post_send (Post *post)
   GSource *source = g_idle_source_new ();
   GMainContext *context = post->job->context;
 
+  if (!post->batch.last)
+    g_atomic_int_inc (&post->job->in_flight);
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, post_cb, post, post_free);
   /* The last touch of the post and its job in this thread: once attached, the last post may
@@ -97,6 +116,33 @@ post_send (Post *post)
   _fl_tsan_release (post);
   g_source_attach (source, context);
   g_source_unref (source);
+}
+
+/* The one batch in flight reported, so the files removed and not yet shown stay fewer than
+ * two batches. */
+static void
+wait_for_report (Job *job)
+{
+  g_mutex_lock (&job->lock);
+  while (g_atomic_int_get (&job->in_flight) > 0)
+    g_cond_wait (&job->reported, &job->lock);
+  g_mutex_unlock (&job->lock);
+}
+
+/* Whether to send @post now. Full, it is sent once the batch in flight is reported; due by
+ * time, only when none is in flight (that one shows the progress), else it fills on. */
+static gboolean
+batch_due (Job    *job,
+           Post   *post,
+           gint64  last_post)
+{
+  if (post->batch.removed->len + post->batch.refused->len >= FL_MODEL_RECLAIM_BATCH)
+    {
+      wait_for_report (job);
+      return TRUE;
+    }
+  return g_get_monotonic_time () - last_post >= BATCH_US
+         && g_atomic_int_get (&job->in_flight) == 0;
 }
 
 static gpointer
@@ -120,7 +166,7 @@ reclaim_thread (gpointer data)
         g_ptr_array_add (post->batch.refused, g_object_ref (snap));
       post->batch.done = i + 1;
 
-      if (i + 1 < job->snapshots->len && g_get_monotonic_time () - last_post >= BATCH_US)
+      if (i + 1 < job->snapshots->len && batch_due (job, post, last_post))
         {
           guint done = post->batch.done;
 
@@ -158,6 +204,8 @@ _fl_model_reclaimer_start (GPtrArray            *snapshots,
   job->report = report;
   job->user_data = user_data;
   job->destroy = destroy;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->reported);
   _fl_tsan_release (job);
   g_thread_unref (g_thread_new ("fl-reclaim", reclaim_thread, job));
 }

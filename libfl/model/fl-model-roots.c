@@ -10,9 +10,11 @@
 #include <glib/gi18n-lib.h>
 
 #include "fl-error-private.h"
+#include "protocol/fl-file-backend-private.h"
 #include "protocol/fl-lock-backend-private.h"
 #include "model/fl-model-roots-private.h"
 #include "protocol/fl-names-private.h"
+#include "platform/fl-platform.h"
 #include "support/fl-tsan-private.h"
 
 static void
@@ -84,13 +86,32 @@ _fl_model_root_stop (FlModelRoot *root)
 char *
 _fl_model_root_path_for (const char *directory)
 {
-  gsize len = strlen (directory);
+  return _fl_lock_backend_for (directory)->root_path (directory);
+}
 
-  if (_fl_lock_backend_is_file (_fl_lock_backend_for (directory)))
-    return g_canonicalize_filename (directory, NULL);
-  /* etcd://HOSTS/PREFIX/ and etcd://HOSTS/PREFIX are one root */
-  return len > 0 && directory[len - 1] == '/' ? g_strndup (directory, len - 1)
-                                               : g_strdup (directory);
+/* The file backend's roots (fl-file-backend-private.h) */
+
+char *
+_fl_file_root_path (const char *target)
+{
+  return g_canonicalize_filename (target, NULL);
+}
+
+gboolean
+_fl_file_root_check (const char          *path,
+                     const FlLockOptions *options,
+                     GError             **error)
+{
+  FlDir *dir;
+  int err = _fl_platform_dir_open (path, FALSE, &dir);
+
+  if (err != 0)
+    {
+      _fl_model_root_set_error (error, path, err);
+      return FALSE;
+    }
+  _fl_platform_dir_close (dir);
+  return TRUE;
 }
 
 /* In another backend's root every key under the prefix is one lock: a '/' in a lock's name

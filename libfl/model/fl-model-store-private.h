@@ -68,6 +68,11 @@ void      _fl_model_store_apply     (FlModelStore            *store,
                                      const char              *path,
                                      FlSnapshot              *snap,
                                      guint                    flags);
+/* The model's own reclaim removed @snap's file: its entry leaves now, without a read, if it
+ * still shows that file (FALSE otherwise: another file took the path meanwhile, and is read
+ * as any). The file event that follows finds nothing to remove, so nothing counts twice. */
+gboolean  _fl_model_store_forget    (FlModelStore            *store,
+                                     FlSnapshot              *snap);
 /* Makes the entries under @prefix those of @snaps (sorted by path), in as few items-changed
  * as the differences allow. Entries for which @keep_entry is FALSE stay as they are; new
  * snapshots for which @take_new is FALSE are not added. */

@@ -338,6 +338,20 @@ _fl_model_store_apply (FlModelStore *store,
     }
 }
 
+gboolean
+_fl_model_store_forget (FlModelStore *store,
+                        FlSnapshot   *snap)
+{
+  const char *key = _fl_snapshot_get_key (snap);
+  guint pos;
+
+  if (!_fl_model_store_find (store, key, &pos)
+      || !fl_snapshot_same_file (fl_entry_get_snapshot (store->entries->pdata[pos]), snap))
+    return FALSE;
+  _fl_model_store_apply (store, key, NULL, 0);
+  return TRUE;
+}
+
 /* Merging */
 
 typedef struct

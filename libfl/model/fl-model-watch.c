@@ -109,9 +109,9 @@ pidfd_ready_cb (FlHandle fd,
 static gboolean
 wants_pid_watch (FlSnapshot *snap)
 {
-  /* An etcd holder's PID may be of another machine: etcd judges it, not a pidfd here. */
+  /* A holder its backend judged (an etcd lease) may be of another machine: no pidfd here. */
   return fl_snapshot_get_liveness (snap) == FL_LIVENESS_ALIVE && fl_snapshot_get_pid (snap) > 0
-         && !_fl_snapshot_is_etcd (snap);
+         && !_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND);
 }
 
 static void
@@ -164,7 +164,7 @@ static gboolean
 wants_dead_watch (FlSnapshot *snap)
 {
   return fl_snapshot_get_liveness (snap) == FL_LIVENESS_DEAD && fl_snapshot_get_pid (snap) > 0
-         && !_fl_snapshot_is_etcd (snap);
+         && !_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND);
 }
 
 static void

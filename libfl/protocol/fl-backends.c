@@ -193,9 +193,26 @@ missing_scan (const char          *root,
   return NULL;
 }
 
+/* Never followed (root_check refuses it): the spelling it was given, for the message. */
+static char *
+missing_root_path (const char *target)
+{
+  return g_strdup (target);
+}
+
+/* A directory model refuses its root at once, saying what to install. */
+static gboolean
+missing_root_check (const char          *path,
+                    const FlLockOptions *options,
+                    GError             **error)
+{
+  set_missing_error (path, error);
+  return FALSE;
+}
+
 /* The missing backend never acquires nor makes snapshots, so nothing calls the slots that
- * take a lock's state or a snapshot. It has no watch_start: a directory model refuses its
- * root at once with the error of its scan. */
+ * take a lock's state or a snapshot, and no directory model follows its roots (root_check
+ * refuses them): it has no watch_start. */
 static const FlLockBackend missing_backend = {
   .name = "missing",
   .acquire = missing_acquire,
@@ -203,6 +220,8 @@ static const FlLockBackend missing_backend = {
   .is_locked = missing_is_locked,
   .snapshot_new = missing_snapshot_new,
   .scan = missing_scan,
+  .root_path = missing_root_path,
+  .root_check = missing_root_check,
 };
 
 gboolean

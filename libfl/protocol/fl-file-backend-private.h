@@ -27,6 +27,12 @@ gpointer    _fl_file_watch_start  (const char           *root,
                                    GError              **error);
 void        _fl_file_watch_stop   (gpointer              watch);
 
+/* model/fl-model-roots.c */
+char       *_fl_file_root_path    (const char           *target);
+gboolean    _fl_file_root_check   (const char           *path,
+                                   const FlLockOptions  *options,
+                                   GError              **error);
+
 /* model/fl-scan.c */
 GPtrArray  *_fl_file_scan         (const char           *root,
                                    gboolean              recursive,

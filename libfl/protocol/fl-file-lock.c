@@ -250,6 +250,8 @@ const FlLockBackend _fl_lock_backend_file = {
   .snapshot_new = _fl_file_snapshot_new,
   .scan = _fl_file_scan,
   .reclaim = _fl_file_reclaim,
+  .root_path = _fl_file_root_path,
+  .root_check = _fl_file_root_check,
   .watch_start = _fl_file_watch_start,
   .watch_stop = _fl_file_watch_stop,
 };

@@ -84,6 +84,16 @@ struct _FlLockBackend
                                     GCancellable         *cancellable,
                                     GError              **error);
 
+  /* A root of this backend in a FlDirectoryModel. root_path(): the one spelling of @target as
+   * a root, whatever spelling names it (a directory: canonical, symbolic links kept;
+   * etcd://HOSTS/PREFIX: without a trailing slash). root_check(): FALSE, with an error that
+   * says what to do, when @path (from root_path()) cannot be followed: no such directory, no
+   * permission, the backend's module missing; TRUE where the first scan is the check. */
+  char       *(*root_path)         (const char           *target);
+  gboolean    (*root_check)        (const char           *path,
+                                    const FlLockOptions  *options,
+                                    GError              **error);
+
   /* Nullable: a root of this backend followed live (FlDirectoryModel). @changed runs on the
    * caller's thread-default main context whenever something under @root may have changed,
    * never after watch_stop (called on that context); @destroy frees @data after the stop. */
@@ -101,9 +111,9 @@ struct _FlLockBackend
  * operation fails with FL_ERROR_BACKEND_MISSING naming what to install. The file protocol's
  * for everything else. Never NULL. */
 const FlLockBackend *_fl_lock_backend_for (const char *target);
-/* The one question left outside the backends: FlDirectoryModel walks and monitors a
- * directory root itself, file by file, where another backend's root is scanned whole and
- * watched through watch_start (docs/backends.md). */
+/* The one question left outside the backends, asked once per root: FlDirectoryModel walks
+ * and monitors a directory root itself, file by file, where another backend's root is
+ * scanned whole and watched through watch_start (docs/backends.md). */
 gboolean             _fl_lock_backend_is_file (const FlLockBackend *backend);
 /* Where the modules are looked for: $FL_BACKEND_DIR (not in a privileged process), or
  * FL_BACKENDDIR, $libdir/libfl-1/backends. */

@@ -244,6 +244,12 @@ _fl_snapshot_new_etcd (const FlSnapshotEtcd *e)
   self->token = e->token;
   self->revision = e->revision;
   self->waiting = e->waiting;
+  self->traits = FL_SNAPSHOT_KEYED_BY_TARGET | FL_SNAPSHOT_JUDGED_BY_BACKEND
+                 | FL_SNAPSHOT_WAITERS_INSIDE;
+  /* etcd's lease IDs are positive; a key without one (put by another program under the
+   * prefix) is judged by its evidence, as before. */
+  if (e->lease > 0)
+    self->traits |= FL_SNAPSHOT_LEASED;
   if (!e->waiting)
     self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
   return self;

@@ -78,16 +78,11 @@ _fl_snapshot_get_stale_at (FlSnapshot *self)
   return self->stale_at;
 }
 
-gboolean
-_fl_snapshot_is_etcd (FlSnapshot *self)
-{
-  return self->revision > 0;
-}
-
 const char *
 _fl_snapshot_get_key (FlSnapshot *self)
 {
-  return _fl_snapshot_is_etcd (self) ? self->target : self->path;
+  return _fl_snapshot_has_traits (self, FL_SNAPSHOT_KEYED_BY_TARGET) ? self->target
+                                                                     : self->path;
 }
 
 /**

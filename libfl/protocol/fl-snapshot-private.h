@@ -10,6 +10,24 @@
 
 G_BEGIN_DECLS
 
+/* What the backend that made a snapshot says of it, for those that keep or show snapshots (the
+ * directory model, the summary): data the backend put there, so that nobody outside a backend
+ * asks which backend made it (docs/backends.md). A file's snapshot has none. */
+typedef enum
+{
+  /* Its key in a directory model is its target, unique across every root (an etcd lock's
+   * path, PREFIX/ESCAPED-NAME, is unique only within one cluster). */
+  FL_SNAPSHOT_KEYED_BY_TARGET = 1 << 0,
+  /* Its backend judged its holder (a lease): its PID may be of another machine, and no
+   * probe or pidfd of this one applies. */
+  FL_SNAPSHOT_JUDGED_BY_BACKEND = 1 << 1,
+  /* Its waiters are in the snapshot (fl_snapshot_get_waiters()): no temp or graveyard files
+   * lie beside it. */
+  FL_SNAPSHOT_WAITERS_INSIDE = 1 << 2,
+  /* Held by a lease: its state is the lease's (held or waiting while it lives). */
+  FL_SNAPSHOT_LEASED = 1 << 3,
+} FlSnapshotTraits;
+
 /* The fields, for the files that make up the object (fl-snapshot.c, fl-snapshot-build.c,
  * fl-snapshot-reclaim.c, fl-snapshot-state.c); everyone else reads a snapshot through its
  * getters. */
@@ -61,6 +79,8 @@ struct _FlSnapshot
   char         *owner_user;
   char         *owner_name;
   gint64        owner_since;
+
+  FlSnapshotTraits traits;
 
   /* Evidence for people about a held lock's holder (fl_snapshot_get_holder_exited()...). */
   gboolean      holder_exited;
@@ -123,10 +143,17 @@ typedef struct
   gint64      captured_at;
 } FlSnapshotEtcd;
 
+/* A snapshot of an etcd key: keyed by its target, judged by etcd, its waiters inside it, and
+ * (with a lease) the lease's. */
+
 FlSnapshot *_fl_snapshot_new_etcd   (const FlSnapshotEtcd *fields);
-/* TRUE for a snapshot of an etcd lock: its PID runs on another machine maybe, and it is
- * judged by etcd, never by a probe of this one. */
-gboolean    _fl_snapshot_is_etcd    (FlSnapshot           *self);
+/* Whether the backend that made @self said all of @traits of it. */
+static inline gboolean
+_fl_snapshot_has_traits (FlSnapshot       *self,
+                         FlSnapshotTraits  traits)
+{
+  return (self->traits & traits) == traits;
+}
 /* What names the entry in a directory model, unique across every root: a file's path, an
  * etcd lock's target (etcd://HOSTS/PREFIX/NAME; its path, PREFIX/ESCAPED-NAME, is unique
  * only within one cluster). */

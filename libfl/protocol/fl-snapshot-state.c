@@ -72,7 +72,7 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
   liveness = fl_snapshot_get_liveness (self);
   content = fl_snapshot_get_content (self);
 
-  if (self->lease != 0)
+  if (_fl_snapshot_has_traits (self, FL_SNAPSHOT_LEASED))
     {
       if (fl_snapshot_get_state (self) == FL_ENTRY_STATE_UNKNOWN)
         return g_strdup (_("Unknown: lease expired"));

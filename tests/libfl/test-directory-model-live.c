@@ -13,6 +13,7 @@
 
 #include <glib/gstdio.h>
 
+#include "model/fl-model-reclaimer-private.h"
 #include "model-test-util.h"
 
 #define HAND FALSE
@@ -681,6 +682,159 @@ test_deadline_only_by_the_judge (ModelFixture  *fx,
   g_assert_cmpint (_fl_directory_model_get_next_deadline (fx->model), ==, G_MAXINT64);
 }
 
+/* Remove All Orphans of thousands (issue 34, item 5): the model's count of orphans follows the
+ * disk while the work goes, never more than two of the worker's batches behind it (one that
+ * waits for the main context, one being filled: fl-model-reclaimer.c), and the row of a
+ * removed file leaves within a second of its file. The file events that come after (with
+ * inotify a burst that the model turns into a rescan; by hand, one per file) find nothing
+ * more to remove: nothing counts twice, nothing is news. */
+#define N_MANY_ORPHANS 5000
+
+typedef struct
+{
+  ModelFixture *fx;
+  GHashTable   *gone_at;   /* name -> monotonic µs when a sample first saw its file gone */
+  GPtrArray    *names;
+  guint         samples;
+  guint         max_lag;
+} FollowRun;
+
+static guint
+model_orphans (ModelFixture *fx)
+{
+  guint n;
+
+  g_object_get (fx->model, "n-orphans", &n, NULL);
+  return n;
+}
+
+/* The model is read before the disk, and the worker cannot get more than two batches ahead of
+ * the model while this runs (it holds the main context): 0 <= lag <= 2 batches. */
+static void
+follow_sample (FollowRun *fr)
+{
+  guint in_model = model_orphans (fr->fx);
+  g_autoptr(GHashTable) present = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GDir) dir = g_dir_open (fr->fx->dir, 0, NULL);
+  gint64 now = g_get_monotonic_time ();
+  gint64 row_limit_us = fl_test_scaled_ms (1000) * 1000;
+  const char *name;
+  guint on_disk = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".tmp"))
+      {
+        g_hash_table_add (present, g_strdup (name));
+        on_disk++;
+      }
+  g_assert_cmpuint (in_model, >=, on_disk);
+  g_assert_cmpuint (in_model - on_disk, <=, 2 * FL_MODEL_RECLAIM_BATCH);
+  fr->max_lag = MAX (fr->max_lag, in_model - on_disk);
+  fr->samples++;
+
+  for (guint i = 0; i < fr->names->len; i++)
+    {
+      const char *n = fr->names->pdata[i];
+      gpointer since;
+
+      if (g_hash_table_contains (present, n))
+        continue;
+      if (!g_hash_table_lookup_extended (fr->gone_at, n, NULL, &since))
+        g_hash_table_insert (fr->gone_at, (gpointer) n, GSIZE_TO_POINTER ((gsize) now));
+      else if (now - (gint64) GPOINTER_TO_SIZE (since) > row_limit_us)
+        g_assert_null (model_lookup (fr->fx, n));
+    }
+}
+
+static gboolean
+follow_sample_cb (gpointer data)
+{
+  follow_sample (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+follow_progress_cb (guint    done,
+                    guint    total,
+                    gpointer user_data)
+{
+  follow_sample (user_data);
+}
+
+static gboolean
+model_is_empty (gpointer data)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (data)) == 0;
+}
+
+static void
+test_bulk_reclaim_follows_disk (ModelFixture  *fx,
+                                gconstpointer  data)
+{
+  g_autoptr(GPtrArray) snaps = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) gone_at = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *sentinel = model_path (fx, "sentinel.lock");
+  PathLookup ls = { fx, sentinel };
+  FollowRun fr = { fx, gone_at, names, 0, 0 };
+  BulkRun run = { 0 };
+  pid_t dead = fl_test_dead_pid ();
+  guint sampler;
+  gint64 finished;
+
+  for (guint i = 0; i < N_MANY_ORPHANS; i++)
+    {
+      char *name = g_strdup_printf ("m%05u.lock.%d.%08x.tmp", i, (int) dead, i);
+      g_autofree char *path = model_path (fx, name);
+
+      write_pid_file (path, dead);
+      g_ptr_array_add (names, name);
+    }
+  add_dir (fx);
+  snaps = all_snapshots (fx);
+  g_assert_cmpuint (snaps->len, ==, N_MANY_ORPHANS);
+  g_assert_cmpuint (model_orphans (fx), ==, N_MANY_ORPHANS);
+
+  sampler = g_timeout_add (20, follow_sample_cb, &fr);
+  fl_directory_model_reclaim_async (fx->model, snaps, NULL, follow_progress_cb, &fr, NULL,
+                                    bulk_done_cb, &run);
+  g_assert_true (fl_test_wait_until (bulk_finished, &run, 120000));
+  g_source_remove (sampler);
+  finished = g_get_monotonic_time ();
+  g_assert_no_error (run.error);
+  g_assert_cmpuint (run.removed, ==, N_MANY_ORPHANS);
+  g_test_message ("%u samples, the model at most %u orphans behind the disk", fr.samples,
+                  fr.max_lag);
+  g_assert_cmpuint (fr.samples, >=, N_MANY_ORPHANS / (2 * FL_MODEL_RECLAIM_BATCH));
+  follow_sample (&fr);
+  g_assert_cmpuint (model_orphans (fx), ==, 0);
+  g_assert_true (fl_test_wait_until (model_is_empty, fx->model, 10000));
+  g_assert_cmpint (g_get_monotonic_time () - finished, <, fl_test_scaled_ms (1000) * 1000);
+
+  /* The events of the removed files, after the fact. */
+  if (GPOINTER_TO_INT (data) == HAND)
+    {
+      for (guint i = 0; i < names->len; i++)
+        model_event (fx, G_FILE_MONITOR_EVENT_DELETED, names->pdata[i], NULL);
+      _fl_directory_model_flush (fx->model);
+      while (_fl_directory_model_has_pending (fx->model))
+        _fl_directory_model_flush (fx->model);
+    }
+  else
+    {
+      /* inotify delivers a directory's events in order: once this one is read, the
+       * removals' events were too (or turned into a rescan, which also saw the file). */
+      write_pid_file (sentinel, getpid ());
+      g_assert_true (fl_test_wait_until (path_present, &ls, 30000));
+    }
+  g_assert_cmpuint (model_orphans (fx), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (fx->model)), ==,
+                    GPOINTER_TO_INT (data) == HAND ? 0 : 1);
+  model_assert_shadow (fx);
+  model_assert_changes (fx, GPOINTER_TO_INT (data) == HAND ? "" : "created:sentinel.lock");
+}
+
 #define ADD(path, mode, func) \
   g_test_add ((path), ModelFixture, GINT_TO_POINTER (mode), model_fixture_setup, (func), \
               model_fixture_teardown)
@@ -698,6 +852,8 @@ main (int   argc,
   ADD ("/model/async-add", HAND, test_async_add);
   ADD ("/model/bulk-reclaim", HAND, test_bulk_reclaim);
   ADD ("/model/bulk-reclaim-inotify", REAL, test_bulk_reclaim);
+  ADD ("/model/bulk-reclaim-follows-disk", HAND, test_bulk_reclaim_follows_disk);
+  ADD ("/model/bulk-reclaim-follows-disk-inotify", REAL, test_bulk_reclaim_follows_disk);
   ADD ("/model/bulk-reclaim-cancelled", HAND, test_bulk_reclaim_cancelled);
   ADD ("/model/bulk-reclaim-folder-removed", REAL, test_bulk_reclaim_folder_removed);
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
