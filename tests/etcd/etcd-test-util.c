@@ -71,6 +71,40 @@ etcd_test_run_with_server (const char *argv0)
   return ret;
 }
 
+static void
+set_flag_cb (FlLock   *lock,
+             gpointer  flag)
+{
+  *(gboolean *) flag = TRUE;
+}
+
+void
+etcd_test_watch_lost (FlLock   *lock,
+                      gboolean *lost)
+{
+  g_signal_connect (lock, "lost", G_CALLBACK (set_flag_cb), lost);
+}
+
+gboolean
+etcd_test_is_true (gpointer flag)
+{
+  return *(gboolean *) flag;
+}
+
+FlLock *
+etcd_test_acquire_watched (const char          *uri,
+                           const FlLockOptions *options,
+                           gboolean            *lost)
+{
+  g_autoptr(GError) error = NULL;
+  FlLock *lock = fl_lock_acquire (uri, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  etcd_test_watch_lost (lock, lost);
+  return lock;
+}
+
 FlLockOptions *
 etcd_test_options (gint64 timeout_ms,
                    guint  ttl_s)

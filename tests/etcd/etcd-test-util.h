@@ -42,6 +42,16 @@ int          etcd_test_run_with_server (const char *argv0);
       } \
   } G_STMT_END
 
+/* *@lost becomes TRUE when @lock emits "lost" (in this thread's main context: iterate it, as
+ * etcd_wait_for (etcd_test_is_true, lost, ...) does). */
+void         etcd_test_watch_lost    (FlLock      *lock,
+                                      gboolean    *lost);
+gboolean     etcd_test_is_true       (gpointer     flag);
+/* fl_lock_acquire() that must succeed, with etcd_test_watch_lost() on the lock. */
+FlLock      *etcd_test_acquire_watched (const char          *uri,
+                                        const FlLockOptions *options,
+                                        gboolean            *lost);
+
 /* Options with this timeout and lease TTL: every etcd test sets both. */
 FlLockOptions *etcd_test_options      (gint64      timeout_ms,
                                        guint       ttl_s);

@@ -33,19 +33,6 @@ __wrap__fl_platform_boottime_now (void)
   return __real__fl_platform_boottime_now () + g_atomic_int_get (&suspended_s) * G_USEC_PER_SEC;
 }
 
-static gboolean
-is_true (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-static void
-on_lost (FlLock   *lock,
-         gpointer  user_data)
-{
-  *(gboolean *) user_data = TRUE;
-}
-
 /* A suspend longer than the lease: not held from the moment of the resume, the loss reported,
  * the release FL_ERROR_LOST, and nothing of the lock left in etcd. */
 static void
@@ -61,17 +48,15 @@ test_suspend_past_lease (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "suspend");
   options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
-  g_assert_true (fl_lock_is_held (lock));
+  lock = etcd_test_acquire_watched (uri, options, &lost);
 
   g_atomic_int_set (&suspended_s, 5 * ttl_s);
   g_assert_false (fl_lock_is_held (lock));
 
   /* The report comes from the etcd thread's deadline or its next keepalive (<= TTL/3 on the
    * monotonic clock), which etcd still answers: the lease lives there, no real time passed. */
-  g_assert_true (etcd_wait_for (is_true, &lost, fl_test_scaled_ms ((ttl_s / 3 + 5) * 1000)));
+  g_assert_true (etcd_wait_for (etcd_test_is_true, &lost,
+                                fl_test_scaled_ms ((ttl_s / 3 + 5) * 1000)));
   g_assert_false (fl_lock_is_held (lock));
 
   g_assert_false (fl_lock_release (lock, &error));
@@ -94,9 +79,7 @@ test_short_suspend_keeps (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "short-suspend");
   options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+  lock = etcd_test_acquire_watched (uri, options, &lost);
 
   g_atomic_int_set (&suspended_s, 1);
   g_assert_true (fl_lock_is_held (lock));
@@ -122,12 +105,10 @@ test_release_lost_unreachable (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "release-lost");
   options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+  lock = etcd_test_acquire_watched (uri, options, &lost);
 
   etcd_server_pause (etcd_test_server, TRUE);
-  g_assert_true (etcd_wait_for (is_true, &lost, fl_test_scaled_ms (10000)));
+  g_assert_true (etcd_wait_for (etcd_test_is_true, &lost, fl_test_scaled_ms (10000)));
   g_assert_false (fl_lock_is_held (lock));
 
   start = g_get_monotonic_time ();

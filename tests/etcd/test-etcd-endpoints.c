@@ -141,19 +141,6 @@ leaderless_stop (Leaderless *l,
   g_cond_clear (&l->cond);
 }
 
-static gboolean
-is_true (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-static void
-on_lost (FlLock   *lock,
-         gpointer  user_data)
-{
-  *(gboolean *) user_data = TRUE;
-}
-
 /* Granted through the stand-in, which then loses its leader: the lease is renewed through
  * the real member for three TTLs, and the release is clean. */
 static void
@@ -175,13 +162,11 @@ test_keepalive_passes_leaderless (void)
   uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/keepalive-leaderless", l.port,
                          etcd_test_server->hostport);
   options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+  lock = etcd_test_acquire_watched (uri, options, &lost);
   g_atomic_int_set (&l.forward, FALSE);
 
   /* Not lost for three TTLs (a waited-for event that must not come). */
-  g_assert_false (etcd_wait_for (is_true, &lost, 3 * ttl_s * 1000));
+  g_assert_false (etcd_wait_for (etcd_test_is_true, &lost, 3 * ttl_s * 1000));
   g_assert_true (fl_lock_is_held (lock));
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);

@@ -181,19 +181,6 @@ role_exclusion (const char *uri,
   return 0;
 }
 
-static void
-on_lost (FlLock   *lock,
-         gpointer  data)
-{
-  *(gboolean *) data = TRUE;
-}
-
-static gboolean
-is_true (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
 /* --hold URI COUNTER TTL: acquires, says "held TOKEN" and waits for a line on stdin:
  * "go" writes to the counter only if the lock is still held (what a careful holder does),
  * "force" writes in any case (a holder that did not look, so that the counter must refuse
@@ -213,7 +200,7 @@ role_hold (const char *uri,
 
   if (lock == NULL)
     g_error ("holder: %s", error->message);
-  g_signal_connect (lock, "lost", G_CALLBACK (on_lost), &lost);
+  etcd_test_watch_lost (lock, &lost);
   printf ("held %" G_GUINT64_FORMAT "\n", fl_lock_get_fencing_token (lock));
   fflush (stdout);
   if (fgets (line, sizeof line, stdin) == NULL)
@@ -221,7 +208,7 @@ role_hold (const char *uri,
 
   held = fl_lock_is_held (lock);
   if (!held)  /* ::lost comes on this thread's main context: let it in */
-    etcd_wait_for (is_true, &lost, 5000);
+    etcd_wait_for (etcd_test_is_true, &lost, 5000);
   write = held || g_str_has_prefix (line, "force");
   if (write)
     {
