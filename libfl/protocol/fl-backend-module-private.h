@@ -45,6 +45,10 @@ typedef struct
   int                  (*self_pid)             (void);
   int64_t              (*boottime_now)         (void);
   void                 (*lock_report_lost)     (FlLock              *lock);
+  gsize                (*identity_self_record) (char                *buf,
+                                                gsize                size);
+  FlRecordedProcess    (*identity_probe_record) (const char         *record,
+                                                 int                 pid);
 } FlBackendHost;
 
 /* The one symbol a backend module exports: its backend, or NULL with @error set (a module
