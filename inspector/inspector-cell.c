@@ -24,6 +24,7 @@ struct _InspectorCell
   GtkWidget   *child;
   GtkListItem *list_item;  /* not a reference: the list item owns this cell */
   GtkLabel    *label;      /* the text the cell is named after: the child or its first label */
+  char        *cell_label; /* or this, when set: the whole of what the label shortens */
   char        *row_label;
 };
 
@@ -35,6 +36,7 @@ enum
   PROP_CHILD,
   PROP_LIST_ITEM,
   PROP_ROW_LABEL,
+  PROP_CELL_LABEL,
   N_PROPS
 };
 
@@ -70,7 +72,8 @@ update_names (InspectorCell *self)
 {
   GtkWidget *cell = gtk_widget_get_parent (GTK_WIDGET (self));
   GtkWidget *row = cell != NULL ? gtk_widget_get_parent (cell) : NULL;
-  const char *text = self->label != NULL ? gtk_label_get_text (self->label) : NULL;
+  const char *text = self->cell_label != NULL ? self->cell_label
+                     : self->label != NULL ? gtk_label_get_text (self->label) : NULL;
 
   if (cell != NULL && text != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (cell), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
@@ -89,6 +92,7 @@ inspector_cell_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->label, self);
   self->label = NULL;
   g_clear_pointer (&self->row_label, g_free);
+  g_clear_pointer (&self->cell_label, g_free);
   g_clear_pointer (&self->child, gtk_widget_unparent);
   G_OBJECT_CLASS (inspector_cell_parent_class)->dispose (object);
 }
@@ -111,6 +115,9 @@ inspector_cell_get_property (GObject    *object,
       break;
     case PROP_ROW_LABEL:
       g_value_set_string (value, self->row_label);
+      break;
+    case PROP_CELL_LABEL:
+      g_value_set_string (value, self->cell_label);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -144,6 +151,11 @@ inspector_cell_set_property (GObject      *object,
       self->row_label = g_value_dup_string (value);
       update_names (self);
       break;
+    case PROP_CELL_LABEL:
+      g_free (self->cell_label);
+      self->cell_label = g_value_dup_string (value);
+      update_names (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -168,6 +180,11 @@ inspector_cell_class_init (InspectorCellClass *klass)
   /* The row's accessible name (the Lock column's cell only). */
   properties[PROP_ROW_LABEL] =
     g_param_spec_string ("row-label", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /* The cell's accessible name when its label shows less than the whole (a shortened name,
+   * a target the row says already). */
+  properties[PROP_CELL_LABEL] =
+    g_param_spec_string ("cell-label", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
