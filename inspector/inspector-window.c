@@ -548,6 +548,7 @@ inspector_window_init (InspectorWindow *self)
 
   _inspector_window_setup_columns (self);
   inspector_a11y_name_buttons (GTK_WIDGET (self));
+  inspector_a11y_name_column_view (self->column_view, _("Lock files"));
   _inspector_window_rebuild_directories (self);
   _inspector_window_update_page (self);
   _inspector_window_update_actions (self);
