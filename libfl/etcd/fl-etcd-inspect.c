@@ -19,6 +19,7 @@
 
 #include "fl-error.h"
 #include "etcd/fl-etcd-private.h"
+#include "protocol/fl-content-private.h"
 #include "protocol/fl-snapshot-private.h"
 #include "support/fl-process-private.h"
 
@@ -102,7 +103,7 @@ _fl_etcd_meta_put (FlEtcdClient *client,
                                           : g_get_prgname () != NULL ? g_get_prgname () : "");
   json_builder_set_member_name (builder, "since");
   json_builder_add_int_value (builder, g_get_real_time ());
-  if (_fl_identity_self_record (record, sizeof record) > 0)
+  if (_fl_identity_self_record_without_kernel_lock (record, sizeof record) > 0)
     {
       json_builder_set_member_name (builder, "identity");
       json_builder_add_string_value (builder, record);

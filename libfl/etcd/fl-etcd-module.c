@@ -144,8 +144,8 @@ _fl_lock_report_lost (FlLock *lock)
 }
 
 gsize
-_fl_identity_self_record (char  *buf,
-                          gsize  size)
+_fl_identity_self_record_without_kernel_lock (char  *buf,
+                                              gsize  size)
 {
   return host->identity_self_record (buf, size);
 }

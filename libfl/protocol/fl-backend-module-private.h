@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include "protocol/fl-content-private.h"
 #include "protocol/fl-lock-backend-private.h"
 #include "fl-options.h"
 #include "protocol/fl-snapshot-private.h"

@@ -47,10 +47,10 @@ FlWritten _fl_identity_written           (const FlIdentity *identity,
 gboolean  _fl_identity_ticks_comparable  (const FlIdentity *identity);
 
 /* An identity record kept where no file is (etcd's metadata key, docs/etcd.md): this
- * process's, without a kernel lock (it holds none there), and what such a record proves about
- * its process here. */
-gsize     _fl_identity_self_record       (char             *buf,
-                                          gsize             size);
+ * process's (fl-identity-self.c), without a kernel lock (it holds none there), and what such a
+ * record proves about its process here. */
+gsize     _fl_identity_self_record_without_kernel_lock (char  *buf,
+                                                        gsize  size);
 typedef enum
 {
   FL_RECORDED_NOT_HERE,  /* unreadable, another PID, or not proven this machine's: no probe */

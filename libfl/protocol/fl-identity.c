@@ -48,17 +48,6 @@ _fl_identity_ticks_comparable (const FlIdentity *identity)
   return identity->timens != 0 && identity->timens == me.timens;
 }
 
-gsize
-_fl_identity_self_record (char  *buf,
-                          gsize  size)
-{
-  FlIdentity me;
-
-  _fl_process_self_identity (&me);
-  me.kernel_lock = FALSE;
-  return _fl_identity_format (&me, buf, size);
-}
-
 /* Probed only when the record proves this machine: both boot ids known and equal, and this PID
  * namespace (a host name proves nothing). etcd is reached over a network, so an unknown boot
  * id is another machine maybe, as for a lock file on a network filesystem. */
