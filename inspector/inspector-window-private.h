@@ -85,6 +85,7 @@ struct _InspectorWindow
   gboolean              keep_top;        /* the list shown from its top (-top.c) */
   guint                 top_tick_id;
   guint                 settle_id;       /* ends keep_top once the list has filled */
+  guint                 settle_frames;
 
   guint                 stale_gather_id; /* locks turned stale, gathered (-notify.c) */
   guint                 stale_count;

@@ -9,19 +9,18 @@
  * ends as soon as the person scrolls, clicks or moves in the list, or the program scrolls to a
  * row it selected (inspector-window-rows.c).
  *
- * It also ends once the list has filled: SETTLE_MS after the reading (or the search change)
- * with no row pushing the view down. Later changes (a lock taken, a burst of them) then leave
- * the view where it is, as Files does; pinned, each frame of a sorted burst scrolled back and
- * bound every visible row again (the inspector bench's main-thread time per change tripled).
+ * It also ends once the list has filled: after the reading ends (or the search is applied,
+ * which the filter does at once), at the second frame in a row that finds the view at its top
+ * (a layout in between, which is where rows push it down). Later changes (a lock taken, a
+ * burst of them) then leave the view where it is, as Files does; pinned, each frame of a
+ * sorted burst scrolled back and bound every visible row again (the inspector bench's
+ * main-thread time per change doubled or tripled).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include "inspector-window-private.h"
-
-/* Rows of a reading still arrive after "loading" turns FALSE (the model's last batches). */
-#define SETTLE_MS 1000
 
 static GtkAdjustment *
 vadjustment (InspectorWindow *self)
@@ -39,22 +38,47 @@ is_loading (InspectorWindow *self)
 }
 
 static void
-settled_cb (gpointer user_data)
+stop_settling (InspectorWindow *self)
 {
-  InspectorWindow *self = user_data;
-
+  if (self->settle_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->settle_id);
   self->settle_id = 0;
-  if (!is_loading (self))
-    self->keep_top = FALSE;
 }
 
-/* Ends the pinning SETTLE_MS from now, unless a reading is under way (its end arms it). */
-static void
-settle_later (InspectorWindow *self)
+static gboolean
+settle_tick_cb (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       user_data)
 {
-  g_clear_handle_id (&self->settle_id, g_source_remove);
-  if (self->keep_top && !is_loading (self))
-    self->settle_id = g_timeout_add_once (SETTLE_MS, settled_cb, self);
+  InspectorWindow *self = INSPECTOR_WINDOW (widget);
+
+  /* A reading under way: its end starts this again. */
+  if (!self->keep_top || is_loading (self))
+    {
+      self->settle_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (gtk_adjustment_get_value (vadjustment (self)) > 0)
+    {
+      gtk_adjustment_set_value (vadjustment (self), 0);
+      self->settle_frames = 0;
+      return G_SOURCE_CONTINUE;
+    }
+  if (++self->settle_frames < 2)
+    return G_SOURCE_CONTINUE;
+  self->keep_top = FALSE;
+  self->settle_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* The list has filled: the pinning ends once the view stays at its top. */
+static void
+settle (InspectorWindow *self)
+{
+  if (!self->keep_top || is_loading (self) || self->settle_id != 0)
+    return;
+  self->settle_frames = 0;
+  self->settle_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), settle_tick_cb, NULL, NULL);
 }
 
 /* In the next frame: the value is not changed while the list view allocates. */
@@ -67,12 +91,7 @@ to_top_tick_cb (GtkWidget     *widget,
 
   self->top_tick_id = 0;
   if (self->keep_top)
-    {
-      gtk_adjustment_set_value (vadjustment (self), 0);
-      /* Still filling: the end is later. */
-      if (self->settle_id != 0)
-        settle_later (self);
-    }
+    gtk_adjustment_set_value (vadjustment (self), 0);
   return G_SOURCE_REMOVE;
 }
 
@@ -92,7 +111,10 @@ _inspector_window_keep_top (InspectorWindow *self,
   self->keep_top = keep;
   if (keep)
     value_changed_cb (vadjustment (self), self);
-  settle_later (self);
+  if (keep)
+    settle (self);
+  else
+    stop_settling (self);
 }
 
 static void
@@ -106,7 +128,7 @@ loading_cb (FlDirectoryModel *model,
   if (loading && gtk_adjustment_get_value (vadjustment (self)) == 0)
     _inspector_window_keep_top (self, TRUE);
   else if (!loading)
-    settle_later (self);
+    settle (self);
 }
 
 /* Anything the person does in the list or its scrollbars. */
@@ -114,7 +136,7 @@ static void
 user_input_cb (InspectorWindow *self)
 {
   self->keep_top = FALSE;
-  g_clear_handle_id (&self->settle_id, g_source_remove);
+  stop_settling (self);
 }
 
 static gboolean
@@ -170,7 +192,7 @@ _inspector_window_teardown_top (InspectorWindow *self)
   if (self->top_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->top_tick_id);
   self->top_tick_id = 0;
-  g_clear_handle_id (&self->settle_id, g_source_remove);
+  stop_settling (self);
   if (self->column_view != NULL)
     g_signal_handlers_disconnect_by_data (vadjustment (self), self);
 }
