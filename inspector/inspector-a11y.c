@@ -69,15 +69,15 @@ inspector_a11y_name_buttons (GtkWidget *root)
     inspector_a11y_name_buttons (child);
 }
 
-static GtkLabel *
-first_label (GtkWidget *widget)
+GtkLabel *
+inspector_a11y_first_label (GtkWidget *widget)
 {
   if (GTK_IS_LABEL (widget))
     return GTK_LABEL (widget);
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkLabel *label = first_label (child);
+      GtkLabel *label = inspector_a11y_first_label (child);
 
       if (label != NULL)
         return label;
@@ -101,7 +101,7 @@ name_column_view (GtkColumnView *view)
   for (GtkWidget *title = gtk_widget_get_first_child (header); title != NULL;
        title = gtk_widget_get_next_sibling (title))
     {
-      GtkLabel *label = first_label (title);
+      GtkLabel *label = inspector_a11y_first_label (title);
 
       if (label != NULL)
         gtk_accessible_update_property (GTK_ACCESSIBLE (title), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include "inspector-a11y.h"
 #include "inspector-cell.h"
 
 struct _InspectorCell
@@ -48,22 +49,6 @@ inspector_cell_get_list_item (InspectorCell *self)
   g_return_val_if_fail (INSPECTOR_IS_CELL (self), NULL);
 
   return self->list_item;
-}
-
-static GtkLabel *
-first_label (GtkWidget *widget)
-{
-  if (GTK_IS_LABEL (widget))
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *label = first_label (child);
-
-      if (label != NULL)
-        return label;
-    }
-  return NULL;
 }
 
 /* The column view's cell is this widget's parent, and the row the cell's parent. */
@@ -139,7 +124,7 @@ inspector_cell_set_property (GObject      *object,
       self->child = g_value_get_object (value);
       if (self->child != NULL)
         gtk_widget_set_parent (self->child, GTK_WIDGET (self));
-      self->label = self->child != NULL ? first_label (self->child) : NULL;
+      self->label = self->child != NULL ? inspector_a11y_first_label (self->child) : NULL;
       if (self->label != NULL)
         g_signal_connect_swapped (self->label, "notify::label", G_CALLBACK (update_names), self);
       break;
