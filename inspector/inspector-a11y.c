@@ -1,13 +1,23 @@
 /* inspector-a11y.c: accessible names the way a screen reader should read them
  *
  * GTK 4.8 names a button with a mnemonic label after the label's text with its underscore,
- * and its label child repeats it: Orca read "_Copy Path Copy Path". GTK 4.10 strips the
- * mnemonic itself; on 4.8 the name is set here, from the label the person sees (so it is
- * translated with it and never a second string to keep in step).
+ * and its label child repeats it (the button is "labelled by" it too): Orca read "_Copy Path
+ * Copy Path". GTK 4.10 strips the mnemonic itself; on 4.8 the name is set here, from the label
+ * the person sees (so it is translated with it and never a second string to keep in step), and
+ * the relation that repeats it is dropped.
+ *
+ * A column view's header row and its titles, and the list inside it, are GTK's own widgets
+ * that 4.8 leaves unnamed: AT-SPI reads them by their type names ("GtkListItemWidget",
+ * "GtkColumnViewTitle", "GtkColumnListView"). Their roles (row, a generic filler for a title,
+ * list) cannot be changed: a widget's accessible-role is construct-only and GTK builds these.
+ * Their names can: the header row is "Column headers", each title its column's title, the list
+ * the column view's name.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <glib/gi18n.h>
 
 #include "inspector-a11y.h"
 
@@ -40,6 +50,8 @@ update_name (GtkButton *button)
   name = inspector_a11y_strip_mnemonic (label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
                                   -1);
+  /* AT-SPI's name is the label followed by what the button is labelled by: its own label. */
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
 }
 
 void
@@ -55,4 +67,65 @@ inspector_a11y_name_buttons (GtkWidget *root)
   for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     inspector_a11y_name_buttons (child);
+}
+
+GtkLabel *
+inspector_a11y_first_label (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *label = inspector_a11y_first_label (child);
+
+      if (label != NULL)
+        return label;
+    }
+  return NULL;
+}
+
+/* The header is the column view's first child and holds one title per visible column (a title
+ * is made when its column is first shown); the list is the next child. */
+static void
+name_column_view (GtkColumnView *view)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (view));
+  GtkWidget *list = header != NULL ? gtk_widget_get_next_sibling (header) : NULL;
+  const char *name = g_object_get_data (G_OBJECT (view), "inspector-a11y-list-name");
+
+  if (header == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (header), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Column headers"), -1);
+  for (GtkWidget *title = gtk_widget_get_first_child (header); title != NULL;
+       title = gtk_widget_get_next_sibling (title))
+    {
+      GtkLabel *label = inspector_a11y_first_label (title);
+
+      if (label != NULL)
+        gtk_accessible_update_property (GTK_ACCESSIBLE (title), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        gtk_label_get_text (label), -1);
+    }
+  if (list != NULL && name != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                    -1);
+}
+
+void
+inspector_a11y_name_column_view (GtkColumnView *view,
+                                 const char    *name)
+{
+  GListModel *columns = gtk_column_view_get_columns (view);
+
+  g_object_set_data_full (G_OBJECT (view), "inspector-a11y-list-name", g_strdup (name), g_free);
+  name_column_view (view);
+  /* A column shown for the first time brings a new title. */
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      g_signal_connect_object (column, "notify::visible", G_CALLBACK (name_column_view), view,
+                               G_CONNECT_SWAPPED);
+    }
 }

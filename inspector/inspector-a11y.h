@@ -14,5 +14,11 @@ char *inspector_a11y_strip_mnemonic (const char *text);
 /* Names every button under @root that has a mnemonic label after that label without its
  * underscore, and keeps the name so as the label changes. */
 void  inspector_a11y_name_buttons   (GtkWidget  *root);
+/* The first label in @widget or under it (depth first), what a cell or title is read as. */
+GtkLabel *inspector_a11y_first_label (GtkWidget *widget);
+/* Names @view's header row, its titles and its inner list (@name, as the view's own), which
+ * GTK 4.8 leaves to their type names. */
+void  inspector_a11y_name_column_view (GtkColumnView *view,
+                                       const char    *name);
 
 G_END_DECLS

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include "inspector-a11y.h"
 #include "inspector-cell.h"
 
 struct _InspectorCell
@@ -24,6 +25,7 @@ struct _InspectorCell
   GtkWidget   *child;
   GtkListItem *list_item;  /* not a reference: the list item owns this cell */
   GtkLabel    *label;      /* the text the cell is named after: the child or its first label */
+  char        *cell_label; /* or this, when set: the whole of what the label shortens */
   char        *row_label;
 };
 
@@ -35,6 +37,7 @@ enum
   PROP_CHILD,
   PROP_LIST_ITEM,
   PROP_ROW_LABEL,
+  PROP_CELL_LABEL,
   N_PROPS
 };
 
@@ -48,29 +51,14 @@ inspector_cell_get_list_item (InspectorCell *self)
   return self->list_item;
 }
 
-static GtkLabel *
-first_label (GtkWidget *widget)
-{
-  if (GTK_IS_LABEL (widget))
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *label = first_label (child);
-
-      if (label != NULL)
-        return label;
-    }
-  return NULL;
-}
-
 /* The column view's cell is this widget's parent, and the row the cell's parent. */
 static void
 update_names (InspectorCell *self)
 {
   GtkWidget *cell = gtk_widget_get_parent (GTK_WIDGET (self));
   GtkWidget *row = cell != NULL ? gtk_widget_get_parent (cell) : NULL;
-  const char *text = self->label != NULL ? gtk_label_get_text (self->label) : NULL;
+  const char *text = self->cell_label != NULL ? self->cell_label
+                     : self->label != NULL ? gtk_label_get_text (self->label) : NULL;
 
   if (cell != NULL && text != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (cell), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
@@ -89,6 +77,7 @@ inspector_cell_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->label, self);
   self->label = NULL;
   g_clear_pointer (&self->row_label, g_free);
+  g_clear_pointer (&self->cell_label, g_free);
   g_clear_pointer (&self->child, gtk_widget_unparent);
   G_OBJECT_CLASS (inspector_cell_parent_class)->dispose (object);
 }
@@ -112,6 +101,9 @@ inspector_cell_get_property (GObject    *object,
     case PROP_ROW_LABEL:
       g_value_set_string (value, self->row_label);
       break;
+    case PROP_CELL_LABEL:
+      g_value_set_string (value, self->cell_label);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -132,7 +124,7 @@ inspector_cell_set_property (GObject      *object,
       self->child = g_value_get_object (value);
       if (self->child != NULL)
         gtk_widget_set_parent (self->child, GTK_WIDGET (self));
-      self->label = self->child != NULL ? first_label (self->child) : NULL;
+      self->label = self->child != NULL ? inspector_a11y_first_label (self->child) : NULL;
       if (self->label != NULL)
         g_signal_connect_swapped (self->label, "notify::label", G_CALLBACK (update_names), self);
       break;
@@ -142,6 +134,11 @@ inspector_cell_set_property (GObject      *object,
     case PROP_ROW_LABEL:
       g_free (self->row_label);
       self->row_label = g_value_dup_string (value);
+      update_names (self);
+      break;
+    case PROP_CELL_LABEL:
+      g_free (self->cell_label);
+      self->cell_label = g_value_dup_string (value);
       update_names (self);
       break;
     default:
@@ -168,6 +165,11 @@ inspector_cell_class_init (InspectorCellClass *klass)
   /* The row's accessible name (the Lock column's cell only). */
   properties[PROP_ROW_LABEL] =
     g_param_spec_string ("row-label", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /* The cell's accessible name when its label shows less than the whole (a shortened name,
+   * a target the row says already). */
+  properties[PROP_CELL_LABEL] =
+    g_param_spec_string ("cell-label", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

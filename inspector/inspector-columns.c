@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "inspector-state.h"
 #include "inspector-window-private.h"
 
@@ -72,6 +74,115 @@ folder_label_cb (gpointer            unused,
   if (len > 1 && strncmp (dir, home, len) == 0 && (dir[len] == '/' || dir[len] == '\0'))
     return g_strconcat ("~", dir + len, NULL);
   return g_steal_pointer (&dir);
+}
+
+/* A temp's or graveyard's name, T.lock.<pid>.<8 hex>.tmp or T.lock.gy.<pid>.<8 hex>: the length
+ * of its lock's name (T.lock) and where its PID starts; FALSE for any other name. */
+static gboolean
+split_leftover (FlSnapshot *snap,
+                gsize      *lock_len,
+                const char **pid)
+{
+  const char *name = fl_snapshot_get_name (snap);
+  FlEntryKind kind = fl_snapshot_get_kind (snap);
+  g_autofree char *copy = NULL;
+  char *dot;
+
+  if (kind != FL_ENTRY_TEMP && kind != FL_ENTRY_GRAVEYARD)
+    return FALSE;
+  copy = g_strdup (name);
+  if (kind == FL_ENTRY_TEMP)
+    {
+      if (!g_str_has_suffix (copy, ".tmp"))
+        return FALSE;
+      copy[strlen (copy) - strlen (".tmp")] = '\0';
+    }
+  if ((dot = strrchr (copy, '.')) == NULL)   /* .<8 hex> */
+    return FALSE;
+  *dot = '\0';
+  if ((dot = strrchr (copy, '.')) == NULL)   /* .<pid> */
+    return FALSE;
+  *pid = name + (dot + 1 - copy);
+  *dot = '\0';
+  if (kind == FL_ENTRY_GRAVEYARD)
+    {
+      if (!g_str_has_suffix (copy, ".gy"))
+        return FALSE;
+      copy[strlen (copy) - strlen (".gy")] = '\0';
+    }
+  *lock_len = strlen (copy);
+  return *lock_len > 0;
+}
+
+/* The Lock column: a temp's or graveyard's name is its lock's (which a middle ellipsis would
+ * cut where they differ) with what it is beside it ("temp", "graveyard"), as Files shows a
+ * name and its kind; the PID and random part of the name are in the tooltip, the details and
+ * the accessible name, the process in the Holder column. */
+static char *
+lock_name_cb (gpointer    unused,
+              FlSnapshot *snap)
+{
+  gsize lock_len;
+  const char *pid;
+
+  if (snap == NULL)
+    return NULL;
+  if (split_leftover (snap, &lock_len, &pid))
+    return g_strndup (fl_snapshot_get_name (snap), lock_len);
+  return g_strdup (fl_snapshot_get_name (snap));
+}
+
+static gboolean
+is_leftover_cb (gpointer    unused,
+                FlSnapshot *snap)
+{
+  gsize lock_len;
+  const char *pid;
+
+  return snap != NULL && split_leftover (snap, &lock_len, &pid);
+}
+
+static char *
+leftover_label_cb (gpointer    unused,
+                   FlSnapshot *snap)
+{
+  gsize lock_len;
+  const char *pid;
+
+  if (snap == NULL || !split_leftover (snap, &lock_len, &pid))
+    return NULL;
+  /* TRANSLATORS: beside a lock's name in the Lock column: a temp file of that lock (its
+   * writer's PID is in the Holder column); keep it short */
+  if (fl_snapshot_get_kind (snap) == FL_ENTRY_TEMP)
+    return g_strdup (C_("lock column", "temp"));
+  /* TRANSLATORS: beside a lock's name in the Lock column: a lock moved aside by a takeover;
+   * keep it short */
+  return g_strdup (C_("lock column", "graveyard"));
+}
+
+/* The Target column: empty where the Lock column says it already (the target of T.lock, and
+ * of its temps and graveyards, is T), as a column that repeats its neighbour only costs
+ * width; another program's target (LCK..ttyUSB0, Emacs's .#notes.txt) is named. */
+static char *
+target_label_cb (gpointer    unused,
+                 FlSnapshot *snap)
+{
+  const char *target = snap != NULL ? fl_snapshot_get_target (snap) : NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *lock = NULL;
+  gsize lock_len;
+  const char *pid;
+
+  if (target == NULL)
+    return NULL;
+  base = g_path_get_basename (target);
+  lock = split_leftover (snap, &lock_len, &pid)
+         ? g_strndup (fl_snapshot_get_name (snap), lock_len)
+         : g_strdup (fl_snapshot_get_name (snap));
+  if (g_str_has_suffix (lock, ".lock") && strlen (lock) == strlen (base) + strlen (".lock")
+      && strncmp (lock, base, strlen (base)) == 0)
+    return g_strdup ("");
+  return g_steal_pointer (&base);
 }
 
 static char *
@@ -200,6 +311,10 @@ void
 _inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, basename_cb);
+  gtk_widget_class_bind_template_callback (widget_class, lock_name_cb);
+  gtk_widget_class_bind_template_callback (widget_class, is_leftover_cb);
+  gtk_widget_class_bind_template_callback (widget_class, leftover_label_cb);
+  gtk_widget_class_bind_template_callback (widget_class, target_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, dirname_cb);
   gtk_widget_class_bind_template_callback (widget_class, folder_label_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_holder_cb);

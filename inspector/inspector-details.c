@@ -3,7 +3,9 @@
  * The list shows the model's snapshots, made without the holder's command line so that
  * 100,000 files load fast. The pane reads the one selected file again with every detail.
  *
- * The pane follows the selected entry's snapshot through a GSignalGroup.
+ * The pane follows the selected entry's snapshot through a GSignalGroup. An etcd holder is
+ * read again by libfl once a second while it is shown (inspector-etcd-reread.c): the model
+ * hears nothing from etcd when a holder dies, and the lease's countdown moves.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "inspector-details.h"
+#include "inspector-etcd-reread.h"
 #include "inspector-state.h"
 
 struct _InspectorDetails
@@ -31,10 +34,14 @@ struct _InspectorDetails
   GtkButton        *force_reclaim_button;
   GtkButton        *remove_button;
   GtkLabel         *age_value;
+  GtkLabel         *ttl_value;
 
   FlDirectoryModel *model;
   FlEntry          *entry;
   GSignalGroup     *entry_signals;
+  FlSnapshot       *reread;        /* libfl's last reading of the etcd lock shown, or NULL */
+  GCancellable     *rereading;     /* while a reading is under way */
+  gboolean          shown_exited;  /* what the Holder rows say */
 };
 
 G_DEFINE_FINAL_TYPE (InspectorDetails, inspector_details, GTK_TYPE_WIDGET)
@@ -121,6 +128,34 @@ file_size_of (FlSnapshot *snap)
   return info != NULL ? g_file_info_get_size (info) : -1;
 }
 
+/* The entry's snapshot, or libfl's later reading of the same acquisition (lease and token)
+ * when there is one: a new holder is the model's to show. */
+static FlSnapshot *
+shown_snapshot (InspectorDetails *self)
+{
+  FlSnapshot *snap = fl_entry_get_snapshot (self->entry);
+
+  if (self->reread != NULL &&
+      fl_snapshot_get_lease_id (self->reread) == fl_snapshot_get_lease_id (snap) &&
+      fl_snapshot_get_fencing_token (self->reread) == fl_snapshot_get_fencing_token (snap) &&
+      fl_snapshot_get_captured_at (self->reread) > fl_snapshot_get_captured_at (snap))
+    return self->reread;
+  return snap;
+}
+
+static char *
+format_ttl (FlSnapshot *snap)
+{
+  gint64 ttl = fl_snapshot_get_lease_ttl (snap);
+  g_autofree char *age = NULL;
+
+  if (ttl <= 0)
+    return g_strdup (ttl == 0 ? _("expired") : "—");
+  age = fl_format_age (ttl * G_USEC_PER_SEC);
+  /* TRANSLATORS: the time left on an etcd lease when it was read, e.g. "8 s left" */
+  return g_strdup_printf (_("%s left"), age);
+}
+
 /* An etcd lock is a key with a lease, not a file: its lease, the time left on it, its fencing
  * token, host and queue (docs/etcd.md), never "Kernel lock" or the metadata's raw JSON. */
 static int
@@ -129,23 +164,13 @@ add_etcd_rows (InspectorDetails *self,
                int               row)
 {
   GPtrArray *waiters = fl_snapshot_get_waiters (snap);
-  gint64 ttl = fl_snapshot_get_lease_ttl (snap);
   g_autofree char *lease = g_strdup_printf ("%" G_GINT64_MODIFIER "x",
                                             fl_snapshot_get_lease_id (snap));
-  g_autofree char *left = NULL;
+  g_autofree char *left = format_ttl (snap);
   g_autofree char *token = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                             fl_snapshot_get_fencing_token (snap));
   g_autofree char *queue = NULL;
 
-  if (ttl > 0)
-    {
-      g_autofree char *age = fl_format_age (ttl * G_USEC_PER_SEC);
-
-      /* TRANSLATORS: the time left on an etcd lease when it was read, e.g. "8 s left" */
-      left = g_strdup_printf (_("%s left"), age);
-    }
-  else
-    left = g_strdup (ttl == 0 ? _("expired") : "—");
   if (waiters == NULL || waiters->len == 0)
     queue = g_strdup (_("none"));
   else
@@ -155,7 +180,7 @@ add_etcd_rows (InspectorDetails *self,
   add_row (self->file_grid, row++, _("Host"),
            fl_snapshot_get_host (snap) != NULL ? fl_snapshot_get_host (snap) : "—");
   add_row (self->file_grid, row++, _("Lease"), lease);
-  add_row (self->file_grid, row++, _("TTL left"), left);
+  self->ttl_value = add_row (self->file_grid, row++, _("TTL left"), left);
   add_row (self->file_grid, row++, _("Fencing token"), token);
   add_row (self->file_grid, row++, _("Waiters"), queue);
   return row;
@@ -184,7 +209,9 @@ inspector_details_refresh (InspectorDetails *self)
       return;
     }
 
-  snap = fl_entry_get_snapshot (self->entry);
+  snap = shown_snapshot (self);
+  self->ttl_value = NULL;
+  self->shown_exited = fl_snapshot_get_holder_exited (snap);
   /* For the command line; the verdict shown stays the list's, the one a reclaim would use. */
   detailed = fl_snapshot_new (fl_snapshot_get_path (snap), NULL, NULL);
 
@@ -256,8 +283,9 @@ inspector_details_refresh (InspectorDetails *self)
            * as libfl found it (the same snapshot's verdict), never as the holder. */
           int keeper = fl_snapshot_get_keeper_pid (snap);
           const char *keeper_name = fl_snapshot_get_keeper_name (snap);
-          g_autofree char *kept = keeper <= 0 ? g_strdup (_("a process that inherited its "
-                                                            "descriptor (not named here)"))
+          g_autofree char *kept = etcd ? g_strdup (_("its lease, until it expires"))
+                                  : keeper <= 0 ? g_strdup (_("a process that inherited its "
+                                                              "descriptor (not named here)"))
                                   : keeper_name != NULL
                                   ? g_strdup_printf ("%d · %s", keeper, keeper_name)
                                   : g_strdup_printf ("%d", keeper);
@@ -293,18 +321,87 @@ inspector_details_refresh (InspectorDetails *self)
   gtk_stack_set_visible_child_name (self->stack, "entry");
 }
 
-/* Once a second: only the age moves. */
+static void
+set_text_if_changed (GtkLabel   *label,
+                     const char *text)
+{
+  /* Setting the same text would drop a selection the user made to copy it. */
+  if (label != NULL && g_strcmp0 (gtk_label_get_text (label), text) != 0)
+    gtk_label_set_text (label, text);
+}
+
+/* libfl's new reading: what moves (the verdict's words, the state, the TTL) is updated in
+ * place; the Holder rows are built again only when the holder turned out to have exited. */
+static void
+show_reread (InspectorDetails *self)
+{
+  FlSnapshot *snap = shown_snapshot (self);
+  g_autofree char *evidence = NULL;
+  g_autofree char *state = NULL;
+  g_autofree char *ttl = NULL;
+
+  if (fl_snapshot_get_holder_exited (snap) != self->shown_exited)
+    {
+      inspector_details_refresh (self);
+      return;
+    }
+  evidence = inspector_explain (snap);
+  state = fl_snapshot_dup_state_summary (snap);
+  ttl = format_ttl (snap);
+  set_text_if_changed (self->evidence_label, evidence);
+  set_text_if_changed (self->state_label, state);
+  set_text_if_changed (self->ttl_value, ttl);
+}
+
+static void
+reread_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(InspectorDetails) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlSnapshot) snap = inspector_etcd_reread_finish (result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->rereading);
+  /* Gone (the lease expired) or unreachable: the model's watch says what comes next. */
+  if (snap == NULL || self->entry == NULL)
+    return;
+  g_set_object (&self->reread, snap);
+  show_reread (self);
+}
+
+static void
+cancel_reread (InspectorDetails *self)
+{
+  if (self->rereading != NULL)
+    g_cancellable_cancel (self->rereading);
+  g_clear_object (&self->rereading);
+  g_clear_object (&self->reread);
+}
+
+/* Once a second: the age moves; an etcd holder is asked about again. */
 void
 inspector_details_tick (InspectorDetails *self)
 {
   g_autofree char *written = NULL;
+  FlSnapshot *snap;
 
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
 
   if (self->entry == NULL || self->model == NULL || self->age_value == NULL)
     return;
-  written = format_age_of (self, fl_entry_get_snapshot (self->entry));
+  snap = fl_entry_get_snapshot (self->entry);
+  written = format_age_of (self, snap);
   gtk_label_set_text (self->age_value, written);
+  if (fl_snapshot_get_revision (snap) != 0 && !fl_snapshot_get_waiting (snap) &&
+      self->rereading == NULL)
+    {
+      self->rereading = g_cancellable_new ();
+      inspector_etcd_reread (fl_snapshot_get_target (snap), self->rereading, reread_cb,
+                             g_object_ref (self));
+    }
 }
 
 void
@@ -315,6 +412,8 @@ inspector_details_set_entry (InspectorDetails *self,
   g_return_if_fail (INSPECTOR_IS_DETAILS (self));
   g_return_if_fail (entry == NULL || FL_IS_ENTRY (entry));
 
+  if (entry != self->entry)
+    cancel_reread (self);
   g_set_object (&self->model, model);
   g_set_object (&self->entry, entry);
   self->age_value = NULL;
@@ -348,11 +447,20 @@ inspector_details_get_evidence (InspectorDetails *self)
   return gtk_label_get_text (self->evidence_label);
 }
 
+const char *
+inspector_details_get_state (InspectorDetails *self)
+{
+  g_return_val_if_fail (INSPECTOR_IS_DETAILS (self), NULL);
+
+  return gtk_label_get_text (self->state_label);
+}
+
 static void
 inspector_details_dispose (GObject *object)
 {
   InspectorDetails *self = INSPECTOR_DETAILS (object);
 
+  cancel_reread (self);
   g_clear_object (&self->entry_signals);
   g_clear_object (&self->entry);
   g_clear_object (&self->model);

@@ -19,6 +19,7 @@ void        inspector_details_set_entry     (InspectorDetails *self,
 void        inspector_details_refresh       (InspectorDetails *self);
 void        inspector_details_tick          (InspectorDetails *self);
 const char *inspector_details_get_evidence  (InspectorDetails *self);
+const char *inspector_details_get_state     (InspectorDetails *self);
 gboolean    inspector_details_focus_action  (InspectorDetails *self);
 
 G_END_DECLS

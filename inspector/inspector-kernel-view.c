@@ -27,6 +27,8 @@
 
 #include <glib/gi18n.h>
 
+#include "inspector-a11y.h"
+
 #include "inspector-kernel-view.h"
 
 #define REFRESH_INTERVAL_S 1
@@ -650,6 +652,7 @@ inspector_kernel_view_init (InspectorKernelView *self)
   gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
   gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
   gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self->column_view));
+  inspector_a11y_name_column_view (self->column_view, _("Kernel locks"));
 }
 
 GListModel *

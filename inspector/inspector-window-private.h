@@ -2,7 +2,7 @@
  *
  * The parts call each other in one direction: inspector-window.c -> -rows.c -> -top.c;
  * inspector-window.c -> -layout.c, -actions.c -> -work.c, -folders.c -> -window-columns.c,
- * -banner.c (and inspector-columns.c, the cells' callbacks).
+ * -banner.c, -notify.c (and inspector-columns.c, the cells' callbacks).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -84,6 +84,15 @@ struct _InspectorWindow
   char                **roots;           /* the watched folders, for the Folder column */
   gboolean              keep_top;        /* the list shown from its top (-top.c) */
   guint                 top_tick_id;
+  guint                 settle_id;       /* ends keep_top once the list has filled */
+  guint                 settle_frames;
+
+  guint                 stale_gather_id; /* locks turned stale, gathered (-notify.c) */
+  guint                 stale_count;
+  guint                 stale_sent;      /* notifications sent: a test hook */
+  guint                 stale_locks;     /* locks they announced: a test hook */
+  char                 *stale_title;     /* the last one's, a test hook */
+  char                 *stale_body;
 
   GtkWindow            *dialog;        /* the open confirmation or report, if any */
   GtkWindow            *help;          /* the user guide, while open */
@@ -133,6 +142,10 @@ guint       _inspector_window_get_position_at  (InspectorWindow *self,
 gboolean    _inspector_window_get_row_bounds   (InspectorWindow *self,
                                                 guint            position,
                                                 graphene_rect_t *bounds);
+
+/* inspector-window-notify.c */
+void        _inspector_window_setup_notify     (InspectorWindow *self);
+void        _inspector_window_teardown_notify  (InspectorWindow *self);
 
 /* inspector-window-columns.c */
 void        _inspector_window_setup_columns    (InspectorWindow *self);

@@ -319,6 +319,7 @@ inspector_window_dispose (GObject *object)
   _inspector_window_teardown_rows (self);
   _inspector_window_teardown_columns (self);
   _inspector_window_teardown_top (self);
+  _inspector_window_teardown_notify (self);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
   g_clear_object (&self->selected_signals);
@@ -547,7 +548,9 @@ inspector_window_init (InspectorWindow *self)
   g_settings_bind (self->settings, "problems-only", self, "problems-only", G_SETTINGS_BIND_DEFAULT);
 
   _inspector_window_setup_columns (self);
+  _inspector_window_setup_notify (self);
   inspector_a11y_name_buttons (GTK_WIDGET (self));
+  inspector_a11y_name_column_view (self->column_view, _("Lock files"));
   _inspector_window_rebuild_directories (self);
   _inspector_window_update_page (self);
   _inspector_window_update_actions (self);

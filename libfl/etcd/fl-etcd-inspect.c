@@ -3,8 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * docs/etcd.md, "Inspection". The lock key's value is empty, so every acquirer also puts
- * PREFIX/.fl-meta/ESCAPED-NAME/LEASE-HEX = {"host","pid","process","since"} on its own lease:
- * it vanishes with the lease, and a waiter shows who it is too. A snapshot is one read of
+ * PREFIX/.fl-meta/ESCAPED-NAME/LEASE-HEX = {"host","pid","process","since","identity"} on its
+ * own lease: it vanishes with the lease, and a waiter shows who it is too. "identity" is the
+ * record a lock file keeps in its xattr (docs/protocol.md, section 2): with it a reader on the
+ * same machine (same boot id and PID namespace, never the host name) sees a holder that exited
+ * while its lease still runs, a SIGKILL say, and says so until etcd deletes the key. A snapshot is one read of
  * etcd: the queue sorted by create_revision (the oldest key holds) and the metadata keys, in
  * one transaction so both are of the same revision.
  */
@@ -16,6 +19,7 @@
 
 #include "fl-error.h"
 #include "etcd/fl-etcd-private.h"
+#include "protocol/fl-content-private.h"
 #include "protocol/fl-snapshot-private.h"
 #include "support/fl-process-private.h"
 
@@ -84,6 +88,7 @@ _fl_etcd_meta_put (FlEtcdClient *client,
   g_autofree char *value64 = NULL;
   g_autofree char *body = NULL;
   FlProcessInfo info = { 0 };
+  char record[FL_IDENTITY_MAX];
   int pid = _fl_platform_self_pid ();
   gint64 soon;
 
@@ -98,6 +103,11 @@ _fl_etcd_meta_put (FlEtcdClient *client,
                                           : g_get_prgname () != NULL ? g_get_prgname () : "");
   json_builder_set_member_name (builder, "since");
   json_builder_add_int_value (builder, g_get_real_time ());
+  if (_fl_identity_self_record_without_kernel_lock (record, sizeof record) > 0)
+    {
+      json_builder_set_member_name (builder, "identity");
+      json_builder_add_string_value (builder, record);
+    }
   json_builder_end_object (builder);
   _fl_process_info_clear (&info);
 
@@ -328,6 +338,7 @@ typedef struct
 {
   char   *host;
   char   *process;
+  char   *identity;  /* the holder's identity record as text, NULL when none was written */
   gint64  pid;
   gint64  since_us;
   GBytes *raw;
@@ -339,6 +350,7 @@ meta_clear (Meta *m)
 {
   g_free (m->host);
   g_free (m->process);
+  g_free (m->identity);
   g_clear_pointer (&m->raw, g_bytes_unref);
   g_free (m->problem);
 }
@@ -377,12 +389,14 @@ meta_read (Reading    *r,
   m->process = label_member (object, "process");
   m->pid = int_member (object, "pid", G_MAXINT);
   m->since_us = int_member (object, "since", G_MAXINT64);
+  m->identity = label_member (object, "identity");  /* parsed where it is probed */
   /* Half a record is not believed either: it is not one libfl wrote. */
   if (m->host == NULL || m->pid == 0)
     {
       m->problem = g_strdup (_("who is unknown: its metadata key names no host and PID"));
       g_clear_pointer (&m->host, g_free);
       g_clear_pointer (&m->process, g_free);
+      g_clear_pointer (&m->identity, g_free);
       m->pid = 0;
       m->since_us = 0;
     }
@@ -402,6 +416,7 @@ snapshot_of (Reading    *r,
   g_autofree char *who = NULL;
   g_autofree char *reason = NULL;
   FlSnapshotEtcd f = { 0 };
+  FlRecordedProcess gone;
   const char *raw;
   gsize raw_len = 0;
 
@@ -423,6 +438,24 @@ snapshot_of (Reading    *r,
   else if (f.lease_ttl == 0)
     reason = g_strdup_printf (_("its lease %llx has just expired: etcd is deleting the key; %s"),
                               (unsigned long long) f.lease, who);
+  else if (f.lease_ttl > 0 && (gone = _fl_identity_probe_record (m.identity, (int) m.pid))
+                              >= FL_RECORDED_EXITED)
+    {
+      /* Still held: etcd is the judge, and the lease runs until its TTL is out. But the
+       * holder is proven gone from this machine, so nothing keeps the lease alive: it ends
+       * then without anyone's help, and the next in line holds. */
+      f.holder_exited = TRUE;
+      reason = gone == FL_RECORDED_REUSED
+        /* TRANSLATORS: "holder exited: PID 18583 on db2 is now another process; ..." */
+        ? g_strdup_printf (_("holder exited: PID %lld on %s is now another process; its lease "
+                             "%llx expires in %lld s, and etcd then deletes the key"),
+                           (long long) m.pid, m.host, (unsigned long long) f.lease,
+                           (long long) f.lease_ttl)
+        : g_strdup_printf (_("holder exited: PID %lld on %s is gone; its lease %llx expires "
+                             "in %lld s, and etcd then deletes the key"),
+                           (long long) m.pid, m.host, (unsigned long long) f.lease,
+                           (long long) f.lease_ttl);
+    }
   else if (problem != NULL)
     /* TRANSLATORS: the second %s is "its TTL is not known (...)" */
     reason = g_strdup_printf (_("held with lease %llx, which etcd judges alive, but %s; %s"),

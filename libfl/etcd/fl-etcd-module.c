@@ -142,3 +142,17 @@ _fl_lock_report_lost (FlLock *lock)
 {
   host->lock_report_lost (lock);
 }
+
+gsize
+_fl_identity_self_record_without_kernel_lock (char  *buf,
+                                              gsize  size)
+{
+  return host->identity_self_record (buf, size);
+}
+
+FlRecordedProcess
+_fl_identity_probe_record (const char *record,
+                           int         pid)
+{
+  return host->identity_probe_record (record, pid);
+}

@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include "protocol/fl-content-private.h"
 #include "protocol/fl-lock-backend-private.h"
 #include "fl-options.h"
 #include "protocol/fl-snapshot-private.h"
@@ -45,6 +46,10 @@ typedef struct
   int                  (*self_pid)             (void);
   int64_t              (*boottime_now)         (void);
   void                 (*lock_report_lost)     (FlLock              *lock);
+  gsize                (*identity_self_record) (char                *buf,
+                                                gsize                size);
+  FlRecordedProcess    (*identity_probe_record) (const char         *record,
+                                                 int                 pid);
 } FlBackendHost;
 
 /* The one symbol a backend module exports: its backend, or NULL with @error set (a module

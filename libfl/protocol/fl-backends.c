@@ -59,6 +59,8 @@ static const FlBackendHost host = {
   .self_pid = _fl_platform_self_pid,
   .boottime_now = _fl_platform_boottime_now,
   .lock_report_lost = _fl_lock_report_lost,
+  .identity_self_record = _fl_identity_self_record_without_kernel_lock,
+  .identity_probe_record = _fl_identity_probe_record,
 };
 
 const char *

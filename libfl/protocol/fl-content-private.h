@@ -46,6 +46,21 @@ FlWritten _fl_identity_written           (const FlIdentity *identity,
 /* Whether its start ticks and this process's reading of /proc can be compared. */
 gboolean  _fl_identity_ticks_comparable  (const FlIdentity *identity);
 
+/* An identity record kept where no file is (etcd's metadata key, docs/etcd.md): this
+ * process's (fl-identity-self.c), without a kernel lock (it holds none there), and what such a
+ * record proves about its process here. */
+gsize     _fl_identity_self_record_without_kernel_lock (char  *buf,
+                                                        gsize  size);
+typedef enum
+{
+  FL_RECORDED_NOT_HERE,  /* unreadable, another PID, or not proven this machine's: no probe */
+  FL_RECORDED_RUNNING,   /* it runs (or reuse cannot be proven) */
+  FL_RECORDED_EXITED,    /* gone, or a zombie */
+  FL_RECORDED_REUSED,    /* its PID is another process's now (start ticks differ) */
+} FlRecordedProcess;
+FlRecordedProcess _fl_identity_probe_record (const char *record,
+                                             int         pid);
+
 /* What a lock file's content means to the original module, which reads it with
  * readFileSync(path, 'utf8').trim(), Number(), then isProcessAlive(): not finite or <= 0 is
  * dead, else process.kill(v, 0), where every error but ESRCH is alive (docs/protocol.md, J4). */

@@ -69,3 +69,14 @@ _fl_identity_self_record (FlIdentity *identity,
 
   return len;
 }
+
+gsize
+_fl_identity_self_record_without_kernel_lock (char  *buf,
+                                              gsize  size)
+{
+  FlIdentity me;
+
+  _fl_identity_self (&me);
+  me.kernel_lock = FALSE;
+  return _fl_identity_format (&me, buf, size);
+}

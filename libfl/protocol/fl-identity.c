@@ -47,3 +47,39 @@ _fl_identity_ticks_comparable (const FlIdentity *identity)
   _fl_identity_self (&me);
   return identity->timens != 0 && identity->timens == me.timens;
 }
+
+/* Probed only when the record proves this machine: both boot ids known and equal, and this PID
+ * namespace (a host name proves nothing). etcd is reached over a network, so an unknown boot
+ * id is another machine maybe, as for a lock file on a network filesystem. */
+FlRecordedProcess
+_fl_identity_probe_record (const char *record,
+                           int         pid)
+{
+  FlIdentity identity;
+  FlProcessInfo info = { 0 };
+  FlRecordedProcess found;
+
+  if (record == NULL || !_fl_identity_parse (record, strlen (record), &identity) ||
+      identity.pid != pid || pid <= 0 ||
+      _fl_identity_written (&identity, TRUE) != FL_WRITTEN_HERE)
+    return FL_RECORDED_NOT_HERE;
+  _fl_process_probe (pid, FALSE, &info);
+  switch (info.state)
+    {
+    case FL_PROCESS_GONE:
+    case FL_PROCESS_ZOMBIE:
+      found = FL_RECORDED_EXITED;
+      break;
+    case FL_PROCESS_RUNNING:
+      found = info.start_ticks != 0 && _fl_identity_ticks_comparable (&identity) &&
+              info.start_ticks != identity.start_ticks
+              ? FL_RECORDED_REUSED : FL_RECORDED_RUNNING;
+      break;
+    case FL_PROCESS_UNKNOWN:
+    default:
+      found = FL_RECORDED_NOT_HERE;
+      break;
+    }
+  _fl_process_info_clear (&info);
+  return found;
+}

@@ -466,7 +466,11 @@ fl_snapshot_get_owner_since (FlSnapshot *self)
  * held until that one exits too. Evidence for people: the verdict stays
  * %FL_ENTRY_STATE_HELD, and fl_snapshot_get_keeper_pid() names the keeper when it can.
  *
- * Returns: %TRUE when an inherited descriptor keeps an exited holder's lock
+ * An etcd lock's holder on this machine (its metadata's identity names this boot and PID
+ * namespace) that has exited keeps the lock until its lease expires: %TRUE too, with no
+ * keeper, and the reason says when the lease expires (docs/etcd.md, "Inspection").
+ *
+ * Returns: %TRUE when an inherited descriptor (or an etcd lease) keeps an exited holder's lock
  *
  * Since: 0.1
  */

@@ -140,6 +140,7 @@ typedef struct
   guint64     token;
   gint64      revision;
   gboolean    waiting;
+  gboolean    holder_exited; /* a holder on this machine is gone; its lease still runs */
   gint64      captured_at;
 } FlSnapshotEtcd;
 

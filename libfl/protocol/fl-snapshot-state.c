@@ -76,6 +76,8 @@ fl_snapshot_dup_state_summary (FlSnapshot *self)
     {
       if (fl_snapshot_get_state (self) == FL_ENTRY_STATE_UNKNOWN)
         return g_strdup (_("Unknown: lease expired"));
+      if (self->holder_exited)
+        return g_strdup (_("Held: holder exited"));
       return g_strdup (self->waiting ? _("Waiting") : _("Held"));
     }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "etcd-test-util.h"
+#include "fl-test-util.h"
 
 
 /* The metadata keys of PREFIX/NAME: PREFIX/.fl-meta/NAME/... */
@@ -447,6 +448,137 @@ test_hostile_metadata (void)
   g_assert_no_error (error);
 }
 
+typedef struct
+{
+  const char *uri;
+  gint64      ttl;
+  FlSnapshot *later;
+} Countdown;
+
+/* A read with less than @ttl left, or none at all (the lease ended). */
+static gboolean
+ttl_below (gpointer data)
+{
+  Countdown *c = data;
+
+  g_clear_object (&c->later);
+  c->later = fl_snapshot_new_for_target (c->uri, NULL, NULL);
+  return c->later == NULL || fl_snapshot_get_lease_ttl (c->later) < c->ttl;
+}
+
+/* A holder on this machine SIGKILLed: its lease runs on (nothing revokes it), and the snapshot
+ * says the holder exited and when the lease expires, counting down, until etcd deletes the
+ * key. A record naming another boot is never probed, though its PID is gone here too. */
+static void
+test_holder_killed (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *host_part = NULL;
+  g_autofree char *expect = NULL;
+  g_autofree char *summary = NULL;
+  g_autoptr(FlSnapshot) before = NULL;
+  g_autoptr(FlSnapshot) after = NULL;
+  g_autoptr(GError) error = NULL;
+  GSubprocess *holder;
+  Countdown countdown;
+  int pid;
+  gint64 ttl;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "killed");
+  holder = etcd_test_spawn_holder (etcd_test_self_path, uri);
+  g_assert_true (etcd_test_wait_queue ("fl-test/killed", 1, 20000));
+  pid = etcd_test_child_pid (holder);
+  before = snapshot_ok (uri);
+  g_assert_cmpint (fl_snapshot_get_pid (before), ==, pid);
+  g_assert_false (fl_snapshot_get_holder_exited (before));
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (before), "which etcd judges alive"));
+
+  g_subprocess_force_exit (holder);
+  g_assert_true (g_subprocess_wait (holder, NULL, &error));
+  g_assert_no_error (error);
+  g_object_unref (holder);
+
+  after = snapshot_ok (uri);
+  g_test_message ("after SIGKILL: %s", fl_snapshot_get_reason (after));
+  ttl = fl_snapshot_get_lease_ttl (after);
+  g_assert_cmpint (ttl, >, 0);
+  g_assert_cmpint (ttl, <=, FL_DEFAULT_LEASE_TTL_S);
+  g_assert_cmpint (fl_snapshot_get_state (after), ==, FL_ENTRY_STATE_HELD);
+  g_assert_true (fl_snapshot_get_holder_exited (after));
+  g_assert_cmpint (fl_snapshot_get_lease_id (after), ==, fl_snapshot_get_lease_id (before));
+  expect = g_strdup_printf ("holder exited: PID %d on %s is gone; its lease %llx expires in "
+                            "%lld s", pid, g_get_host_name (),
+                            (unsigned long long) fl_snapshot_get_lease_id (after),
+                            (long long) ttl);
+  g_assert_true (g_str_has_prefix (fl_snapshot_get_reason (after), expect));
+  summary = fl_snapshot_dup_state_summary (after);
+  g_assert_cmpstr (summary, ==, "Held: holder exited");
+
+  /* The countdown: a later read says less time is left (or the key is gone already). */
+  countdown = (Countdown) { uri, ttl, NULL };
+  g_assert_true (etcd_wait_for (ttl_below, &countdown, (guint) fl_test_scaled_ms (20000)));
+  if (countdown.later != NULL)
+    g_assert_true (fl_snapshot_get_holder_exited (countdown.later));
+  g_clear_object (&countdown.later);
+  g_assert_true (etcd_test_wait_queue ("fl-test/killed", 0,
+                                       (FL_DEFAULT_LEASE_TTL_S + 20) * 1000));
+  g_assert_cmpuint (count_meta ("fl-test", "killed"), ==, 0);
+}
+
+/* The identity record decides, never the host name: one of another boot (or PID namespace)
+ * is not probed, whatever its PID is here; one of this machine whose PID runs is alive. */
+static void
+test_identity_elsewhere (void)
+{
+  g_autofree char *uri = NULL;
+  g_autofree char *meta_key = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlSnapshot) first = NULL;
+  gint64 lease;
+  char *values[3];
+  g_autoptr(GSubprocess) gone = NULL;
+  int gone_pid;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "elsewhere");
+  lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  g_assert_no_error (error);
+  first = snapshot_ok (uri);
+  g_assert_false (fl_snapshot_get_holder_exited (first));
+  gone = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, "true", NULL);
+  g_assert_no_error (error);
+  gone_pid = atoi (g_subprocess_get_identifier (gone));
+  g_assert_true (g_subprocess_wait_check (gone, NULL, &error));
+  g_assert_no_error (error);
+  /* A PID that has exited here, with this host's name: the boot id another's, then unknown. */
+  values[0] = g_strdup_printf ("{\"host\":\"%s\",\"pid\":%d,\"identity\":\"2 %d 1 "
+                               "0123456789abcdef 1 0 1\"}", g_get_host_name (), gone_pid,
+                               gone_pid);
+  values[1] = g_strdup_printf ("{\"host\":\"%s\",\"pid\":%d,\"identity\":\"2 %d 1 - 1 0 "
+                               "1\"}", g_get_host_name (), gone_pid, gone_pid);
+  values[2] = g_strdup_printf ("{\"host\":\"%s\",\"pid\":%d,\"identity\":\"not a "
+                               "record\"}", g_get_host_name (), gone_pid);
+  g_assert_nonnull (strstr (fl_snapshot_get_content (first), "\"identity\":\"2 "));
+  lease = fl_snapshot_get_lease_id (first);
+  meta_key = g_strdup_printf ("fl-test/.fl-meta/elsewhere/%" G_GINT64_MODIFIER "x", lease);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *value = values[i];
+      g_autoptr(FlSnapshot) snapshot = NULL;
+
+      put_raw (meta_key, value, lease);
+      snapshot = snapshot_ok (uri);
+      g_test_message ("identity %u: %s", i, fl_snapshot_get_reason (snapshot));
+      g_assert_cmpint (fl_snapshot_get_pid (snapshot), ==, gone_pid);
+      g_assert_false (fl_snapshot_get_holder_exited (snapshot));
+      g_assert_nonnull (strstr (fl_snapshot_get_reason (snapshot), "which etcd judges alive"));
+    }
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -464,6 +596,8 @@ main (int    argc,
   g_test_add_func ("/etcd-inspect/scan", test_scan);
   g_test_add_func ("/etcd-inspect/scan-bad-root", test_scan_bad_root);
   g_test_add_func ("/etcd-inspect/hostile-metadata", test_hostile_metadata);
+  g_test_add_func ("/etcd-inspect/holder-killed", test_holder_killed);
+  g_test_add_func ("/etcd-inspect/identity-elsewhere", test_identity_elsewhere);
 
   return etcd_test_run_with_server (argv[0]);
 }

@@ -255,6 +255,131 @@ test_etcd_beside_folder (void)
   stop_etcd ();
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *prefix;   /* what the evidence must begin with, after its bullet */
+} Evidence;
+
+static gboolean
+evidence_says (gpointer data)
+{
+  Evidence *e = data;
+  const char *text = inspector_details_get_evidence (e->window->details);
+
+  return strstr (text, e->prefix) != NULL;
+}
+
+typedef struct
+{
+  InspectorWindow *window;
+  gint64           seconds;  /* the TTL left shown first */
+} Countdown;
+
+static gboolean
+ttl_below (gpointer data)
+{
+  Countdown *c = data;
+  const char *left = ui_detail (c->window, "TTL left");
+
+  return left != NULL && g_ascii_strtoll (left, NULL, 10) < c->seconds;
+}
+
+/* flctl status's reason for @target (its --records JSON), the same words libfl gives. */
+static char *
+flctl_reason (const char *target)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GSubprocess) flctl = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                                                   FLCTL_BUILD_PATH, "status", "--records",
+                                                   target, NULL);
+  const char *at, *end;
+
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (flctl, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  at = strstr (out, "\"reason\"");
+  g_assert_nonnull (at);
+  at = strchr (at + strlen ("\"reason\""), '"') + 1;
+  end = strchr (at, '"');
+  return g_strndup (at, end - at);
+}
+
+/* A holder SIGKILLed: its lease runs on. libfl says the holder exited and when the lease
+ * expires; the details show that reason (flctl status gives the same), the Holder rows say
+ * the process exited and the lease keeps the lock, and the TTL counts down until the row
+ * goes with the key (issue 34, item 7). */
+static void
+test_etcd_holder_killed (void)
+{
+  InspectorWindow *window = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *expect = NULL;
+  g_autofree char *said = NULL;
+  g_autofree char *flctl_said = NULL;
+  GSubprocess *holder;
+  Evidence evidence;
+  Countdown countdown;
+  Row row;
+  int pid;
+
+  reason = start_etcd ();
+  if (reason != NULL)
+    {
+      g_test_skip (reason);
+      return;
+    }
+  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
+  target = g_strdup_printf ("%s/killed.db", root);
+  holder = hold (target, "doomed-writer");
+  pid = pid_of (holder);
+
+  window = ui_window_with_demo ();
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
+  g_signal_emit_by_name (window->etcd_entry, "activate");
+  row = (Row) { window, target, pid };
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+  g_assert_true (_inspector_window_select_path (window, "fl-ui/killed.db"));
+  evidence = (Evidence) { window, "which etcd judges alive" };
+  g_assert_true (evidence_says (&evidence));
+  g_assert_cmpstr (ui_detail (window, "Process"), !=, "exited");
+
+  g_subprocess_send_signal (holder, SIGKILL);
+  g_assert_true (g_subprocess_wait (holder, NULL, NULL));
+  g_object_unref (holder);
+
+  expect = g_strdup_printf ("Holder exited: PID %d on %s is gone; its lease ", pid,
+                            g_get_host_name ());
+  evidence = (Evidence) { window, expect };
+  g_assert_true (fl_test_wait_until (evidence_says, &evidence, 5000));
+  g_assert_cmpstr (inspector_details_get_state (window->details), ==, "Held: holder exited");
+  g_assert_cmpstr (ui_detail (window, "Process"), ==, "exited");
+  g_assert_cmpstr (ui_detail (window, "Lock kept by"), ==, "its lease, until it expires");
+  g_assert_nonnull (strstr (inspector_details_get_evidence (window->details), " expires in "));
+
+  /* flctl status says the same (up to the seconds, which move). */
+  flctl_said = flctl_reason (target);
+  said = g_strdup (strstr (inspector_details_get_evidence (window->details), "Holder exited"));
+  g_assert_nonnull (strstr (said, " expires in "));
+  *strstr (said, " expires in ") = '\0';
+  g_assert_true (g_str_has_prefix (flctl_said, "holder exited"));
+  g_assert_true (g_str_has_prefix (flctl_said + 1, said + 1));
+
+  /* The countdown moves while the row is shown. */
+  countdown = (Countdown) { window, g_ascii_strtoll (ui_detail (window, "TTL left"), NULL, 10) };
+  g_assert_cmpint (countdown.seconds, >, 0);
+  g_assert_true (fl_test_wait_until (ttl_below, &countdown, 5000));
+
+  /* The lease expires: etcd deletes the key, the row goes. */
+  row.pid = 0;
+  g_assert_true (fl_test_wait_until (row_is, &row, 30000));
+  ui_window_close (window);
+  stop_etcd ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -262,5 +387,6 @@ main (int    argc,
   if (!ui_test_init (&argc, &argv))
     return 0;
   g_test_add_func ("/inspector/etcd-beside-folder", test_etcd_beside_folder);
+  g_test_add_func ("/inspector/etcd-holder-killed", test_etcd_holder_killed);
   return g_test_run ();
 }

@@ -1,13 +1,15 @@
 /* test-layout.c: the list's columns, pages and counts as a person sees them (issue 34, items
  * 1-3): Lock, State, Holder and Age inside the window at the default and the narrow size with
  * their headers drawn, the header menu and the sort remembered, Folder relative to the watched
- * folder, "N of M shown" and the No Results page, the list at its top after a load (under Xvfb)
+ * folder, "N of M shown" and the No Results page, the list at its top after a load, temp and
+ * graveyard names shown whole (under Xvfb)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -296,6 +298,124 @@ test_top_after_load (void)
   g_settings_reset (settings, "directories");
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;
+  GtkLabel        *label;   /* out: the mapped name cell showing @path */
+} NameCell;
+
+static gboolean
+name_cell_shown (gpointer data)
+{
+  NameCell *cell = data;
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  cell->label = NULL;
+  ui_collect_widgets (GTK_WIDGET (cell->window->column_view), GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_get_mapped (labels->pdata[i]) && gtk_widget_get_width (labels->pdata[i]) > 0
+        && g_str_equal (gtk_widget_get_name (labels->pdata[i]), "name-cell")
+        && g_strcmp0 (gtk_widget_get_tooltip_text (labels->pdata[i]), cell->path) == 0)
+      cell->label = labels->pdata[i];
+  return cell->label != NULL;
+}
+
+static gboolean
+text_shown (InspectorWindow *window,
+            const char      *text)
+{
+  Want want = { window, text };
+
+  return label_shown (&want);
+}
+
+/* Temp and graveyard names, T.lock.<pid>.<8 hex>.tmp and T.lock.gy.<pid>.<8 hex>: the Lock
+ * column shows their lock's name, whole, and what they are beside it ("temp"), the
+ * tooltip and the accessible name the whole name; Target does not repeat T where the row
+ * says it already, and names another program's target (issue 34, item 1). */
+static void
+test_leftover_names (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  g_autofree char *dir = g_dir_make_tmp ("layout-XXXXXX", NULL);
+  g_autofree char *lock = g_build_filename (dir, "orders.db.lock", NULL);
+  g_autofree char *pid = g_strdup_printf ("%d", (int) getpid ());
+  g_autofree char *content = g_strdup_printf ("%s\n", pid);
+  g_autofree char *temp_name = g_strdup_printf ("orders.db.lock.%s.5f3a9c1e.tmp",
+                                                pid);
+  g_autofree char *gy_name = g_strdup_printf ("orders.db.lock.gy.%s.0b7d2e44",
+                                              pid);
+  g_autofree char *temp = g_build_filename (dir, temp_name, NULL);
+  g_autofree char *gy = g_build_filename (dir, gy_name, NULL);
+  g_autofree char *office = g_build_filename (dir, ".~lock.budget.ods#", NULL);
+  struct { const char *path, *kind, *name; } rows[] = {
+    { lock, NULL, "orders.db.lock" },
+    { temp, "temp", temp_name },
+    { gy, "graveyard", gy_name },
+  };
+  FlEntry *lock_entry;
+  InspectorWindow *window;
+
+  g_settings_reset (settings, "directories");
+  g_assert_true (g_file_set_contents (lock, content, -1, NULL));
+  g_assert_true (g_file_set_contents (temp, content, -1, NULL));
+  g_assert_true (g_file_set_contents (gy, content, -1, NULL));
+  g_assert_true (g_file_set_contents (office, "Jane Doe,vm,jane,06.12.2026 10:00,"
+                                      "file:///home/jane/.config/libreoffice/4;\n", -1, NULL));
+  window = inspector_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, dir, FALSE, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      NameCell cell = { window, rows[i].path, NULL };
+      GtkWidget *kind, *column_cell;
+
+      g_assert_true (fl_test_wait_until (name_cell_shown, &cell, 10000));
+      /* The lock's name, whole, at the default width. */
+      g_assert_cmpstr (gtk_label_get_text (cell.label), ==, "orders.db.lock");
+      g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (cell.label)));
+      kind = gtk_widget_get_next_sibling (GTK_WIDGET (cell.label));
+      if (rows[i].kind != NULL)
+        {
+          g_assert_true (gtk_widget_get_mapped (kind));
+          g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (kind)), ==, rows[i].kind);
+          g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (kind))));
+        }
+      else
+        g_assert_false (gtk_widget_get_visible (kind));
+      /* The whole name for a screen reader: the column view's cell around InspectorCell. */
+      column_cell = gtk_widget_get_parent (gtk_widget_get_parent (gtk_widget_get_parent (
+                                             GTK_WIDGET (cell.label))));
+      gtk_test_accessible_assert_property (GTK_ACCESSIBLE (column_cell),
+                                           GTK_ACCESSIBLE_PROPERTY_LABEL, rows[i].name);
+    }
+  /* Target repeats nothing the Lock column says; another program's target is named. */
+  g_assert_false (text_shown (window, "orders.db"));
+  {
+    FlEntry *entry = fl_directory_model_lookup (window->model, office);
+    const char *target;
+    g_autofree char *base = NULL;
+
+    g_assert_nonnull (entry);
+    target = fl_snapshot_get_target (fl_entry_get_snapshot (entry));
+    g_assert_nonnull (target);
+    base = g_path_get_basename (target);
+    g_assert_cmpstr (base, ==, "budget.ods");
+    g_assert_true (text_shown (window, base));
+  }
+  /* The details name the whole file. */
+  lock_entry = fl_directory_model_lookup (window->model, lock);
+  g_assert_true (_inspector_window_select_path (window, temp));
+  g_assert_cmpstr (ui_detail (window, "Path"), ==, temp);
+  g_assert_cmpstr (ui_detail (window, "Target"), ==,
+                   fl_snapshot_get_target (fl_entry_get_snapshot (lock_entry)));
+
+  ui_window_close (window);
+  fl_test_rm_rf (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -306,6 +426,7 @@ main (int   argc,
   g_test_add_func ("/ui/layout/essential-columns", test_essential_columns);
   g_test_add_func ("/ui/layout/columns-remembered", test_columns_remembered);
   g_test_add_func ("/ui/layout/folder-relative", test_folder_relative);
+  g_test_add_func ("/ui/layout/leftover-names", test_leftover_names);
   g_test_add_func ("/ui/layout/search-count-and-no-results", test_search_count_and_no_results);
   g_test_add_func ("/ui/layout/top-after-load", test_top_after_load);
 
