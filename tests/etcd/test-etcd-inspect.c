@@ -473,7 +473,6 @@ static void
 test_holder_killed (void)
 {
   g_autofree char *uri = NULL;
-  g_autofree char *host_part = NULL;
   g_autofree char *expect = NULL;
   g_autofree char *summary = NULL;
   g_autoptr(FlSnapshot) before = NULL;
