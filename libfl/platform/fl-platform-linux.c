@@ -910,7 +910,9 @@ compare_system_locks (const void *a,
  * between two reads (the list is kept newest first) moves every line down by one, and the line
  * at the page's edge comes twice. Two equal lines are such a repeat, or two locks nobody could
  * tell apart (the same process's shared flock through two open files): listed once either way.
- * A line can also be missed that way; the next listing has it. */
+ * A lock released between two reads moves every line up by one, and the line at the edge is
+ * missed: so the table is read twice and the union kept (_fl_platform_system_locks()); a lock
+ * held throughout is missed only if both reads miss it, where the next listing has it. */
 static void
 drop_repeated_locks (FlSystemLock *locks,
                      size_t       *n)
@@ -1125,6 +1127,8 @@ _fl_platform_system_locks (FlSystemLock **out,
   *out = NULL;
   *n_out = 0;
   err = read_proc_locks (add_system_lock, &all);
+  if (err == 0 && all.error == 0)
+    err = read_proc_locks (add_system_lock, &all);  /* the union: drop_repeated_locks() */
   if (err == 0)
     err = all.error;
   if (err != 0 || all.n == 0)
