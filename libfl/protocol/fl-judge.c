@@ -561,6 +561,16 @@ judge_lock (FlEvidence          *self,
           return;
         }
 
+      /* A running holder beside its free kernel lock says "it closed the descriptor": not
+       * on a remembered answer, which may be from before the holder died (the kernel frees
+       * the lock as it exits, after the process is marked exiting). */
+      if (mode == FL_PROBE_SHARED && self->process.state != FL_PROCESS_GONE &&
+          self->process.state != FL_PROCESS_ZOMBIE)
+        {
+          _fl_process_info_clear (&self->process);
+          probe_process (self, FL_PROBE_EXCLUSIVE);  /* uncached: as a taker asks */
+        }
+
       switch (self->process.state)
         {
         case FL_PROCESS_GONE:

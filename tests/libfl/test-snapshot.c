@@ -92,6 +92,32 @@ test_dead_holder (FlTestDir     *fx,
   g_assert_true (fl_snapshot_get_stale (snapshot));
 }
 
+#ifdef __linux__
+/* The same, looked at just before and just after the kill, as a watching inspector does: the
+ * answer about the holder remembered from the first look (a short cache for inspectors: here
+ * filled by a temp file of the holder's, as its acquire leaves one for a moment) must not make
+ * the second say "alive, it closed the descriptor" beside the freed kernel lock (flctl watch
+ * said so now and then on a busy machine). */
+static void
+test_dead_holder_seen_alive_just_before (FlTestDir     *fx,
+                                         gconstpointer  data)
+{
+  g_autoptr(FlTestProc) holder = fl_test_spawn_holder (fx->target);
+  g_autofree char *temp = g_strdup_printf ("%s.%d.0badf00d.tmp", fx->lock, holder->pid);
+  g_autoptr(FlSnapshot) before = NULL;
+  g_autoptr(FlSnapshot) after = NULL;
+
+  fl_test_write (temp, "", 0);
+  before = snapshot_of (temp, NULL);
+  g_assert_cmpint (fl_snapshot_get_liveness (before), ==, FL_LIVENESS_ALIVE);
+  fl_test_proc_kill (holder);
+  after = snapshot_of (fx->lock, NULL);
+  g_assert_cmpint (fl_snapshot_get_kernel_lock (after), ==, FL_KERNEL_LOCK_FREE);
+  g_assert_cmpint (fl_snapshot_get_liveness (after), ==, FL_LIVENESS_DEAD);
+  g_assert_true (fl_snapshot_get_stale (after));
+}
+#endif
+
 /* A lock in the original format whose PID is gone. */
 static void
 test_dead_pid (FlTestDir     *fx,
@@ -356,6 +382,10 @@ main (int   argc,
 
   FL_TEST_ADD ("/libfl/snapshot/live", NULL, test_live);
   FL_TEST_ADD ("/libfl/snapshot/dead-holder", NULL, test_dead_holder);
+  FL_TEST_ADD_LINUX ("/libfl/snapshot/dead-holder-seen-alive-just-before", NULL,
+                     test_dead_holder_seen_alive_just_before,
+                     "here the holder's death is judged by its PID alone (as in dead-holder), "
+                     "which an inspector may remember as running for FL_PROCESS_CACHE_US");
   FL_TEST_ADD ("/libfl/snapshot/dead-pid", NULL, test_dead_pid);
   FL_TEST_ADD ("/libfl/snapshot/empty", NULL, test_empty);
   FL_TEST_ADD ("/libfl/snapshot/unproven-refuses-held", NULL, test_unproven_refuses_held);
