@@ -272,7 +272,9 @@ fl_lock_is_held (FlLock *self)
  *
  * A number that grows strictly from one holder of the lock to the next, for a resource that
  * must refuse a holder that lost the lock without knowing it: the resource remembers the
- * highest token it has seen and rejects writes carrying a lower one (docs/etcd.md).
+ * highest token it has seen and rejects writes carrying a lower one (docs/fencing.md).
+ * It grows within one etcd cluster's history: a cluster made anew or restored from a
+ * snapshot counts again from an earlier revision (docs/fencing.md says what to do then).
  *
  * On etcd this is the `create_revision` of the lock's key. A file lock has no honest
  * equivalent (inodes are reused, times can be set by anyone): it returns 0, "no token"; a
