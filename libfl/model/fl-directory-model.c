@@ -9,6 +9,7 @@
 #include "model/fl-directory-model-object-private.h"
 #include "model/fl-directory-model-private.h"
 #include "fl-enum-types.h"
+#include "model/fl-model-follower-private.h"
 #include "model/fl-model-monitor-private.h"
 #include "model/fl-model-reader-private.h"
 #include "model/fl-model-roots-private.h"
@@ -592,8 +593,10 @@ register_root (FlDirectoryModel *self,
   g_autofree char *path = backend->root_path (directory);
   FlModelRoot *root = _fl_model_roots_find (self->roots, path);
 
+  /* As the root's follower has it: a root read whole is whole however it is asked for. */
+  recursive = backend->root_follower ()->recursive (recursive);
   *existing = FALSE;
-  if (root != NULL && (root->recursive == recursive || root->backend != NULL))
+  if (root != NULL && root->recursive == recursive)
     {
       *existing = TRUE;
       return root;
@@ -601,8 +604,6 @@ register_root (FlDirectoryModel *self,
 
   if (!backend->root_check (path, self->options, error))
     return NULL;
-  if (_fl_lock_backend_is_file (backend))
-    backend = NULL;  /* a directory, which the model follows file by file */
 
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);

@@ -17,6 +17,9 @@ typedef enum
   FL_MODEL_SCAN_REMOVE,   /* the directory is no longer watched: drop what no other root covers */
 } FlModelScanMode;
 
+/* One scan of one root, read by the root's follower (fl-model-follower-private.h). */
+typedef struct _FlModelScanJob FlModelScanJob;
+
 typedef struct
 {
   FlModelStore              *store;        /* the model's, borrowed */
@@ -60,5 +63,10 @@ void     _fl_model_scanner_schedule (FlModelScanner            *scanner,
 void     _fl_model_scanner_touch    (FlModelScanner            *scanner,
                                      const char                *path);
 gboolean _fl_model_scanner_is_loading (FlModelScanner          *scanner);
+
+/* The two followers' scan slots (fl-model-followers.c), in any thread: the walk of a
+ * directory, and a root read whole by its backend's scan(). */
+void     _fl_model_scan_walk        (FlModelScanJob            *job);
+void     _fl_model_scan_whole       (FlModelScanJob            *job);
 
 G_END_DECLS
