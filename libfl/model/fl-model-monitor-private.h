@@ -1,5 +1,6 @@
 /* fl-model-monitor-private.h: file events: a GFileMonitor per directory, the paths they name
- * queued and coalesced until the model reads them again
+ * queued and coalesced until the model reads them again; a root read whole, rescanned on its
+ * watch
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

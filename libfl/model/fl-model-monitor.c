@@ -1,5 +1,5 @@
 /* fl-model-monitor.c: file events: a GFileMonitor per directory, the paths they name queued
- * and coalesced until the model reads them again
+ * and coalesced until the model reads them again; a root read whole, rescanned on its watch
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

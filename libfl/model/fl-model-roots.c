@@ -1,4 +1,5 @@
-/* fl-model-roots.c: the directories a model watches, and which paths each covers
+/* fl-model-roots.c: the roots a model follows (directories, another backend's
+ * prefixes) and the paths each covers
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

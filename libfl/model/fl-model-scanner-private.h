@@ -1,5 +1,5 @@
-/* fl-model-scanner-private.h: whole directories read by the walker off the main thread, and
- * merged into the entry store on the main context
+/* fl-model-scanner-private.h: whole roots read off the main thread (a directory by the walker,
+ * a root read whole by its backend), and merged into the entry store on the main context
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
