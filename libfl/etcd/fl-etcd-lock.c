@@ -877,6 +877,7 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .reclaim = _fl_etcd_reclaim,
   .root_path = etcd_root_path,
   .root_check = etcd_root_check,
+  .root_follower = _fl_root_follower_whole,  /* a prefix: scanned whole, rescanned on its watch */
   .watch_start = etcd_watch_start,
   .watch_stop = etcd_watch_stop,
 };

@@ -156,3 +156,9 @@ _fl_identity_probe_record (const char *record,
 {
   return host->identity_probe_record (record, pid);
 }
+
+const FlRootFollower *
+_fl_root_follower_whole (void)
+{
+  return host->root_follower_whole ();
+}

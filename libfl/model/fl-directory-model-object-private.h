@@ -54,4 +54,22 @@ void   _fl_directory_model_refresh_path   (FlDirectoryModel *self,
                                            guint             flags,
                                            gint64            now_us);
 
+/* The followers' reclaimed and removed slots (fl-model-follower-private.h), in
+ * fl-directory-model-reclaim.c: a directory's row follows the reclaim at once; a root read
+ * whole is read again. */
+void     _fl_directory_model_reclaimed_path  (FlDirectoryModel *self,
+                                              FlModelRoot      *root,
+                                              const char       *path,
+                                              gboolean          ok);
+void     _fl_directory_model_reclaimed_whole (FlDirectoryModel *self,
+                                              FlModelRoot      *root,
+                                              const char       *path,
+                                              gboolean          ok);
+gboolean _fl_directory_model_removed_path    (FlDirectoryModel *self,
+                                              FlModelRoot      *root,
+                                              FlSnapshot       *snapshot);
+gboolean _fl_directory_model_removed_whole   (FlDirectoryModel *self,
+                                              FlModelRoot      *root,
+                                              FlSnapshot       *snapshot);
+
 G_END_DECLS

@@ -8,20 +8,73 @@
 #include <glib/gi18n-lib.h>
 
 #include "model/fl-directory-model-object-private.h"
+#include "model/fl-model-follower-private.h"
 #include "model/fl-model-reclaimer-private.h"
 #include "protocol/fl-snapshot-private.h"
 
-/* The root of @snapshot when that root is read as a whole (another backend's, fl-model-
- * scanner.c): after a reclaim it is read again as a whole, as for any change its watch
- * reports. NULL for a directory's entry, which the model updates itself. */
+/* The root whose follower updates @snapshot's row after a reclaim; NULL when no root covers
+ * it any more (its row went with its root). */
 static FlModelRoot *
-root_read_whole (FlDirectoryModel *self,
-                 FlSnapshot       *snapshot)
+root_of (FlDirectoryModel *self,
+         FlSnapshot       *snapshot)
 {
-  FlModelRoot *root = _fl_model_roots_covering (self->roots, NULL,
-                                                _fl_snapshot_get_key (snapshot));
+  return _fl_model_roots_covering (self->roots, NULL, _fl_snapshot_get_key (snapshot));
+}
 
-  return root != NULL && root->backend != NULL ? root : NULL;
+/* The followers' reclaimed and removed slots (fl-model-followers.c). A directory's row is
+ * updated by the model itself; a root read whole is read again as a whole, as for any change
+ * its watch reports. */
+
+void
+_fl_directory_model_reclaimed_path (FlDirectoryModel *self,
+                                    FlModelRoot      *root,
+                                    const char       *path,
+                                    gboolean          ok)
+{
+  FlModelReader reader = FL_MODEL_READER_INIT;
+
+  if (ok)
+    self->store.quiet++;
+  g_object_freeze_notify (G_OBJECT (self));
+  _fl_directory_model_refresh_path (self, &reader, path, 0, _fl_directory_model_now (self));
+  _fl_directory_model_notify_counts (self);
+  g_object_thaw_notify (G_OBJECT (self));
+  if (ok)
+    self->store.quiet--;
+  _fl_model_reader_clear (&reader);
+  _fl_model_watch_schedule (&self->watch);
+}
+
+void
+_fl_directory_model_reclaimed_whole (FlDirectoryModel *self,
+                                     FlModelRoot      *root,
+                                     const char       *path,
+                                     gboolean          ok)
+{
+  _fl_directory_model_rescan_root (self, root);
+}
+
+/* The model knows the file is gone: its row leaves without a read (see forget_removed()). */
+gboolean
+_fl_directory_model_removed_path (FlDirectoryModel *self,
+                                  FlModelRoot      *root,
+                                  FlSnapshot       *snapshot)
+{
+  _fl_model_scanner_touch (&self->scanner, _fl_snapshot_get_key (snapshot));
+  if (_fl_model_store_forget (&self->store, snapshot))
+    return FALSE;
+  /* another file took the path meanwhile: read it as any */
+  _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snapshot), 0);
+  return TRUE;
+}
+
+gboolean
+_fl_directory_model_removed_whole (FlDirectoryModel *self,
+                                   FlModelRoot      *root,
+                                   FlSnapshot       *snapshot)
+{
+  _fl_directory_model_rescan_root (self, root);
+  return FALSE;
 }
 
 /**
@@ -46,7 +99,7 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
                             GError           **error)
 {
   g_autofree char *path = NULL;
-  FlModelReader reader = FL_MODEL_READER_INIT;
+  FlModelRoot *root;
   gboolean ok;
 
   g_return_val_if_fail (FL_IS_DIRECTORY_MODEL (self), FALSE);
@@ -55,23 +108,9 @@ fl_directory_model_reclaim (FlDirectoryModel  *self,
 
   path = g_strdup (fl_snapshot_get_path (snapshot));
   ok = fl_snapshot_reclaim (snapshot, self->options, error);
-  if (root_read_whole (self, snapshot) != NULL)
-    {
-      _fl_directory_model_rescan_root (self, root_read_whole (self, snapshot));
-      return ok;
-    }
-
-  if (ok)
-    self->store.quiet++;
-  g_object_freeze_notify (G_OBJECT (self));
-  _fl_directory_model_refresh_path (self, &reader, path, 0, _fl_directory_model_now (self));
-  _fl_directory_model_notify_counts (self);
-  g_object_thaw_notify (G_OBJECT (self));
-  if (ok)
-    self->store.quiet--;
-  _fl_model_reader_clear (&reader);
-  _fl_model_watch_schedule (&self->watch);
-
+  root = root_of (self, snapshot);
+  if (root != NULL)
+    root->follower->reclaimed (self, root, path, ok);
   return ok;
 }
 
@@ -111,20 +150,10 @@ forget_removed (FlDirectoryModel *self,
   for (guint i = 0; i < removed->len; i++)
     {
       FlSnapshot *snap = removed->pdata[i];
-      FlModelRoot *whole = root_read_whole (self, snap);
+      FlModelRoot *root = root_of (self, snap);
 
-      if (whole != NULL)
-        {
-          _fl_directory_model_rescan_root (self, whole);
-          continue;
-        }
-      _fl_model_scanner_touch (&self->scanner, _fl_snapshot_get_key (snap));
-      if (!_fl_model_store_forget (&self->store, snap))
-        {
-          /* another file took the path meanwhile: read it as any */
-          _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
-          queued = TRUE;
-        }
+      if (root != NULL && root->follower->removed (self, root, snap))
+        queued = TRUE;
     }
   _fl_directory_model_notify_counts (self);
   g_object_thaw_notify (G_OBJECT (self));

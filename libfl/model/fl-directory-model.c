@@ -9,6 +9,7 @@
 #include "model/fl-directory-model-object-private.h"
 #include "model/fl-directory-model-private.h"
 #include "fl-enum-types.h"
+#include "model/fl-model-follower-private.h"
 #include "model/fl-model-monitor-private.h"
 #include "model/fl-model-reader-private.h"
 #include "model/fl-model-roots-private.h"
@@ -33,16 +34,23 @@
  * The parts, and who calls whom: an arrow is an #include and calls, always downwards. A part
  * serves one model and calls it back by name, through fl-model-owner-private.h (the model's
  * functions a part may call, under "What the parts tell the model" below), which needs only
- * the public type: no table of hooks, and no circle of headers.
+ * the public type: no table of hooks, and no circle of headers. The one table, a root's
+ * FlRootFollower, is an interface with two implementations that the root's backend picks.
  *
  *   fl-directory-model.c    the GObject: owns the parts, what they tell it, the public API
  *   fl-directory-model-reclaim.c  the same object's reclaim, one or many (its fields and
  *                             shared helpers: fl-directory-model-object-private.h)
+ *   fl-model-followers.c    how a root is followed: a directory file by file, or a root read
+ *                             whole. Each root's backend picks one (root_follower); the
+ *                             scanner, the monitor and the reclaim call its slots
+ *                             (fl-model-follower-private.h), never asking which it is
  *     -> fl-model-scanner.c   whole roots read off the main thread, merged on the main context
- *          -> fl-walk.c         the one directory walker (fl-scan.c's too)
+ *          -> fl-walk.c         the one directory walker (fl-scan.c's too), for a directory
+ *          -> a backend's scan() for a root read whole
  *          -> fl-model-store.c
  *          -> fl-model-roots.c
- *     -> fl-model-monitor.c   a GFileMonitor per directory, the queue of paths, coalescing
+ *     -> fl-model-monitor.c   a GFileMonitor per directory, the queue of paths, coalescing;
+ *                             a backend's watch for a root read whole
  *          -> fl-model-store-private.h  (FL_MODEL_TAKEN_OVER only)
  *          -> fl-model-roots.c
  *     -> fl-model-store.c     the sorted entries, lookup, in-place updates, exact items-changed
@@ -592,8 +600,10 @@ register_root (FlDirectoryModel *self,
   g_autofree char *path = backend->root_path (directory);
   FlModelRoot *root = _fl_model_roots_find (self->roots, path);
 
+  /* As the root's follower has it: a root read whole is whole however it is asked for. */
+  recursive = backend->root_follower ()->recursive (recursive);
   *existing = FALSE;
-  if (root != NULL && (root->recursive == recursive || root->backend != NULL))
+  if (root != NULL && root->recursive == recursive)
     {
       *existing = TRUE;
       return root;
@@ -601,8 +611,6 @@ register_root (FlDirectoryModel *self,
 
   if (!backend->root_check (path, self->options, error))
     return NULL;
-  if (_fl_lock_backend_is_file (backend))
-    backend = NULL;  /* a directory, which the model follows file by file */
 
   if (root != NULL)
     fl_directory_model_remove_directory (self, path);

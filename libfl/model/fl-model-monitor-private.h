@@ -1,5 +1,6 @@
 /* fl-model-monitor-private.h: file events: a GFileMonitor per directory, the paths they name
- * queued and coalesced until the model reads them again
+ * queued and coalesced until the model reads them again; a root read whole, rescanned on its
+ * watch
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,7 +16,7 @@ G_BEGIN_DECLS
 
 #define FL_MODEL_COALESCE_MS 10
 
-typedef struct
+typedef struct _FlModelMonitor
 {
   GPtrArray                 *roots;        /* the model's FlModelRoot *, borrowed */
   const FlLockOptions       *options;      /* the model's, borrowed: for a backend's watch */
@@ -57,9 +58,16 @@ GArray  *_fl_model_monitor_take_pending  (FlModelMonitor            *monitor);
 /* In a recursive root, a directory new to the monitors gets one and a rescan. */
 void     _fl_model_monitor_check_new_directory (FlModelMonitor      *monitor,
                                                 const char          *path);
-/* A GFileMonitor on @dir_path; for another backend's root (@dir_path its path), the
- * backend's live watch. */
+/* Follows @dir_path of @root live, as the root's follower does (fl-model-follower-private.h):
+ * a directory's GFileMonitor on @dir_path, or the backend's watch of a root read whole. */
 void     _fl_model_monitor_watch         (FlModelMonitor            *monitor,
+                                          FlModelRoot               *root,
+                                          const char                *dir_path);
+/* The two followers' watch slots (fl-model-followers.c). */
+void     _fl_model_monitor_watch_directory (FlModelMonitor          *monitor,
+                                            FlModelRoot             *root,
+                                            const char              *dir_path);
+void     _fl_model_monitor_watch_whole   (FlModelMonitor            *monitor,
                                           FlModelRoot               *root,
                                           const char                *dir_path);
 /* Watches exactly @dirs (char *) in @root, and the root itself. */

@@ -1,5 +1,5 @@
 /* fl-model-monitor.c: file events: a GFileMonitor per directory, the paths they name queued
- * and coalesced until the model reads them again
+ * and coalesced until the model reads them again; a root read whole, rescanned on its watch
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "protocol/fl-lock-backend-private.h"
+#include "model/fl-model-follower-private.h"
 #include "model/fl-model-monitor-private.h"
 #include "model/fl-model-owner-private.h"
 #include "model/fl-model-store-private.h"
@@ -253,7 +254,7 @@ _fl_model_monitor_check_new_directory (FlModelMonitor *monitor,
     }
 }
 
-/* Another backend's root (etcd) */
+/* A root read whole (etcd's prefix): its backend's watch, a rescan of the root when it fires */
 
 typedef struct
 {
@@ -282,9 +283,10 @@ remote_changed_cb (gpointer user_data)
     call->root->remote_rescan_id = g_timeout_add (REMOTE_COALESCE_MS, remote_rescan_cb, call);
 }
 
-static void
-watch_remote (FlModelMonitor *monitor,
-              FlModelRoot    *root)
+void
+_fl_model_monitor_watch_whole (FlModelMonitor *monitor,
+                               FlModelRoot    *root,
+                               const char     *dir_path)
 {
   g_autoptr(GError) error = NULL;
   RemoteCall *call;
@@ -300,22 +302,17 @@ watch_remote (FlModelMonitor *monitor,
     g_debug ("Cannot watch %s: %s", root->path, error->message);
 }
 
+/* A directory followed file by file */
+
 void
-_fl_model_monitor_watch (FlModelMonitor *monitor,
-                         FlModelRoot    *root,
-                         const char     *dir_path)
+_fl_model_monitor_watch_directory (FlModelMonitor *monitor,
+                                   FlModelRoot    *root,
+                                   const char     *dir_path)
 {
   g_autoptr(GFile) file = NULL;
   g_autoptr(GError) error = NULL;
   GFileMonitor *file_monitor;
 
-  if (!monitor->enabled)
-    return;
-  if (root->backend != NULL)
-    {
-      watch_remote (monitor, root);
-      return;
-    }
   if (g_hash_table_contains (root->monitors, dir_path))
     return;
 
@@ -330,6 +327,15 @@ _fl_model_monitor_watch (FlModelMonitor *monitor,
   /* The monitor is cancelled (and its handler gone) before @monitor is freed. */
   g_signal_connect (file_monitor, "changed", G_CALLBACK (monitor_changed_cb), monitor);
   g_hash_table_insert (root->monitors, g_strdup (dir_path), file_monitor);
+}
+
+void
+_fl_model_monitor_watch (FlModelMonitor *monitor,
+                         FlModelRoot    *root,
+                         const char     *dir_path)
+{
+  if (monitor->enabled)
+    root->follower->watch (monitor, root, dir_path);
 }
 
 void

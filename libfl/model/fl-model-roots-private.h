@@ -1,4 +1,5 @@
-/* fl-model-roots-private.h: the directories a model watches, and which paths each covers
+/* fl-model-roots-private.h: the roots a model follows (directories, another backend's
+ * prefixes) and the paths each covers
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,20 +12,24 @@ G_BEGIN_DECLS
 /* An atomic rc box: a scan in a worker thread holds a reference. Only the main context
  * changes it; a worker reads path, prefix and recursive, which never change. */
 typedef struct _FlLockBackend FlLockBackend;
+typedef struct _FlRootFollower FlRootFollower;
 
 typedef struct
 {
   char                *path;      /* canonical, as given (symbolic links in it are kept); for
                                    * another backend's root, its URI (etcd://HOSTS/PREFIX) */
   char                *prefix;    /* path with exactly one trailing slash */
-  gboolean             recursive;
+  gboolean             recursive; /* as its follower has it: a root read whole always is */
   gboolean             removed;
   guint                serial;    /* of the last scan started */
   guint                applied;   /* of the last scan applied: older results are dropped */
-  GHashTable          *monitors;  /* directory path -> GFileMonitor, filled by fl-model-monitor.c */
-  /* A root of another backend (etcd), whose entries' keys are its locks' targets; NULL for a
-   * directory. Its live watch and the coalesced rescan it asks for, by fl-model-monitor.c. */
-  const FlLockBackend *backend;
+  /* Its backend, and how the model follows it (fl-model-follower-private.h), from the
+   * backend. What the follower keeps: a directory's GFileMonitors (directory path ->
+   * GFileMonitor), or the watch of a root read whole and the coalesced rescan it asks for
+   * (fl-model-monitor.c). */
+  const FlLockBackend  *backend;
+  const FlRootFollower *follower;
+  GHashTable          *monitors;
   gpointer             remote_watch;
   guint                remote_rescan_id;
   /* What the last applied scan could not read, translated, for the person watching: the
@@ -35,7 +40,7 @@ typedef struct
   gboolean             missing;
 } FlModelRoot;
 
-/* Takes @path (canonical, or a URI for @backend, which may be NULL). */
+/* Takes @path (@backend's root_path()); @recursive as @backend's follower has it. */
 FlModelRoot *_fl_model_root_new          (char                *path,
                                           gboolean             recursive,
                                           const FlLockBackend *backend);

@@ -1,4 +1,5 @@
-/* fl-model-roots.c: the directories a model watches, and which paths each covers
+/* fl-model-roots.c: the roots a model follows (directories, another backend's
+ * prefixes) and the paths each covers
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -38,6 +39,7 @@ _fl_model_root_new (char                *path,
   FlModelRoot *root = g_atomic_rc_box_new0 (FlModelRoot);
 
   root->backend = backend;
+  root->follower = backend->root_follower ();
 
   root->prefix = path[0] != '\0' && G_IS_DIR_SEPARATOR (path[strlen (path) - 1])
                  ? g_strdup (path) : g_strconcat (path, G_DIR_SEPARATOR_S, NULL);
@@ -114,15 +116,13 @@ _fl_file_root_check (const char          *path,
   return TRUE;
 }
 
-/* In another backend's root every key under the prefix is one lock: a '/' in a lock's name
- * is part of the name, not a directory. */
 gboolean
 _fl_model_root_covers (FlModelRoot *root,
                        const char  *path)
 {
   if (!g_str_has_prefix (path, root->prefix))
     return FALSE;
-  return root->recursive || root->backend != NULL ||
+  return root->recursive ||
          !_fl_has_dir_separator (path + strlen (root->prefix),
                                  strlen (path + strlen (root->prefix)));
 }

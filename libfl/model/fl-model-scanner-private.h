@@ -1,5 +1,5 @@
-/* fl-model-scanner-private.h: whole directories read by the walker off the main thread, and
- * merged into the entry store on the main context
+/* fl-model-scanner-private.h: whole roots read off the main thread (a directory by the walker,
+ * a root read whole by its backend), and merged into the entry store on the main context
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -16,6 +16,9 @@ typedef enum
   FL_MODEL_SCAN_RESCAN,   /* a repair: every difference is reported */
   FL_MODEL_SCAN_REMOVE,   /* the directory is no longer watched: drop what no other root covers */
 } FlModelScanMode;
+
+/* One scan of one root, read by the root's follower (fl-model-follower-private.h). */
+typedef struct _FlModelScanJob FlModelScanJob;
 
 typedef struct
 {
@@ -60,5 +63,10 @@ void     _fl_model_scanner_schedule (FlModelScanner            *scanner,
 void     _fl_model_scanner_touch    (FlModelScanner            *scanner,
                                      const char                *path);
 gboolean _fl_model_scanner_is_loading (FlModelScanner          *scanner);
+
+/* The two followers' scan slots (fl-model-followers.c), in any thread: the walk of a
+ * directory, and a root read whole by its backend's scan(). */
+void     _fl_model_scan_walk        (FlModelScanJob            *job);
+void     _fl_model_scan_whole       (FlModelScanJob            *job);
 
 G_END_DECLS

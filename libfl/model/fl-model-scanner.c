@@ -1,5 +1,5 @@
-/* fl-model-scanner.c: whole directories read by the walker off the main thread, and merged
- * into the entry store on the main context
+/* fl-model-scanner.c: whole roots read off the main thread (a directory by the walker, a root
+ * read whole by its backend), and merged into the entry store on the main context
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,6 +11,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "protocol/fl-lock-backend-private.h"
+#include "model/fl-model-follower-private.h"
 #include "model/fl-model-owner-private.h"
 #include "model/fl-model-scanner-private.h"
 #include "support/fl-process-private.h"
@@ -28,7 +29,7 @@
 #define RESCAN_MIN_MS     10000
 #define RESCAN_MAX_MS     300000
 
-typedef struct
+struct _FlModelScanJob
 {
   FlModelRoot     *root;       /* atomic rc box */
   FlLockOptions   *options;
@@ -48,7 +49,7 @@ typedef struct
   GMainContext    *context;
   GWeakRef         model;
   FlModelScanner  *scanner;
-} ScanJob;
+};
 
 /* The first rows of a large folder are shown before the whole of it is read: each chunk of a
  * first scan is merged as it is judged (only added: what is not in it yet stays). The first
@@ -91,7 +92,7 @@ _fl_model_scanner_finalize (FlModelScanner *scanner)
 static void
 scan_job_free (gpointer data)
 {
-  ScanJob *job = data;
+  FlModelScanJob *job = data;
 
   _fl_tsan_acquire (job);
   g_clear_pointer (&job->root, _fl_model_root_unref);
@@ -107,12 +108,12 @@ scan_job_free (gpointer data)
   g_free (job);
 }
 
-static ScanJob *
+static FlModelScanJob *
 scan_job_new (FlModelScanner  *scanner,
               FlModelRoot     *root,
               FlModelScanMode  mode)
 {
-  ScanJob *job = g_new0 (ScanJob, 1);
+  FlModelScanJob *job = g_new0 (FlModelScanJob, 1);
   FlModelStore *store = scanner->store;
   guint i;
 
@@ -152,8 +153,8 @@ scan_job_new (FlModelScanner  *scanner,
 
 /* Runs in any thread: the previous snapshots are immutable and never change during a scan. */
 static FlSnapshot *
-reuse_previous (ScanJob    *job,
-                FlSnapshot *fresh)
+reuse_previous (FlModelScanJob *job,
+                FlSnapshot     *fresh)
 {
   const char *path = _fl_snapshot_get_key (fresh);
   guint lo = 0;
@@ -182,13 +183,13 @@ reuse_previous (ScanJob    *job,
 
 typedef struct
 {
-  ScanJob     *job;
-  FlDir       *dir;
-  const char  *dir_path;
-  char       **names;
-  FlSnapshot **out;
-  guint        begin;
-  guint        end;
+  FlModelScanJob  *job;
+  FlDir           *dir;
+  const char      *dir_path;
+  char           **names;
+  FlSnapshot     **out;
+  guint            begin;
+  guint            end;
 } ScanSlice;
 
 static gpointer
@@ -269,8 +270,8 @@ hand_over_cb (gpointer data)
 
 /* From the worker: the snapshots from @first on, sorted, to the main context. */
 static void
-hand_over (ScanJob *job,
-           guint    first)
+hand_over (FlModelScanJob *job,
+           guint           first)
 {
   GSource *source;
   HandOver *h;
@@ -310,7 +311,7 @@ snapshot_names_cb (FlDir       *dir,
                    gpointer     user_data,
                    GError     **error)
 {
-  ScanJob *job = user_data;
+  FlModelScanJob *job = user_data;
   guint n_all = names->len;
   g_autofree FlSnapshot **out = g_new0 (FlSnapshot *, n_all);
 
@@ -364,7 +365,7 @@ scan_problem_cb (const char     *path,
                  gpointer        user_data,
                  GError        **error)
 {
-  ScanJob *job = user_data;
+  FlModelScanJob *job = user_data;
 
   if (problem == FL_WALK_TOO_DEEP)
     g_ptr_array_add (job->problems,
@@ -386,9 +387,9 @@ compare_snapshot_paths (gconstpointer a,
                  _fl_snapshot_get_key (*(FlSnapshot **) b));
 }
 
-/* Another backend's root (etcd): one read of the backend gives every lock under it. */
-static void
-run_remote_scan (ScanJob *job)
+/* A root read whole (etcd's prefix): one read of the backend gives every lock under it. */
+void
+_fl_model_scan_whole (FlModelScanJob *job)
 {
   g_autoptr(GPtrArray) snaps = job->root->backend->scan (job->root->path, TRUE, job->options,
                                                          job->cancellable, NULL, &job->error);
@@ -399,23 +400,13 @@ run_remote_scan (ScanJob *job)
     g_ptr_array_add (job->snapshots, reuse_previous (job, g_object_ref (snaps->pdata[i])));
 }
 
-/* Runs in any thread. */
-static void
-run_scan (ScanJob *job)
+/* A directory followed file by file: the walk, the first scan's rows handed over as it goes. */
+void
+_fl_model_scan_walk (FlModelScanJob *job)
 {
-  gint64 start = g_get_monotonic_time ();
   FlDir *dir;
-  int err;
+  int err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
 
-  if (job->root->backend != NULL)
-    {
-      run_remote_scan (job);
-      g_ptr_array_sort (job->snapshots, compare_snapshot_paths);
-      job->duration_us = g_get_monotonic_time () - start;
-      return;
-    }
-
-  err = _fl_platform_dir_open (job->root->path, FALSE, &dir);
   if (err != 0)
     {
       job->open_errno = err;
@@ -426,6 +417,15 @@ run_scan (ScanJob *job)
                  NULL))
     g_debug ("Scan of %s stopped", job->root->path);  /* cancelled: the result is dropped */
   _fl_platform_dir_close (dir);
+}
+
+/* Runs in any thread. */
+static void
+run_scan (FlModelScanJob *job)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  job->root->follower->scan (job);
   g_ptr_array_sort (job->snapshots, compare_snapshot_paths);
   job->duration_us = g_get_monotonic_time () - start;
 }
@@ -497,7 +497,7 @@ _fl_model_scanner_forget (FlModelScanner *scanner,
 
 static gboolean
 finish_job (FlModelScanner  *scanner,
-            ScanJob         *job,
+            FlModelScanJob  *job,
             GError         **error)
 {
   FlModelRoot *root = job->root;
@@ -549,7 +549,7 @@ _fl_model_scanner_run (FlModelScanner   *scanner,
                        FlModelScanMode   mode,
                        GError          **error)
 {
-  ScanJob *job = scan_job_new (scanner, root, mode);
+  FlModelScanJob *job = scan_job_new (scanner, root, mode);
   gboolean ok;
 
   run_scan (job);
@@ -590,7 +590,7 @@ scan_done_cb (GObject      *source,
   FlModelScanner *scanner = call->scanner;
   g_autoptr(GTask) outer = g_steal_pointer (&call->outer);
   g_autoptr(GError) error = NULL;
-  ScanJob *job = g_task_get_task_data (G_TASK (result));
+  FlModelScanJob *job = g_task_get_task_data (G_TASK (result));
   gboolean ok = TRUE;
 
   _fl_tsan_acquire (job);
@@ -637,7 +637,7 @@ _fl_model_scanner_start (FlModelScanner  *scanner,
 {
   g_autoptr(GTask) task = NULL;
   ScanCall *call = g_new0 (ScanCall, 1);
-  ScanJob *job;
+  FlModelScanJob *job;
 
   if (scanner->touched == NULL)
     scanner->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -651,7 +651,8 @@ _fl_model_scanner_start (FlModelScanner  *scanner,
   task = g_task_new (NULL, scanner->cancellable, scan_done_cb, call);
   g_task_set_source_tag (task, _fl_model_scanner_start);
   job = scan_job_new (scanner, root, mode);
-  if (mode == FL_MODEL_SCAN_INITIAL && root->backend == NULL)
+  /* Used by a follower whose scan has rows before it ends (the walk's hand-over). */
+  if (mode == FL_MODEL_SCAN_INITIAL)
     {
       job->context = g_main_context_ref_thread_default ();
       g_weak_ref_set (&job->model, scanner->model);

@@ -50,6 +50,7 @@ typedef struct
                                                 gsize                size);
   FlRecordedProcess    (*identity_probe_record) (const char         *record,
                                                  int                 pid);
+  const FlRootFollower *(*root_follower_whole) (void);
 } FlBackendHost;
 
 /* The one symbol a backend module exports: its backend, or NULL with @error set (a module

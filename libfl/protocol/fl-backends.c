@@ -61,6 +61,7 @@ static const FlBackendHost host = {
   .lock_report_lost = _fl_lock_report_lost,
   .identity_self_record = _fl_identity_self_record_without_kernel_lock,
   .identity_probe_record = _fl_identity_probe_record,
+  .root_follower_whole = _fl_root_follower_whole,
 };
 
 const char *
@@ -224,13 +225,8 @@ static const FlLockBackend missing_backend = {
   .scan = missing_scan,
   .root_path = missing_root_path,
   .root_check = missing_root_check,
+  .root_follower = _fl_root_follower_whole,
 };
-
-gboolean
-_fl_lock_backend_is_file (const FlLockBackend *backend)
-{
-  return backend == &_fl_lock_backend_file;
-}
 
 const FlLockBackend *
 _fl_lock_backend_for (const char *target)

@@ -33,6 +33,9 @@ gboolean    _fl_file_root_check   (const char           *path,
                                    const FlLockOptions  *options,
                                    GError              **error);
 
+/* model/fl-model-followers.c: a directory followed file by file */
+const FlRootFollower *_fl_file_root_follower (void);
+
 /* model/fl-scan.c */
 GPtrArray  *_fl_file_scan         (const char           *root,
                                    gboolean              recursive,

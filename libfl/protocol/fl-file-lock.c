@@ -260,6 +260,7 @@ const FlLockBackend _fl_lock_backend_file = {
   .reclaim = _fl_file_reclaim,
   .root_path = _fl_file_root_path,
   .root_check = _fl_file_root_check,
+  .root_follower = _fl_file_root_follower,
   .watch_start = _fl_file_watch_start,
   .watch_stop = _fl_file_watch_stop,
 };

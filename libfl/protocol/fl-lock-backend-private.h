@@ -16,6 +16,8 @@
 G_BEGIN_DECLS
 
 typedef struct _FlLockBackend FlLockBackend;
+/* How a FlDirectoryModel follows a root (model/fl-model-follower-private.h): opaque here. */
+typedef struct _FlRootFollower FlRootFollower;
 
 struct _FlLockBackend
 {
@@ -97,6 +99,12 @@ struct _FlLockBackend
   gboolean    (*root_check)        (const char           *path,
                                     const FlLockOptions  *options,
                                     GError              **error);
+  /* How a FlDirectoryModel follows a root of this backend: the file backend's roots are
+   * directories, followed file by file (_fl_file_root_follower(): a monitor per directory, a
+   * walk); any other backend's are read whole (_fl_root_follower_whole(): scan() of the
+   * root, again whenever watch_start() says it changed). The model drives either through the
+   * one interface, and never asks which it has. */
+  const FlRootFollower *(*root_follower) (void);
 
   /* Nullable: a root of this backend followed live (FlDirectoryModel). @changed runs on the
    * caller's thread-default main context whenever something under @root may have changed,
@@ -115,10 +123,9 @@ struct _FlLockBackend
  * operation fails with FL_ERROR_BACKEND_MISSING naming what to install. The file protocol's
  * for everything else. Never NULL. */
 const FlLockBackend *_fl_lock_backend_for (const char *target);
-/* The one question left outside the backends, asked once per root: FlDirectoryModel walks
- * and monitors a directory root itself, file by file, where another backend's root is
- * scanned whole and watched through watch_start (docs/backends.md). */
-gboolean             _fl_lock_backend_is_file (const FlLockBackend *backend);
+/* A root read whole: its backend's scan() and watch_start() (model/fl-model-followers.c).
+ * For a backend whose names are no files in directories: etcd's root_follower slot. */
+const FlRootFollower *_fl_root_follower_whole (void);
 /* Where the modules are looked for: $FL_BACKEND_DIR (not in a privileged process), or
  * FL_BACKENDDIR, $libdir/libfl-1/backends. */
 const char          *_fl_backends_dir     (void);

@@ -210,6 +210,7 @@ test_entry_changed (void)
   g_autoptr(GPtrArray) changes = g_ptr_array_new ();
   Changes c = { changes };
   GSubprocess *holder;
+  FlEntry *entry;
 
   ETCD_TEST_NEED ();
   root = g_strdup_printf ("etcd://%s/fl-model-changed", etcd_test_server->hostport);
@@ -223,6 +224,16 @@ test_entry_changed (void)
   wait_entry (model, target, etcd_test_child_pid (holder), 0);
   g_assert_cmpuint (changes->len, >=, 1);
   g_assert_cmpint (GPOINTER_TO_INT (changes->pdata[0]), ==, FL_CHANGE_CREATED);
+  /* Asked for again as recursive, and not: the same root (read whole, it covers every name
+   * under it however it is asked for), never removed and added again (which would drop the
+   * entry it covers and make a new one). */
+  entry = fl_directory_model_lookup (model, target);
+  for (int recursive = TRUE; recursive >= FALSE; recursive--)
+    {
+      g_assert_true (fl_directory_model_add_directory (model, root, recursive, &error));
+      g_assert_no_error (error);
+      g_assert_true (fl_directory_model_lookup (model, target) == entry);
+    }
   etcd_test_finish_holder (holder);
   g_assert_true (etcd_wait_for (has_change, &c, (guint) fl_test_scaled_ms (20000)));
   g_assert_cmpuint (count_etcd_entries (model), ==, 0);
