@@ -46,12 +46,11 @@ fl_test_read (const char *path,
 }
 
 void
-fl_test_set_mtime_ago (const char *path,
-                       gint64      seconds)
+fl_test_set_mtime_us (const char *path,
+                      gint64      mtime_us)
 {
   HANDLE h = open_shared (path, FILE_WRITE_ATTRIBUTES);
-  gint64 ticks = (g_get_real_time () - seconds * G_USEC_PER_SEC) * 10 +
-                 G_GINT64_CONSTANT (116444736000000000);
+  gint64 ticks = mtime_us * 10 + G_GINT64_CONSTANT (116444736000000000);
   FILETIME when = { (DWORD) ticks, (DWORD) (ticks >> 32) };
 
   g_assert_true (h != INVALID_HANDLE_VALUE);

@@ -24,6 +24,12 @@ char     *fl_test_read                  (const char    *path,
                                          gsize         *len);
 void      fl_test_set_mtime_ago         (const char    *path,
                                          gint64         seconds);
+/* A second name @to for @from's file (link(), CreateHardLink()); fails the test if it cannot. */
+void      fl_test_link                  (const char    *from,
+                                         const char    *to);
+/* Sets @path's mtime (and atime) to @mtime_us, microseconds of g_get_real_time(). */
+void      fl_test_set_mtime_us          (const char    *path,
+                                         gint64         mtime_us);
 /* The last change of @path in microseconds of g_get_real_time(): the later of its mtime and its
  * ctime (Windows: NTFS's ChangeTime), which is what stale_after counts from. */
 gint64    fl_test_changed_us            (const char    *path);
