@@ -120,15 +120,12 @@ fl_test_kernel_lock_held (const char *path)
 int
 fl_test_dead_pid (void)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
   const char *argv[] = { worker, NULL };  /* no command: it exits at once, saying its usage */
   GPid handle;
 
-  g_spawn_async (NULL, (char **) argv, NULL,
-                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-                 G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &handle, &error);
-  g_assert_no_error (error);
+  _fl_test_spawn_win32 (argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                        &handle, NULL, NULL);
   g_assert_cmpuint (WaitForSingleObject (handle, 30000 * (DWORD) fl_test_time_scale ()), ==,
                     WAIT_OBJECT_0);
   return (int) GetProcessId (handle);

@@ -136,6 +136,17 @@ FlTestLocker fl_test_fork_locker        (const char          *path,
 void        fl_test_locker_release      (FlTestLocker        *locker);
 #endif
 
+#ifdef G_OS_WIN32
+/* g_spawn_async_with_pipes() with G_SPAWN_DO_NOT_REAP_CHILD, tried again where wine fails to
+ * start GLib's spawn helper (fl-test-proc-win32.c); fails the test on any other error. */
+void        _fl_test_spawn_win32        (const char * const  *argv,
+                                         const char * const  *envp,
+                                         GSpawnFlags          flags,
+                                         GPid                *handle,
+                                         int                 *stdin_fd,
+                                         int                 *stdout_fd);
+#endif
+
 /* The platform's half of FlTestProc: reads what @proc wrote into proc->out; FALSE at its
  * end-of-file or at @deadline_us. */
 gboolean    _fl_test_proc_fill          (FlTestProc          *proc,

@@ -865,7 +865,16 @@ main (int   argc,
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
+#ifdef G_OS_WIN32
+  /* The model learns that a watched folder is gone from its own monitor's DELETED event
+   * (inotify's IN_DELETE_SELF); ReadDirectoryChangesW, under GWin32FileMonitor, reports
+   * nothing of the watched directory itself (seen under wine), so the problem is never said. */
+  (void) test_root_gone_and_back;
+  fl_test_add_skipped ("/model/root-gone-and-back",
+                       "needs Linux: an event for the removal of the watched folder itself");
+#else
   ADD ("/model/root-gone-and-back", REAL, test_root_gone_and_back);
+#endif
 #ifdef __linux__
   ADD ("/model/pid-reused-soon", REAL, test_pid_reused_soon);
 #else
