@@ -289,7 +289,7 @@ main (int    argc,
                      "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
   FL_TEST_ADD_LINUX ("/libfl/kernel-locks/directory-gone", NULL, test_directory_gone,
                      "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
-  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/no-repeats-under-churn", NULL, test_no_repeats_under_churn,
-                     "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
+  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/no-repeats-under-churn", NULL,
+                     test_no_repeats_under_churn, "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
   return g_test_run ();
 }

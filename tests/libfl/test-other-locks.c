@@ -622,7 +622,7 @@ main (int    argc,
 
   g_test_add_func ("/libfl/other-locks/parsers", test_parsers);
   FL_TEST_ADD_LINUX ("/libfl/other-locks/emacs", NULL, test_emacs,
-                     "symbolic links (Emacs' lock is one; CreateSymbolicLinkW is a stub under wine)");
+                     "symbolic links (Emacs' lock is one; a stub under wine)");
   FL_TEST_ADD_LINUX ("/libfl/other-locks/emacs-reused", NULL, test_emacs_reused,
                      "symbolic links (Emacs' lock), a forked child");
   FL_TEST_ADD_LINUX ("/libfl/other-locks/kernel-locks", NULL, test_kernel_locks,
