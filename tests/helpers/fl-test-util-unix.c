@@ -20,14 +20,14 @@
 #include <linux/sched.h>  /* struct clone_args */
 
 void
-fl_test_set_mtime_ago (const char *path,
-                       gint64      seconds)
+fl_test_set_mtime_us (const char *path,
+                      gint64      mtime_us)
 {
-  struct timespec times[2];
+  struct timespec times[2] = {
+    { mtime_us / G_USEC_PER_SEC, (mtime_us % G_USEC_PER_SEC) * 1000 },
+    { mtime_us / G_USEC_PER_SEC, (mtime_us % G_USEC_PER_SEC) * 1000 },
+  };
 
-  clock_gettime (CLOCK_REALTIME, &times[0]);
-  times[0].tv_sec -= seconds;
-  times[1] = times[0];
   g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
 }
 

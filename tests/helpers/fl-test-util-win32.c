@@ -46,12 +46,11 @@ fl_test_read (const char *path,
 }
 
 void
-fl_test_set_mtime_ago (const char *path,
-                       gint64      seconds)
+fl_test_set_mtime_us (const char *path,
+                      gint64      mtime_us)
 {
   HANDLE h = open_shared (path, FILE_WRITE_ATTRIBUTES);
-  gint64 ticks = (g_get_real_time () - seconds * G_USEC_PER_SEC) * 10 +
-                 G_GINT64_CONSTANT (116444736000000000);
+  gint64 ticks = mtime_us * 10 + G_GINT64_CONSTANT (116444736000000000);
   FILETIME when = { (DWORD) ticks, (DWORD) (ticks >> 32) };
 
   g_assert_true (h != INVALID_HANDLE_VALUE);
@@ -121,15 +120,12 @@ fl_test_kernel_lock_held (const char *path)
 int
 fl_test_dead_pid (void)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *worker = fl_test_helper_path ("FL_WORKER", "fl-worker");
   const char *argv[] = { worker, NULL };  /* no command: it exits at once, saying its usage */
   GPid handle;
 
-  g_spawn_async (NULL, (char **) argv, NULL,
-                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-                 G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &handle, &error);
-  g_assert_no_error (error);
+  _fl_test_spawn_win32 (argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                        &handle, NULL, NULL);
   g_assert_cmpuint (WaitForSingleObject (handle, 30000 * (DWORD) fl_test_time_scale ()), ==,
                     WAIT_OBJECT_0);
   return (int) GetProcessId (handle);

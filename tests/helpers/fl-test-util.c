@@ -40,6 +40,21 @@ fl_test_write (const char *path,
   g_assert_cmpint (close (fd), ==, 0);
 }
 
+void
+fl_test_set_mtime_ago (const char *path,
+                       gint64      seconds)
+{
+  fl_test_set_mtime_us (path, g_get_real_time () - seconds * G_USEC_PER_SEC);
+}
+
+void
+fl_test_link (const char *from,
+              const char *to)
+{
+  if (_fl_test_counter_link (from, to) != 0)
+    g_error ("cannot link %s to %s: %s", to, from, g_strerror (errno));
+}
+
 /* Windows: fl-test-util-win32.c, since GLib's open there does not share delete, and a lock that
  * libfl holds (opened for delete) cannot be read that way (GLib issue #539). */
 #ifndef G_OS_WIN32

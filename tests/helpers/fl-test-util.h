@@ -24,6 +24,12 @@ char     *fl_test_read                  (const char    *path,
                                          gsize         *len);
 void      fl_test_set_mtime_ago         (const char    *path,
                                          gint64         seconds);
+/* A second name @to for @from's file (link(), CreateHardLink()); fails the test if it cannot. */
+void      fl_test_link                  (const char    *from,
+                                         const char    *to);
+/* Sets @path's mtime (and atime) to @mtime_us, microseconds of g_get_real_time(). */
+void      fl_test_set_mtime_us          (const char    *path,
+                                         gint64         mtime_us);
 /* The last change of @path in microseconds of g_get_real_time(): the later of its mtime and its
  * ctime (Windows: NTFS's ChangeTime), which is what stale_after counts from. */
 gint64    fl_test_changed_us            (const char    *path);
@@ -128,6 +134,17 @@ FlTestLocker fl_test_fork_locker        (const char          *path,
                                          gboolean             blocking);
 /* Lets go: the child exits and is reaped. */
 void        fl_test_locker_release      (FlTestLocker        *locker);
+#endif
+
+#ifdef G_OS_WIN32
+/* g_spawn_async_with_pipes() with G_SPAWN_DO_NOT_REAP_CHILD, tried again where wine fails to
+ * start GLib's spawn helper (fl-test-proc-win32.c); fails the test on any other error. */
+void        _fl_test_spawn_win32        (const char * const  *argv,
+                                         const char * const  *envp,
+                                         GSpawnFlags          flags,
+                                         GPid                *handle,
+                                         int                 *stdin_fd,
+                                         int                 *stdout_fd);
 #endif
 
 /* The platform's half of FlTestProc: reads what @proc wrote into proc->out; FALSE at its

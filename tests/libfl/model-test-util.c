@@ -4,11 +4,7 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model-test-util.h"
 
@@ -171,40 +167,4 @@ write_pid_file (const char *path,
   g_autofree char *content = g_strdup_printf ("%d", pid);
 
   fl_test_write (path, content, -1);
-}
-
-void
-set_mtime_us (const char *path,
-              gint64      mtime_us)
-{
-  struct timespec times[2] = {
-    { mtime_us / G_USEC_PER_SEC, (mtime_us % G_USEC_PER_SEC) * 1000 },
-    { mtime_us / G_USEC_PER_SEC, (mtime_us % G_USEC_PER_SEC) * 1000 },
-  };
-
-  g_assert_cmpint (utimensat (AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW), ==, 0);
-}
-
-/* A child that lives until *release_fd is closed. */
-pid_t
-spawn_sleeper (int *release_fd)
-{
-  int fds[2];
-  pid_t pid;
-
-  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
-  pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    {
-      char c;
-
-      close (fds[1]);
-      while (read (fds[0], &c, 1) < 0 && errno == EINTR)
-        ;
-      _exit (0);
-    }
-  close (fds[0]);
-  *release_fd = fds[1];
-  return pid;
 }

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <libfl/fl.h>
-#include <sys/types.h>
 
 #include "model/fl-directory-model-private.h"
 #include "fl-test-util.h"
@@ -45,8 +44,5 @@ FlEntry  *model_lookup            (ModelFixture  *fx,
 
 void      write_pid_file          (const char    *path,
                                    int            pid);
-void      set_mtime_us            (const char    *path,
-                                   gint64         mtime_us);
-pid_t     spawn_sleeper           (int           *release_fd);
 
 G_END_DECLS

@@ -9,17 +9,21 @@
 #include <libfl/fl.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/mount.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "protocol/fl-lock-private.h"
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <fcntl.h>
+# include <sched.h>
+# include <sys/mount.h>
+# include <sys/socket.h>
+# include <sys/stat.h>
+# include <sys/un.h>
+# include <unistd.h>
+#endif
 
 typedef struct
 {
@@ -70,6 +74,7 @@ acquire_with_deadline (const char *target,
       break;
   done = a.done;
   g_mutex_unlock (&a.mutex);
+#ifdef __linux__
   if (!done && fifo != NULL)
     {
       /* Unblock the stuck open() so that the process can end, then fail. */
@@ -77,6 +82,7 @@ acquire_with_deadline (const char *target,
       if (fd >= 0)
         close (fd);
     }
+#endif
   g_assert_true (done);
   g_thread_join (thread);
   error = a.error;
@@ -109,13 +115,14 @@ test_directory (FlTestDir     *fx,
   g_autofree char *inside = g_build_filename (fx->lock, "pid", NULL);
 
   /* Another library's lock format: a directory with the holder's data inside. */
-  g_assert_cmpint (mkdir (fx->lock, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (fx->lock, 0755), ==, 0);
   fl_test_write (inside, "1", -1);
   assert_foreign_refused (fx, NULL);
   g_assert_true (g_file_test (fx->lock, G_FILE_TEST_IS_DIR));
   g_assert_true (fl_test_exists (inside));
 }
 
+#ifdef __linux__
 static void
 test_symlink_dev_zero (FlTestDir     *fx,
                        gconstpointer  data)
@@ -468,6 +475,8 @@ test_no_space (FlTestDir     *fx,
   g_test_trap_assert_passed ();
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -475,15 +484,23 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   FL_TEST_ADD ("/libfl/bad-input/lock/directory", NULL, test_directory);
-  FL_TEST_ADD ("/libfl/bad-input/lock/symlink-dev-zero", NULL, test_symlink_dev_zero);
-  FL_TEST_ADD ("/libfl/bad-input/lock/symlink-elsewhere", NULL, test_symlink_elsewhere);
-  FL_TEST_ADD ("/libfl/bad-input/lock/fifo", NULL, test_fifo);
-  FL_TEST_ADD ("/libfl/bad-input/lock/socket", NULL, test_socket);
-  FL_TEST_ADD ("/libfl/bad-input/lock/huge", NULL, test_huge);
-  FL_TEST_ADD ("/libfl/bad-input/lock/other-owner", NULL, test_other_owner);
-  FL_TEST_ADD ("/libfl/bad-input/lock/unreadable", NULL, test_unreadable);
-  FL_TEST_ADD ("/libfl/bad-input/lock/sticky-other-owner", NULL, test_sticky_other_owner);
-  FL_TEST_ADD ("/libfl/bad-input/no-space", NULL, test_no_space);
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/symlink-dev-zero", NULL, test_symlink_dev_zero,
+                     "symbolic links (CreateSymbolicLinkW is a stub under wine), /dev/zero");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/symlink-elsewhere", NULL, test_symlink_elsewhere,
+                     "symbolic links (CreateSymbolicLinkW is a stub under wine)");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/fifo", NULL, test_fifo, "FIFOs");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/socket", NULL, test_socket,
+                     "Unix sockets in the file system");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/huge", NULL, test_huge,
+                     "a 16 GiB sparse file made by ftruncate()");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/other-owner", NULL, test_other_owner,
+                     "root and another user's files");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/unreadable", NULL, test_unreadable,
+                     "root and Unix permissions");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/lock/sticky-other-owner", NULL, test_sticky_other_owner,
+                     "root and a sticky directory");
+  FL_TEST_ADD_LINUX ("/libfl/bad-input/no-space", NULL, test_no_space,
+                     "root and a small tmpfs in a mount namespace");
 
   return g_test_run ();
 }

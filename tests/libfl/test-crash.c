@@ -11,21 +11,26 @@
  */
 #include <libfl/fl.h>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/inotify.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "protocol/fl-lock-private.h"
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
 
-#define KILLED (128 + SIGKILL)
+#ifdef __linux__
+# include <fcntl.h>
+# include <poll.h>
+# include <signal.h>
+# include <sys/file.h>
+# include <sys/inotify.h>
+# include <sys/prctl.h>
+# include <sys/wait.h>
+# include <unistd.h>
+# include "protocol/fl-lock-private.h"
+# include "fl-test-counter.h"
+#endif
+
+/* The crash shim (tests/helpers/fl-crash-shim.c) wraps the protocol's system calls at link
+ * time (-Wl,--wrap), which only the Linux build of fl-worker-crash has. */
+#define NEEDS_SHIM "the crash shim (fl-worker-crash, link-time wrapping of the system calls)"
 
 typedef struct
 {
@@ -34,6 +39,9 @@ typedef struct
   gboolean    stale_first;  /* make a stale lock for the worker to take over */
   const char *mode;         /* the worker's command */
 } HookCase;
+
+#ifdef __linux__
+#define KILLED (128 + SIGKILL)
 
 static void
 make_stale_lock (FlTestDir *fx)
@@ -124,6 +132,8 @@ test_hook (FlTestDir     *fx,
                                    (g_str_equal (c->step, "T2") ? 1 : 0));
 }
 
+#endif
+
 static const HookCase hook_cases[] = {
   { "A3", FALSE, FALSE, "acquire" },
   { "A3", TRUE, FALSE, "acquire" },
@@ -136,6 +146,7 @@ static const HookCase hook_cases[] = {
   { "R2", TRUE, FALSE, "acquire" },
 };
 
+#ifdef __linux__
 /* A taker in the middle of its takeover (between T1 and T2) holds the stale lock's inode
  * with LOCK_EX; the PID in the file is long gone. Here a forked child plays it: it opens the
  * lock file and takes LOCK_EX, as T1 does, and signals through @ready. */
@@ -338,6 +349,8 @@ test_stress (FlTestDir     *fx,
   g_assert_no_error (error);
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -349,10 +362,11 @@ main (int   argc,
       g_autofree char *path = g_strdup_printf ("/libfl/crash/at-%s%s", hook_cases[i].step,
                                                hook_cases[i].named_temp ? "-named-temp" : "");
 
-      FL_TEST_ADD (path, &hook_cases[i], test_hook);
+      FL_TEST_ADD_LINUX (path, &hook_cases[i], test_hook, NEEDS_SHIM);
     }
-  FL_TEST_ADD ("/libfl/crash/taker-dies-while-waited", NULL, test_taker_dies_while_waited);
-  FL_TEST_ADD ("/libfl/crash/stress", NULL, test_stress);
+  FL_TEST_ADD_LINUX ("/libfl/crash/taker-dies-while-waited", NULL, test_taker_dies_while_waited,
+                     "fork(), a taker that holds LOCK_EX mid-takeover");
+  FL_TEST_ADD_LINUX ("/libfl/crash/stress", NULL, test_stress, NEEDS_SHIM);
 
   return g_test_run ();
 }

@@ -5,15 +5,17 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+# include <signal.h>
+# include <sys/wait.h>
+#endif
 
 #include <glib/gstdio.h>
 
 #include "model/fl-model-reclaimer-private.h"
+#include "platform/fl-platform.h"
 #include "model-test-util.h"
 
 #define HAND FALSE
@@ -57,19 +59,17 @@ entry_absent (gpointer data)
   return !entry_present (data);
 }
 
+/* What the model watches a holder's exit with: a pidfd on Linux (none under valgrind or before
+ * 5.3), a process handle on Windows. */
 static gboolean
-have_pidfd (void)
+have_process_watch (void)
 {
-#ifdef SYS_pidfd_open
-  int fd = (int) syscall (SYS_pidfd_open, getpid (), 0u);
+  FlHandle watch;
 
-  if (fd >= 0)
-    {
-      close (fd);
-      return TRUE;
-    }
-#endif
-  return FALSE;
+  if (_fl_platform_process_watch (getpid (), &watch) != 0)
+    return FALSE;
+  _fl_platform_close (watch);
+  return TRUE;
 }
 
 /* No file event tells that a holder died: the pidfd does, without polling. */
@@ -79,12 +79,10 @@ test_holder_dies (ModelFixture  *fx,
 {
   g_autofree char *path = model_path (fx, "held.lock");
   Lookup l = { fx, "held.lock" };
-  int release_fd;
-  int status;
-  pid_t holder = spawn_sleeper (&release_fd);
+  g_autoptr(FlTestProc) holder = fl_test_spawn_waiting ();
   FlEntry *entry;
 
-  write_pid_file (path, holder);
+  write_pid_file (path, holder->pid);
   add_dir (fx);
   entry = model_lookup (fx, "held.lock");
   g_assert_nonnull (entry);
@@ -92,11 +90,11 @@ test_holder_dies (ModelFixture  *fx,
                    FL_LIVENESS_ALIVE);
   fx->n_items_changed = 0;
 
-  if (have_pidfd ())
+  if (have_process_watch ())
     {
       g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 1);
-      close (release_fd);
-      g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
+      fl_test_proc_close_stdin (holder);
+      g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
       g_assert_true (fl_test_wait_until (entry_stale, &l, 10000));
     }
   else
@@ -104,8 +102,8 @@ test_holder_dies (ModelFixture  *fx,
       /* valgrind, or a kernel before 5.3: the periodic rescan is what notices. */
       g_test_message ("no pidfd_open(): checking the rescan fallback");
       g_assert_cmpuint (_fl_directory_model_get_n_pid_watches (fx->model), ==, 0);
-      close (release_fd);
-      g_assert_cmpint (waitpid (holder, &status, 0), ==, holder);
+      fl_test_proc_close_stdin (holder);
+      g_assert_true (fl_test_proc_wait (holder, fl_test_deadline_ms (10000)));
       fl_directory_model_rescan (fx->model);
       g_assert_true (entry_stale (&l));
     }
@@ -130,7 +128,7 @@ test_age_clock (ModelFixture  *fx,
   guint stale;
 
   fl_test_write (path, "not a pid", -1);
-  set_mtime_us (path, mtime);
+  fl_test_set_mtime_us (path, mtime);
   fx->now = mtime + 29 * G_USEC_PER_SEC;
   add_dir (fx);
 
@@ -496,6 +494,7 @@ test_root_gone_and_back (ModelFixture  *fx,
   g_assert_no_errno (g_mkdir (fx->dir, 0700));
 }
 
+#ifdef __linux__
 static gboolean
 entry_reused (gpointer data)
 {
@@ -544,6 +543,7 @@ test_pid_reused_soon (ModelFixture  *fx,
   kill (again, SIGKILL);
   g_assert_cmpint (waitpid (again, NULL, 0), ==, again);
 }
+#endif
 
 typedef struct
 {
@@ -655,7 +655,7 @@ test_deadline_only_by_the_judge (ModelFixture  *fx,
   FlSnapshot *snap;
 
   fl_test_write (never, "12.5", -1);
-  set_mtime_us (never, hour_ago);
+  fl_test_set_mtime_us (never, hour_ago);
   add_dir (fx);
 
   snap = fl_entry_get_snapshot (model_lookup (fx, "never.lock"));
@@ -664,7 +664,7 @@ test_deadline_only_by_the_judge (ModelFixture  *fx,
 
   /* Written now, mtime an hour back: the judge counts from the ctime, so does the deadline. */
   fl_test_write (junk, "not a pid", -1);
-  set_mtime_us (junk, hour_ago);
+  fl_test_set_mtime_us (junk, hour_ago);
   fl_directory_model_rescan (fx->model);
   snap = fl_entry_get_snapshot (model_lookup (fx, "junk.lock"));
   g_assert_false (fl_snapshot_get_stale (snap));
@@ -688,7 +688,13 @@ test_deadline_only_by_the_judge (ModelFixture  *fx,
  * removed file leaves within a second of its file. The file events that come after (with
  * inotify a burst that the model turns into a rescan; by hand, one per file) find nothing
  * more to remove: nothing counts twice, nothing is news. */
-#define N_MANY_ORPHANS 5000
+#ifdef G_OS_WIN32
+/* Under wine a reclaim takes some 100 times as long (every file call goes through the
+ * wineserver): 5000 took minutes. 320 is still 5 of the worker's batches. */
+# define N_MANY_ORPHANS 320
+#else
+# define N_MANY_ORPHANS 5000
+#endif
 
 typedef struct
 {
@@ -859,8 +865,21 @@ main (int   argc,
   ADD ("/model/own-graveyard-quiet", HAND, test_own_graveyard_quiet);
   ADD ("/model/inotify", REAL, test_inotify);
   ADD ("/model/inotify-recursive", REAL, test_inotify_recursive);
+#ifdef G_OS_WIN32
+  /* The model learns that a watched folder is gone from its own monitor's DELETED event
+   * (inotify's IN_DELETE_SELF); ReadDirectoryChangesW, under GWin32FileMonitor, reports
+   * nothing of the watched directory itself (seen under wine), so the problem is never said. */
+  (void) test_root_gone_and_back;
+  fl_test_add_skipped ("/model/root-gone-and-back",
+                       "needs Linux: an event for the removal of the watched folder itself");
+#else
   ADD ("/model/root-gone-and-back", REAL, test_root_gone_and_back);
+#endif
+#ifdef __linux__
   ADD ("/model/pid-reused-soon", REAL, test_pid_reused_soon);
+#else
+  fl_test_add_skipped ("/model/pid-reused-soon", "needs Linux: a process forked with a chosen PID");
+#endif
 
   return g_test_run ();
 }

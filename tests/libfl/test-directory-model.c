@@ -230,7 +230,7 @@ test_link_event (ModelFixture  *fx,
   _fl_directory_model_flush (fx->model);
   g_assert_nonnull (model_lookup (fx, "t.lock.4242.deadbeef.tmp"));
 
-  g_assert_cmpint (link (tmp, lock), ==, 0);
+  fl_test_link (tmp, lock);
   model_event (fx, G_FILE_MONITOR_EVENT_CREATED, "t.lock", NULL);
   g_assert_cmpint (g_unlink (tmp), ==, 0);
   model_event (fx, G_FILE_MONITOR_EVENT_DELETED, "t.lock.4242.deadbeef.tmp", NULL);
@@ -513,7 +513,15 @@ test_counts_by_state (ModelFixture  *fx,
                 "n-leftovers", &leftovers, NULL);
   g_assert_cmpuint (unknown, ==, counted[FL_ENTRY_STATE_UNKNOWN]);
   g_assert_cmpuint (in_use, ==, 1);
+#ifdef G_OS_WIN32
+  /* Windows has no record lock to ask about (docs/porting.md, record_lock_holder): a port's
+   * lock nobody holds is unknown there, never free. */
+  g_assert_cmpuint (free, ==, 0);
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (model_lookup (fx, "LCK..ttyS2"))),
+                   ==, FL_ENTRY_STATE_UNKNOWN);
+#else
   g_assert_cmpuint (free, ==, 1);
+#endif
   g_assert_cmpuint (leftovers, ==, 1);
   g_assert_cmpuint (held + stale + orphans + foreign + unknown + in_use + free + leftovers, ==, n);
 }

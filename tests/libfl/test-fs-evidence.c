@@ -14,22 +14,24 @@
  */
 #include <libfl/fl.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <glib-unix.h>
-#include <gio/gio.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <errno.h>
+# include <fcntl.h>
+# include <sched.h>
+# include <signal.h>
+# include <sys/mount.h>
+# include <sys/prctl.h>
+# include <glib-unix.h>
+# include <gio/gio.h>
+# include <sys/file.h>
+# include <sys/stat.h>
+# include <sys/xattr.h>
+# include <unistd.h>
+# include "fl-test-counter.h"
 
 typedef enum
 {
@@ -600,18 +602,26 @@ test_dead_holder_recovered (Mount         *m,
   g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
 }
 
+#else
+#define MOUNT_TEST(path, kind, func) \
+  fl_test_add_skipped ((path), "needs Linux: FUSE and overlay mounts (bindfs, sshfs), root")
+#endif
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+#ifdef __linux__
   /* Every mount of this test in a mount namespace of its own, gone with the process. */
   if (fl_test_is_root () &&
       (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0))
     g_error ("cannot make a private mount namespace as root: %s", g_strerror (errno));
+#endif
 
-  FL_TEST_ADD ("/fs-evidence/local/carried-here", NULL, test_carried_here);
+  FL_TEST_ADD_LINUX ("/fs-evidence/local/carried-here", NULL, test_carried_here,
+                     "user xattrs (the identity's kernel-lock flag), /dev/shm");
 
   MOUNT_TEST ("/fs-evidence/bindfs/holder-never-stale", MOUNT_BINDFS, test_holder_never_stale);
   MOUNT_TEST ("/fs-evidence/bindfs/lock-seen-through-name", MOUNT_BINDFS,

@@ -8,17 +8,19 @@
  */
 #include <libfl/fl.h>
 
-#include <fcntl.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <glib/gstdio.h>
 
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <fcntl.h>
+# include <signal.h>
+# include <sys/file.h>
+# include <sys/prctl.h>
+# include <sys/wait.h>
+
+# include <unistd.h>
 
 /* The one lock on @path's file held (or waited for, @blocked) by @pid, asserting it is only
  * one; NULL when there is none. */
@@ -273,15 +275,21 @@ test_no_repeats_under_churn (FlTestDir    *fx,
   g_assert_cmpint (waitpid (churner, &status, 0), ==, churner);
 }
 
+#endif
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  FL_TEST_ADD ("/libfl/kernel-locks/types", NULL, test_types);
-  FL_TEST_ADD ("/libfl/kernel-locks/libfl-holder", NULL, test_libfl_holder);
-  FL_TEST_ADD ("/libfl/kernel-locks/directory-gone", NULL, test_directory_gone);
-  FL_TEST_ADD ("/libfl/kernel-locks/no-repeats-under-churn", NULL, test_no_repeats_under_churn);
+  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/types", NULL, test_types,
+                     "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
+  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/libfl-holder", NULL, test_libfl_holder,
+                     "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
+  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/directory-gone", NULL, test_directory_gone,
+                     "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
+  FL_TEST_ADD_LINUX ("/libfl/kernel-locks/no-repeats-under-churn", NULL,
+                     test_no_repeats_under_churn, "/proc/locks (fl_list_kernel_locks() is ENOSYS elsewhere)");
   return g_test_run ();
 }

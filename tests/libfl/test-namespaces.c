@@ -12,20 +12,23 @@
  */
 #include <libfl/fl.h>
 
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
-#include "protocol/fl-content-private.h"
-#include "support/fl-process-private.h"
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
-#include "platform/fl-platform-linux.h"
+
+#ifdef __linux__
+# include <sched.h>
+# include <stdlib.h>
+# include <sys/mount.h>
+# include <sys/stat.h>
+# include <sys/vfs.h>
+# include <sys/xattr.h>
+# include <unistd.h>
+# include "protocol/fl-content-private.h"
+# include "support/fl-process-private.h"
+# include "fl-test-counter.h"
+# include "platform/fl-platform-linux.h"
+
 
 #define BOOTTIME_OFFSET_S 86400
 
@@ -349,15 +352,21 @@ test_remote_other_boot (FlTestDir     *fx,
   g_assert_true (fl_test_proc_wait (bindfs, fl_test_deadline_ms (10000)));
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  FL_TEST_ADD ("/libfl/namespaces/time-held", NULL, test_time_held);
-  FL_TEST_ADD ("/libfl/namespaces/time-no-kernel-lock", NULL, test_time_no_kernel_lock);
-  FL_TEST_ADD ("/libfl/namespaces/uts-dead", NULL, test_uts_dead);
+  FL_TEST_ADD_LINUX ("/libfl/namespaces/time-held", NULL, test_time_held,
+                     "time namespaces (unshare, root)");
+  FL_TEST_ADD_LINUX ("/libfl/namespaces/time-no-kernel-lock", NULL, test_time_no_kernel_lock,
+                     "time namespaces (unshare, root)");
+  FL_TEST_ADD_LINUX ("/libfl/namespaces/uts-dead", NULL, test_uts_dead,
+                     "UTS namespaces (unshare, root)");
   /* Last: it moves this process into a mount namespace of its own. */
-  FL_TEST_ADD ("/libfl/namespaces/remote-other-boot", NULL, test_remote_other_boot);
+  FL_TEST_ADD_LINUX ("/libfl/namespaces/remote-other-boot", NULL, test_remote_other_boot,
+                     "mount namespaces and a FUSE file system (root)");
   return g_test_run ();
 }

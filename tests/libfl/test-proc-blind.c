@@ -13,14 +13,16 @@
  */
 #include <libfl/fl.h>
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <errno.h>
+# include <stdio.h>
+# include <stdlib.h>
+# include <sys/stat.h>
+# include <unistd.h>
 
 static int
 judge_main (const char *target)
@@ -274,21 +276,27 @@ test_no_proc (FlTestDir     *fx,
     assert_held (out);
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
 {
+#ifdef __linux__
   if (argc == 3 && strcmp (argv[1], "--judge") == 0)
     return judge_main (argv[2]);
   if (argc == 3 && strcmp (argv[1], "--cycle") == 0)
     return cycle_main (argv[2]);
+#endif
 
   g_test_init (&argc, &argv, NULL);
 
-  FL_TEST_ADD ("/libfl/proc-blind/pid-namespace-without-proc", NULL,
-               test_pid_namespace_without_proc);
-  FL_TEST_ADD ("/libfl/proc-blind/hidepid", NULL, test_hidepid);
-  FL_TEST_ADD ("/libfl/proc-blind/no-proc", NULL, test_no_proc);
+  FL_TEST_ADD_LINUX ("/libfl/proc-blind/pid-namespace-without-proc", NULL,
+                     test_pid_namespace_without_proc, "PID and mount namespaces, /proc");
+  FL_TEST_ADD_LINUX ("/libfl/proc-blind/hidepid", NULL, test_hidepid,
+                     "/proc mounted with hidepid (root)");
+  FL_TEST_ADD_LINUX ("/libfl/proc-blind/no-proc", NULL, test_no_proc,
+                     "a mount namespace without /proc");
 
   return g_test_run ();
 }

@@ -9,21 +9,23 @@
  */
 #include <libfl/fl.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "protocol/fl-lock-private.h"
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <errno.h>
+# include <fcntl.h>
+# include <grp.h>
+# include <poll.h>
+# include <signal.h>
+# include <sys/file.h>
+# include <sys/prctl.h>
+# include <sys/stat.h>
+# include <sys/wait.h>
+# include <unistd.h>
+# include "protocol/fl-lock-private.h"
+# include "fl-test-counter.h"
 
 #define KILLED (128 + SIGKILL)
 
@@ -495,20 +497,30 @@ test_messages_name_reader (FlTestDir     *fx,
   reader_kill (&reader);
 }
 
+#endif
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  FL_TEST_ADD ("/libfl/shared-holders/reader-holds", NULL, test_reader_holds);
-  FL_TEST_ADD ("/libfl/shared-holders/reclaim", NULL, test_reader_reclaim);
-  FL_TEST_ADD ("/libfl/shared-holders/queued-grant", NULL, test_queued_grant);
-  FL_TEST_ADD ("/libfl/shared-holders/racing-takers", NULL, test_racing_takers);
-  FL_TEST_ADD ("/libfl/shared-holders/dead-claim-C1", crash_c1, test_dead_claim);
-  FL_TEST_ADD ("/libfl/shared-holders/dead-claim-C2", crash_c2, test_dead_claim);
-  FL_TEST_ADD ("/libfl/shared-holders/dead-claim-C2-C2", crash_c2_c2, test_dead_claim);
-  FL_TEST_ADD ("/libfl/shared-holders/messages", NULL, test_messages_name_reader);
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/reader-holds", NULL, test_reader_holds,
+                     "flock(LOCK_SH) of readers run as another user (root)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/reclaim", NULL, test_reader_reclaim,
+                     "flock(LOCK_SH) of readers run as another user (root)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/queued-grant", NULL, test_queued_grant,
+                     "flock(LOCK_SH) of readers run as another user (root)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/racing-takers", NULL, test_racing_takers,
+                     "flock(LOCK_SH) of readers run as another user (root)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/dead-claim-C1", crash_c1, test_dead_claim,
+                     "the crash shim (fl-worker-crash, link-time wrapping)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/dead-claim-C2", crash_c2, test_dead_claim,
+                     "the crash shim (fl-worker-crash, link-time wrapping)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/dead-claim-C2-C2", crash_c2_c2, test_dead_claim,
+                     "the crash shim (fl-worker-crash, link-time wrapping)");
+  FL_TEST_ADD_LINUX ("/libfl/shared-holders/messages", NULL, test_messages_name_reader,
+                     "flock(LOCK_SH) of a reader and /proc/locks to name it");
 
   return g_test_run ();
 }

@@ -10,22 +10,23 @@
  */
 #include <libfl/fl.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/inotify.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
-#include "protocol/fl-lock-private.h"
-#include "fl-test-attacker.h"
 #include "fl-test-util.h"
 
+#ifdef __linux__
+# include <errno.h>
+# include <fcntl.h>
+# include <poll.h>
+# include <signal.h>
+# include <sys/file.h>
+# include <sys/inotify.h>
+# include <sys/prctl.h>
+# include <sys/wait.h>
+# include <sys/xattr.h>
+# include <unistd.h>
+# include "protocol/fl-lock-private.h"
+# include "fl-test-attacker.h"
 
 /* The sixth field of the identity is the kernel lock flag (docs/protocol.md, section 1). */
 static gboolean
@@ -196,14 +197,18 @@ test_fork_and_exit (FlTestDir     *fx,
   g_assert_cmpuint (stolen, ==, 0);
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
-  FL_TEST_ADD ("/libfl/temp/shared-lock-attacker", NULL, test_attacker);
-  FL_TEST_ADD ("/libfl/temp/fork-and-exit-holder", NULL, test_fork_and_exit);
+  FL_TEST_ADD_LINUX ("/libfl/temp/shared-lock-attacker", NULL, test_attacker,
+                     "inotify and flock(LOCK_SH) of an attacker on every new temp");
+  FL_TEST_ADD_LINUX ("/libfl/temp/fork-and-exit-holder", NULL, test_fork_and_exit,
+                     "fork(), a child that keeps the lock after its parent exits");
 
   return g_test_run ();
 }

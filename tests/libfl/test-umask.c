@@ -9,9 +9,11 @@
 #include <libfl/fl.h>
 
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fl-test-util.h"
+
+#ifdef __linux__
+# include <sys/stat.h>
 
 /* `fl-worker hold TARGET` under umask 077; exec keeps the PID the holder names. */
 static FlTestProc *
@@ -75,12 +77,16 @@ test_node_other_user (FlTestDir     *fx,
   fl_test_holder_release (holder);  /* exit 5 had the lock been taken */
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  FL_TEST_ADD ("/libfl/umask/mode-0644", NULL, test_mode);
-  FL_TEST_ADD ("/libfl/umask/node-other-user", NULL, test_node_other_user);
+  FL_TEST_ADD_LINUX ("/libfl/umask/mode-0644", NULL, test_mode,
+                     "Unix file modes and umask(2)");
+  FL_TEST_ADD_LINUX ("/libfl/umask/node-other-user", NULL, test_node_other_user,
+                     "Unix file modes, root and another user");
   return g_test_run ();
 }

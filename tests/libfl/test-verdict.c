@@ -8,23 +8,28 @@
  */
 #include <libfl/fl.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
-#include "protocol/fl-content-private.h"
-#include "support/fl-process-private.h"
-#include "fl-test-counter.h"
 #include "fl-test-util.h"
-#include "platform/fl-platform-linux.h"
 
+#ifdef __linux__
+# include <errno.h>
+# include <fcntl.h>
+# include <pthread.h>
+# include <signal.h>
+# include <stdlib.h>
+# include <sys/resource.h>
+# include <sys/wait.h>
+# include <sys/xattr.h>
+# include <unistd.h>
+
+# include "protocol/fl-content-private.h"
+# include "support/fl-process-private.h"
+# include "fl-test-counter.h"
+# include "platform/fl-platform-linux.h"
+#endif
+
+#ifdef __linux__
 /* Writes @path as a lock of @pid in the original format plus the identity a libfl holder of
  * that PID would have written, with its start ticks off by @ticks_off and no kernel lock. */
 static gboolean
@@ -55,6 +60,8 @@ write_lock_with_identity (const char *path,
     }
   return TRUE;
 }
+
+#endif
 
 /* Issue 18, part 1: a live original-format lock whose mtime was moved an hour back (touch -d,
  * cp -p, tar, rsync -t) names a process that "started after the file was written". That is no
@@ -87,6 +94,7 @@ test_mtime_moved_back (FlTestDir     *fx,
   g_assert_cmpstr (content, ==, pid);
 }
 
+#ifdef __linux__
 /* Reuse with an identity is still caught exactly: start ticks that differ. */
 static void
 test_reused_by_identity (FlTestDir     *fx,
@@ -127,6 +135,8 @@ test_reused_by_identity (FlTestDir     *fx,
   g_assert_cmpint (kill (child->pid, 0), ==, 0);
 }
 
+#endif
+
 /* Issue 19, part 5: `flctl clean` removed graveyards whose creator is alive. */
 static void
 test_graveyard_creator_alive (FlTestDir     *fx,
@@ -152,6 +162,7 @@ test_graveyard_creator_alive (FlTestDir     *fx,
   g_assert_true (fl_test_exists (path));
 }
 
+#ifdef __linux__
 /* Issue 19, part 5: the holder exited, its child keeps the kernel lock. Status must not call
  * the dead PID "alive" by name, nor name whatever runs under it now. */
 static void
@@ -339,6 +350,8 @@ test_zombie_leader_alive (FlTestDir     *fx,
   g_assert_cmpint (waitpid (child, &status, 0), ==, child);
 }
 
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -346,11 +359,15 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   FL_TEST_ADD ("/libfl/verdict/mtime-moved-back", NULL, test_mtime_moved_back);
-  FL_TEST_ADD ("/libfl/verdict/reused-by-identity", NULL, test_reused_by_identity);
+  FL_TEST_ADD_LINUX ("/libfl/verdict/reused-by-identity", NULL, test_reused_by_identity,
+                     "/proc/PID/stat's start ticks in a written identity (user xattrs)");
   FL_TEST_ADD ("/libfl/verdict/graveyard-creator-alive", NULL, test_graveyard_creator_alive);
-  FL_TEST_ADD ("/libfl/verdict/held-by-child", NULL, test_held_by_child);
-  FL_TEST_ADD ("/libfl/verdict/too-many-open-files", NULL, test_too_many_open_files);
-  FL_TEST_ADD ("/libfl/verdict/zombie-leader-alive", NULL, test_zombie_leader_alive);
+  FL_TEST_ADD_LINUX ("/libfl/verdict/held-by-child", NULL, test_held_by_child,
+                     "fork(), a child that keeps the exited holder's flock");
+  FL_TEST_ADD_LINUX ("/libfl/verdict/too-many-open-files", NULL, test_too_many_open_files,
+                     "setrlimit(RLIMIT_NOFILE)");
+  FL_TEST_ADD_LINUX ("/libfl/verdict/zombie-leader-alive", NULL, test_zombie_leader_alive,
+                     "fork(), a thread-group leader in state Z (/proc/PID/stat)");
 
   return g_test_run ();
 }
