@@ -345,6 +345,16 @@ judge_emacs (FlOtherLock   *other,
   judge_owner_process (other, process, written_us);
 }
 
+static gboolean
+all_digits_or_spaces (const char *text,
+                      gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isdigit (text[i]) && text[i] != ' ')
+      return FALSE;
+  return TRUE;
+}
+
 /* A UUCP-style serial port lock's content (`LCK..ttyUSB0`): the owner's PID as ten ASCII
  * characters, right-aligned, and a newline (HDB UUCP, minicom, pppd, lockdev), or as a
  * binary int of 4 bytes in this machine's byte order (older UUCP). */
@@ -355,7 +365,10 @@ _fl_other_parse_uucp (const char *text,
 {
   gsize start = 0, end = len;
 
-  if (len == sizeof (gint32))
+  /* Four digits ("4242" with no newline) are text: as a binary int their bytes make a PID of
+   * at least 0x30303030 (808 million), which no system hands out, though it is within the
+   * range a Windows PID may take. */
+  if (len == sizeof (gint32) && !all_digits_or_spaces (text, len))
     {
       gint32 binary;
 

@@ -595,12 +595,10 @@ test_parsers (void)
 
     g_assert_true (_fl_other_parse_uucp (P ("      4242\n"), &pid));
     g_assert_cmpint (pid, ==, 4242);
-#ifdef __linux__
-    /* Four bytes are also the old binary format: text only because 0x32343234 is above
-     * Linux's PID_MAX. Windows' PIDs go to 2^32, and there it reads as that PID (reported:
-     * the parser should prefer text when all four bytes are digits). */
+    /* Four bytes are also the old binary format; four digits are text on every system
+     * (as binary, 0x32343234 is within the range of a Windows PID). */
     g_assert_true (_fl_other_parse_uucp (P ("4242"), &pid) && pid == 4242);
-#endif
+    g_assert_true (_fl_other_parse_uucp (P ("  42"), &pid) && pid == 42);
     g_assert_true (_fl_other_parse_uucp ((const char *) &raw, sizeof raw, &pid));
     g_assert_cmpint (pid, ==, 4321);
     g_assert_false (_fl_other_parse_uucp (P ("      \n"), &pid));
