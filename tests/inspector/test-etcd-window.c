@@ -380,6 +380,89 @@ test_etcd_holder_killed (void)
   stop_etcd ();
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;   /* the row's lock, as its Lock cell's tooltip names it */
+  const char      *state;
+} RowState;
+
+/* What the list draws in the row's State cell (not the model's word for it). */
+static gboolean
+row_state_is (gpointer data)
+{
+  RowState *r = data;
+  g_autoptr(GHashTable) states = ui_rendered_states (GTK_WIDGET (r->window->column_view));
+
+  return g_strcmp0 (g_hash_table_lookup (states, r->path), r->state) == 0;
+}
+
+/* A SIGKILLed holder on this machine: etcd keeps its key until the lease ends, but the row
+ * (not only the details, which read the shown lock again) says the holder exited at once: the
+ * model watches the holder's process and reads the prefix again when it exits. Another row
+ * is selected, so the details pane has no part in it. */
+static void
+test_etcd_row_holder_exited (void)
+{
+  InspectorWindow *window = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *other = NULL;
+  g_autoptr(FlEntry) entry = NULL;
+  GListModel *rows;
+  GSubprocess *holder;
+  RowState state;
+  Row row;
+  gint64 killed;
+
+  reason = start_etcd ();
+  if (reason != NULL)
+    {
+      g_test_skip (reason);
+      return;
+    }
+  root = g_strdup_printf ("etcd://%s/fl-row", etcd_hostport);
+  target = g_strdup_printf ("%s/row.db", root);
+  holder = hold (target, "row-writer");
+
+  window = ui_window_with_demo ();
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
+  g_signal_emit_by_name (window->etcd_entry, "activate");
+  row = (Row) { window, target, pid_of (holder) };
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+  other = ui_demo_path (window, "report.csv.lock");
+  g_assert_true (_inspector_window_select_path (window, other));
+  state = (RowState) { window, "fl-row/row.db", "Held" };
+  g_assert_true (fl_test_wait_until (row_state_is, &state, 5000));
+
+  g_subprocess_send_signal (holder, SIGKILL);
+  g_assert_true (g_subprocess_wait (holder, NULL, NULL));
+  g_object_unref (holder);
+  killed = g_get_monotonic_time ();
+
+  /* Well before the lease could end (its TTL is tens of seconds): no etcd event brings it. */
+  state.state = "Held: holder exited";
+  g_assert_true (fl_test_wait_until (row_state_is, &state, 2000));
+  g_test_message ("the row said it %.0f ms after the kill",
+                  (g_get_monotonic_time () - killed) / 1000.0);
+  /* libfl's word, not the window's: held (etcd is the judge), its holder exited. */
+  rows = _inspector_window_get_rows (window);
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && entry == NULL; i++)
+    {
+      g_autoptr(FlEntry) item = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (fl_snapshot_get_target (fl_entry_get_snapshot (item)), target) == 0)
+        entry = g_steal_pointer (&item);
+    }
+  g_assert_nonnull (entry);
+  g_assert_true (fl_snapshot_get_holder_exited (fl_entry_get_snapshot (entry)));
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (entry)), ==,
+                   FL_ENTRY_STATE_HELD);
+  ui_window_close (window);
+  stop_etcd ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -388,5 +471,6 @@ main (int    argc,
     return 0;
   g_test_add_func ("/inspector/etcd-beside-folder", test_etcd_beside_folder);
   g_test_add_func ("/inspector/etcd-holder-killed", test_etcd_holder_killed);
+  g_test_add_func ("/inspector/etcd-row-holder-exited", test_etcd_row_holder_exited);
   return g_test_run ();
 }
