@@ -117,6 +117,27 @@ hold (const char *uri,
   return holder;
 }
 
+/* Starts etcd and `flctl hold --name HOLDER_NAME etcd://.../PREFIX/NAME`; sets the root and the
+ * target. NULL, the test skipped, when there is no etcd. */
+static GSubprocess *
+start_holding (const char  *prefix,
+               const char  *name,
+               const char  *holder_name,
+               char       **root,
+               char       **target)
+{
+  g_autofree char *reason = start_etcd ();
+
+  if (reason != NULL)
+    {
+      g_test_skip (reason);
+      return NULL;
+    }
+  *root = g_strdup_printf ("etcd://%s/%s", etcd_hostport, prefix);
+  *target = g_strdup_printf ("%s/%s", *root, name);
+  return hold (*target, holder_name);
+}
+
 static int
 pid_of (GSubprocess *process)
 {
@@ -147,6 +168,21 @@ row_is (gpointer data)
   return r->pid == 0;
 }
 
+/* Typed into the Watched Folders popover's etcd entry, as a person adds a prefix; returns once
+ * the target's row is listed with @pid as its holder. */
+static void
+watch_prefix (InspectorWindow *window,
+              const char      *root,
+              const char      *target,
+              int              pid)
+{
+  Row row = { window, target, pid };
+
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
+  g_signal_emit_by_name (window->etcd_entry, "activate");
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+}
+
 static gboolean
 banner_shown (gpointer data)
 {
@@ -159,7 +195,6 @@ static void
 test_etcd_beside_folder (void)
 {
   InspectorWindow *window = NULL;
-  g_autofree char *reason = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
   g_autofree char *lease = NULL;
@@ -168,15 +203,9 @@ test_etcd_beside_folder (void)
   guint n_demo;
   Row row;
 
-  reason = start_etcd ();
-  if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
-  target = g_strdup_printf ("%s/orders.db", root);
-  holder = hold (target, "order-writer");
+  holder = start_holding ("fl-ui", "orders.db", "order-writer", &root, &target);
+  if (holder == NULL)
+    return;
 
   window = ui_window_with_demo ();
   n_demo = g_list_model_get_n_items (_inspector_window_get_rows (window));
@@ -190,10 +219,8 @@ test_etcd_beside_folder (void)
   g_assert_nonnull (strstr (gtk_label_get_text (window->banner_label), "etcd://"));
   gtk_revealer_set_reveal_child (window->banner, FALSE);
 
-  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
-  g_signal_emit_by_name (window->etcd_entry, "activate");
+  watch_prefix (window, root, target, pid_of (holder));
   row = (Row) { window, target, pid_of (holder) };
-  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (window->etcd_entry)), ==, "");
   g_assert_true (gtk_column_view_column_get_visible (window->host_column));
   g_assert_true (gtk_column_view_column_get_visible (window->lease_column));
@@ -314,7 +341,6 @@ static void
 test_etcd_holder_killed (void)
 {
   InspectorWindow *window = NULL;
-  g_autofree char *reason = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
   g_autofree char *expect = NULL;
@@ -326,22 +352,14 @@ test_etcd_holder_killed (void)
   Row row;
   int pid;
 
-  reason = start_etcd ();
-  if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
-  target = g_strdup_printf ("%s/killed.db", root);
-  holder = hold (target, "doomed-writer");
+  holder = start_holding ("fl-ui", "killed.db", "doomed-writer", &root, &target);
+  if (holder == NULL)
+    return;
   pid = pid_of (holder);
 
   window = ui_window_with_demo ();
-  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
-  g_signal_emit_by_name (window->etcd_entry, "activate");
+  watch_prefix (window, root, target, pid);
   row = (Row) { window, target, pid };
-  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
   g_assert_true (_inspector_window_select_path (window, "fl-ui/killed.db"));
   evidence = (Evidence) { window, "which etcd judges alive" };
   g_assert_true (evidence_says (&evidence));
@@ -405,7 +423,6 @@ static void
 test_etcd_row_holder_exited (void)
 {
   InspectorWindow *window = NULL;
-  g_autofree char *reason = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
   g_autofree char *other = NULL;
@@ -413,24 +430,14 @@ test_etcd_row_holder_exited (void)
   GListModel *rows;
   GSubprocess *holder;
   RowState state;
-  Row row;
   gint64 killed;
 
-  reason = start_etcd ();
-  if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  root = g_strdup_printf ("etcd://%s/fl-row", etcd_hostport);
-  target = g_strdup_printf ("%s/row.db", root);
-  holder = hold (target, "row-writer");
+  holder = start_holding ("fl-row", "row.db", "row-writer", &root, &target);
+  if (holder == NULL)
+    return;
 
   window = ui_window_with_demo ();
-  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
-  g_signal_emit_by_name (window->etcd_entry, "activate");
-  row = (Row) { window, target, pid_of (holder) };
-  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+  watch_prefix (window, root, target, pid_of (holder));
   other = ui_demo_path (window, "report.csv.lock");
   g_assert_true (_inspector_window_select_path (window, other));
   state = (RowState) { window, "fl-row/row.db", "Held" };
