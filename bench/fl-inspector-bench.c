@@ -186,6 +186,9 @@ measure_burst (InspectorWindow *window,
   took_us = g_get_monotonic_time () - start;
   cpu = thread_cpu_us () - cpu;
 
+  /* For `perf report --time` on a profile taken with `perf record -k CLOCK_MONOTONIC`. */
+  g_print ("%s_burst_window %.6f,%.6f s (monotonic)\n", mode, start / 1e6,
+           (start + took_us) / 1e6);
   g_print ("%s_worst_stall_create %.1f ms\n", mode, stall_add / 1000.0);
   g_print ("%s_worst_stall_remove %.1f ms\n", mode, stall_remove / 1000.0);
   g_print ("%s_idle_worst_gap %.1f ms\n", mode, idle.worst / 1000.0);

@@ -4,8 +4,8 @@
  * 100,000 files load fast. The pane reads the one selected file again with every detail.
  *
  * The pane follows the selected entry's snapshot through a GSignalGroup. An etcd holder is
- * read again by libfl once a second while it is shown (inspector-etcd-reread.c): the model
- * hears nothing from etcd when a holder dies, and the lease's countdown moves.
+ * read again by libfl once a second while it is shown (inspector-etcd-reread.c): the lease's
+ * countdown moves while etcd reports nothing.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

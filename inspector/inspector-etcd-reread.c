@@ -2,11 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The directory model reads an etcd prefix again only when etcd reports a change, and a holder
- * that is SIGKILLed changes nothing in etcd until its lease expires. The details pane asks
- * libfl again, once a second, about the one lock it shows: libfl then says the holder exited
- * and how long the lease has left (docs/etcd.md, "Inspection"), so the window never judges
- * by itself. A read takes a round trip or two to etcd: never on the main thread.
+ * The directory model reads an etcd prefix again when etcd reports a change or a holder of this
+ * machine exits (its row then says "Held: holder exited"); nothing in etcd moves while the
+ * lease of a SIGKILLed holder runs out. The details pane asks libfl again, once a second,
+ * about the one lock it shows, for what does move: how long the lease has left (docs/etcd.md,
+ * "Inspection"); the window never judges by itself. A read takes
+ * a round trip or two to etcd: never on the main thread.
  */
 #include "config.h"
 

@@ -1,8 +1,13 @@
 /* inspector-window-private.h: what the window's files share, and the tests' hooks
  *
- * The parts call each other in one direction: inspector-window.c -> -rows.c -> -top.c;
- * inspector-window.c -> -layout.c, -actions.c -> -work.c, -folders.c -> -window-columns.c,
- * -banner.c, -notify.c (and inspector-columns.c, the cells' callbacks).
+ * One class, InspectorWindow, split by concern as GNOME Text Editor splits its window:
+ * inspector-window.c (the class: list, search, layout, banner), -actions.c (what a person
+ * does), -cells.c (what the list's cells compute), -columns.c (columns shown, sort
+ * remembered), -folders.c (the watched folders), -notify.c, -rows.c (cursor and row menu),
+ * -top.c (the list kept at its top while it fills), -work.c (a bulk removal). They call each
+ * other in one direction: inspector-window.c -> -rows.c -> -top.c; inspector-window.c ->
+ * -actions.c -> -work.c, -folders.c -> -columns.c, -notify.c, and everything reports to the
+ * banner (inspector-window.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -99,10 +104,10 @@ struct _InspectorWindow
   GCancellable         *work;          /* the bulk removal under way, if any */
 };
 
-/* inspector-columns.c */
+/* inspector-window-cells.c */
 gboolean    _inspector_window_matches          (InspectorWindow *self,
                                                 FlEntry         *item);
-void        _inspector_columns_bind_callbacks  (GtkWidgetClass  *widget_class);
+void        _inspector_window_bind_cell_callbacks (GtkWidgetClass *widget_class);
 
 /* inspector-window.c */
 /* Also a test hook: what the once-a-second timer does. */
@@ -154,6 +159,8 @@ void        _inspector_window_update_columns   (InspectorWindow *self);
 /* Also a test hook: the sort the header shows ("age", ...), NULL when unsorted. */
 const char *_inspector_window_get_sort         (InspectorWindow *self,
                                                 gboolean        *descending);
+/* Also a test hook: whether the details pane is below the list. */
+gboolean    _inspector_window_is_narrow        (InspectorWindow *self);
 
 /* inspector-window-top.c */
 void        _inspector_window_setup_top        (InspectorWindow *self);
@@ -161,17 +168,12 @@ void        _inspector_window_teardown_top     (InspectorWindow *self);
 void        _inspector_window_keep_top         (InspectorWindow *self,
                                                 gboolean         keep);
 
-/* inspector-window-layout.c */
-void        _inspector_window_update_layout    (InspectorWindow *self,
-                                                int              width);
-gboolean    _inspector_window_is_narrow        (InspectorWindow *self);
 
 /* inspector-window-work.c */
 void        _inspector_window_remove_orphans   (InspectorWindow *self,
                                                 GPtrArray       *seen);
 void        _inspector_window_stop_work        (InspectorWindow *self);
 
-/* inspector-window-banner.c */
 void        _inspector_window_show_banner      (InspectorWindow *self,
                                                 gboolean         success,
                                                 const char      *text);

@@ -250,6 +250,111 @@ tick_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The layout: the details pane beside the list on a wide window, below it on a narrow one.
+ *
+ * Widths are logical pixels, so a HiDPI screen at scale 2 counts as half as wide: the same
+ * rule covers both. The pane's position beside the list is remembered (details-position);
+ * below the list it is not, since it depends on the height. */
+
+/* Below this, the list and the details (300 px at least) would not both be readable. */
+#define NARROW_BELOW_PX 840
+
+static void
+apply_layout_cb (gpointer user_data)
+{
+  InspectorWindow *self = user_data;
+  GtkOrientation want = self->narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL;
+
+  self->layout_id = 0;
+  if (gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned)) == want)
+    return;
+  /* GTK 4.8's paned keeps its measurements across a change of orientation (a CRITICAL
+   * "reports a minimum height ... Expect overlapping widgets"): measured again below. */
+  gtk_widget_queue_resize (GTK_WIDGET (self->paned));
+
+  if (self->narrow)
+    {
+      g_settings_unbind (self->paned, "position");
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (self->paned), want);
+      gtk_paned_set_position (self->paned,
+                              MAX (gtk_widget_get_height (GTK_WIDGET (self->paned)), 400) * 3 / 5);
+    }
+  else
+    {
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (self->paned), want);
+      g_settings_bind (self->settings, "details-position", self->paned, "position",
+                       G_SETTINGS_BIND_DEFAULT);
+    }
+  gtk_widget_queue_resize (GTK_WIDGET (self->paned));
+}
+
+/* From size_allocate and constructed: the change waits for an idle, since a layout must not change while it
+ * is being allocated. */
+static void
+update_layout (InspectorWindow *self,
+               int              width)
+{
+  gboolean narrow = width < NARROW_BELOW_PX;
+
+  if (narrow == self->narrow && self->layout_id == 0
+      && gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned))
+         == (narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL))
+    return;
+  self->narrow = narrow;
+  if (!gtk_widget_get_realized (GTK_WIDGET (self)))
+    {
+      /* Before the first frame (from the remembered width): at once, so the window is never
+       * measured with the wrong layout. */
+      g_clear_handle_id (&self->layout_id, g_source_remove);
+      apply_layout_cb (self);
+    }
+  else if (self->layout_id == 0)
+    self->layout_id = g_idle_add_once (apply_layout_cb, self);
+}
+
+gboolean
+_inspector_window_is_narrow (InspectorWindow *self)
+{
+  return gtk_orientable_get_orientation (GTK_ORIENTABLE (self->paned))
+         == GTK_ORIENTATION_VERTICAL;
+}
+
+/* The banner, which every part of the window reports to. */
+
+/* A success is news for a while; a failure stays until dismissed (or replaced), since it
+ * says what to do. */
+#define SUCCESS_SHOWN_S 10
+
+static void
+hide_banner_cb (gpointer user_data)
+{
+  InspectorWindow *self = user_data;
+
+  self->banner_id = 0;
+  /* The news is over; what the model cannot read is still true, and said again. */
+  if (self->problems_text != NULL)
+    _inspector_window_show_banner (self, FALSE, self->problems_text);
+  else
+    gtk_revealer_set_reveal_child (self->banner, FALSE);
+}
+
+void
+_inspector_window_show_banner (InspectorWindow *self,
+                               gboolean         success,
+                               const char      *text)
+{
+  g_clear_handle_id (&self->banner_id, g_source_remove);
+  if (success)
+    self->banner_id = g_timeout_add_once (SUCCESS_SHOWN_S * 1000, hide_banner_cb, self);
+
+  gtk_image_set_from_icon_name (self->banner_icon,
+                                success ? "emblem-ok-symbolic" : "dialog-error-symbolic");
+  gtk_label_set_text (self->banner_label, text);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->banner), success ? "error" : "success");
+  gtk_widget_add_css_class (GTK_WIDGET (self->banner), success ? "success" : "error");
+  gtk_revealer_set_reveal_child (self->banner, TRUE);
+}
+
 static void
 inspector_window_map (GtkWidget *widget)
 {
@@ -277,7 +382,7 @@ inspector_window_size_allocate (GtkWidget *widget,
 {
   GTK_WIDGET_CLASS (inspector_window_parent_class)->size_allocate (widget, width, height,
                                                                    baseline);
-  _inspector_window_update_layout (INSPECTOR_WINDOW (widget), width);
+  update_layout (INSPECTOR_WINDOW (widget), width);
 }
 
 /* In constructed, not init: GtkWindow's "maximized" is a construct property, whose default
@@ -300,7 +405,7 @@ inspector_window_constructed (GObject *object)
   g_settings_bind (self->settings, "view", self->views, "visible-child-name",
                    G_SETTINGS_BIND_DEFAULT);
   /* The layout the remembered size asks for from the start, not after a first frame. */
-  _inspector_window_update_layout (self, g_settings_get_int (self->settings, "window-width"));
+  update_layout (self, g_settings_get_int (self->settings, "window-width"));
 }
 
 static void
@@ -475,7 +580,7 @@ inspector_window_class_init (InspectorWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, format_counts_cb);
-  _inspector_columns_bind_callbacks (widget_class);
+  _inspector_window_bind_cell_callbacks (widget_class);
   _inspector_window_install_actions (widget_class);
   _inspector_window_install_row_actions (widget_class);
 }

@@ -416,7 +416,7 @@ snapshot_of (Reading    *r,
   g_autofree char *who = NULL;
   g_autofree char *reason = NULL;
   FlSnapshotEtcd f = { 0 };
-  FlRecordedProcess gone;
+  FlRecordedProcess probed = FL_RECORDED_NOT_HERE;
   const char *raw;
   gsize raw_len = 0;
 
@@ -425,6 +425,11 @@ snapshot_of (Reading    *r,
   /* Without a quorum no member can say how long a lease has left; none expires either. */
   f.lease_ttl = place == 0 && r->no_quorum == NULL ? lease_ttl (r, f.lease, &problem) : -1;
   meta_read (r, name, f.lease, &m);
+  /* The holder, while its lease runs: is its process on this machine, and still there? */
+  if (place == 0 && f.lease_ttl > 0)
+    probed = _fl_identity_probe_record (m.identity, (int) m.pid);
+  /* Running here: the model watches it (a pidfd) and reads the lock again when it exits. */
+  f.holder_here = probed == FL_RECORDED_RUNNING;
 
   if (m.problem != NULL)
     who = g_strdup (m.problem);
@@ -438,14 +443,13 @@ snapshot_of (Reading    *r,
   else if (f.lease_ttl == 0)
     reason = g_strdup_printf (_("its lease %llx has just expired: etcd is deleting the key; %s"),
                               (unsigned long long) f.lease, who);
-  else if (f.lease_ttl > 0 && (gone = _fl_identity_probe_record (m.identity, (int) m.pid))
-                              >= FL_RECORDED_EXITED)
+  else if (probed >= FL_RECORDED_EXITED)
     {
       /* Still held: etcd is the judge, and the lease runs until its TTL is out. But the
        * holder is proven gone from this machine, so nothing keeps the lease alive: it ends
        * then without anyone's help, and the next in line holds. */
       f.holder_exited = TRUE;
-      reason = gone == FL_RECORDED_REUSED
+      reason = probed == FL_RECORDED_REUSED
         /* TRANSLATORS: "holder exited: PID 18583 on db2 is now another process; ..." */
         ? g_strdup_printf (_("holder exited: PID %lld on %s is now another process; its lease "
                              "%llx expires in %lld s, and etcd then deletes the key"),

@@ -217,9 +217,16 @@ _fl_directory_model_queue_pid (FlDirectoryModel *self,
     {
       FlSnapshot *snap = fl_entry_get_snapshot (_fl_model_store_get_entry (&self->store, i));
 
-      if (fl_snapshot_get_pid (snap) == pid
-          && !_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND))
+      if (fl_snapshot_get_pid (snap) != pid)
+        continue;
+      if (!_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND))
         _fl_model_monitor_queue (&self->monitor, fl_snapshot_get_path (snap), 0);
+      /* An etcd holder of this machine exited: etcd says nothing until its lease ends, but
+       * libfl can say now that the holder is gone (fl_snapshot_get_holder_exited()). Its
+       * root is read again as a whole, as for a change its watch reports. */
+      else if (_fl_snapshot_has_traits (snap, FL_SNAPSHOT_HOLDER_HERE))
+        _fl_directory_model_rescan_root (self, _fl_model_roots_covering (self->roots, NULL,
+                                                                         _fl_snapshot_get_key (snap)));
     }
 }
 

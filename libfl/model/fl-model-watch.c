@@ -109,9 +109,11 @@ pidfd_ready_cb (FlHandle fd,
 static gboolean
 wants_pid_watch (FlSnapshot *snap)
 {
-  /* A holder its backend judged (an etcd lease) may be of another machine: no pidfd here. */
+  /* A holder its backend judged (an etcd lease) may be of another machine: no pidfd here,
+   * unless the backend proved it runs on this one. */
   return fl_snapshot_get_liveness (snap) == FL_LIVENESS_ALIVE && fl_snapshot_get_pid (snap) > 0
-         && !_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND);
+         && (!_fl_snapshot_has_traits (snap, FL_SNAPSHOT_JUDGED_BY_BACKEND)
+             || _fl_snapshot_has_traits (snap, FL_SNAPSHOT_HOLDER_HERE));
 }
 
 static void

@@ -250,6 +250,8 @@ _fl_snapshot_new_etcd (const FlSnapshotEtcd *e)
    * prefix) is judged by its evidence, as before. */
   if (e->lease > 0)
     self->traits |= FL_SNAPSHOT_LEASED;
+  if (e->holder_here)
+    self->traits |= FL_SNAPSHOT_HOLDER_HERE;
   self->holder_exited = e->holder_exited;
   if (!e->waiting)
     self->waiters = g_ptr_array_new_with_free_func (g_object_unref);

@@ -26,6 +26,10 @@ typedef enum
   FL_SNAPSHOT_WAITERS_INSIDE = 1 << 2,
   /* Held by a lease: its state is the lease's (held or waiting while it lives). */
   FL_SNAPSHOT_LEASED = 1 << 3,
+  /* Judged by its backend, but its holder's process was proven to run on this machine (the
+   * same boot and PID namespace): a pidfd may watch it, and its exit is a reason to read the
+   * lock again (the backend hears nothing of it until the lease ends). */
+  FL_SNAPSHOT_HOLDER_HERE = 1 << 4,
 } FlSnapshotTraits;
 
 /* The fields, for the files that make up the object (fl-snapshot.c, fl-snapshot-build.c,
@@ -141,6 +145,7 @@ typedef struct
   gint64      revision;
   gboolean    waiting;
   gboolean    holder_exited; /* a holder on this machine is gone; its lease still runs */
+  gboolean    holder_here;   /* a holder proven to run on this machine */
   gint64      captured_at;
 } FlSnapshotEtcd;
 

@@ -117,6 +117,27 @@ hold (const char *uri,
   return holder;
 }
 
+/* Starts etcd and `flctl hold --name HOLDER_NAME etcd://.../PREFIX/NAME`; sets the root and the
+ * target. NULL, the test skipped, when there is no etcd. */
+static GSubprocess *
+start_holding (const char  *prefix,
+               const char  *name,
+               const char  *holder_name,
+               char       **root,
+               char       **target)
+{
+  g_autofree char *reason = start_etcd ();
+
+  if (reason != NULL)
+    {
+      g_test_skip (reason);
+      return NULL;
+    }
+  *root = g_strdup_printf ("etcd://%s/%s", etcd_hostport, prefix);
+  *target = g_strdup_printf ("%s/%s", *root, name);
+  return hold (*target, holder_name);
+}
+
 static int
 pid_of (GSubprocess *process)
 {
@@ -147,6 +168,21 @@ row_is (gpointer data)
   return r->pid == 0;
 }
 
+/* Typed into the Watched Folders popover's etcd entry, as a person adds a prefix; returns once
+ * the target's row is listed with @pid as its holder. */
+static void
+watch_prefix (InspectorWindow *window,
+              const char      *root,
+              const char      *target,
+              int              pid)
+{
+  Row row = { window, target, pid };
+
+  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
+  g_signal_emit_by_name (window->etcd_entry, "activate");
+  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
+}
+
 static gboolean
 banner_shown (gpointer data)
 {
@@ -159,7 +195,6 @@ static void
 test_etcd_beside_folder (void)
 {
   InspectorWindow *window = NULL;
-  g_autofree char *reason = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
   g_autofree char *lease = NULL;
@@ -168,15 +203,9 @@ test_etcd_beside_folder (void)
   guint n_demo;
   Row row;
 
-  reason = start_etcd ();
-  if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
-  target = g_strdup_printf ("%s/orders.db", root);
-  holder = hold (target, "order-writer");
+  holder = start_holding ("fl-ui", "orders.db", "order-writer", &root, &target);
+  if (holder == NULL)
+    return;
 
   window = ui_window_with_demo ();
   n_demo = g_list_model_get_n_items (_inspector_window_get_rows (window));
@@ -190,10 +219,8 @@ test_etcd_beside_folder (void)
   g_assert_nonnull (strstr (gtk_label_get_text (window->banner_label), "etcd://"));
   gtk_revealer_set_reveal_child (window->banner, FALSE);
 
-  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
-  g_signal_emit_by_name (window->etcd_entry, "activate");
+  watch_prefix (window, root, target, pid_of (holder));
   row = (Row) { window, target, pid_of (holder) };
-  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (window->etcd_entry)), ==, "");
   g_assert_true (gtk_column_view_column_get_visible (window->host_column));
   g_assert_true (gtk_column_view_column_get_visible (window->lease_column));
@@ -314,7 +341,6 @@ static void
 test_etcd_holder_killed (void)
 {
   InspectorWindow *window = NULL;
-  g_autofree char *reason = NULL;
   g_autofree char *root = NULL;
   g_autofree char *target = NULL;
   g_autofree char *expect = NULL;
@@ -326,22 +352,14 @@ test_etcd_holder_killed (void)
   Row row;
   int pid;
 
-  reason = start_etcd ();
-  if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  root = g_strdup_printf ("etcd://%s/fl-ui", etcd_hostport);
-  target = g_strdup_printf ("%s/killed.db", root);
-  holder = hold (target, "doomed-writer");
+  holder = start_holding ("fl-ui", "killed.db", "doomed-writer", &root, &target);
+  if (holder == NULL)
+    return;
   pid = pid_of (holder);
 
   window = ui_window_with_demo ();
-  gtk_editable_set_text (GTK_EDITABLE (window->etcd_entry), root);
-  g_signal_emit_by_name (window->etcd_entry, "activate");
+  watch_prefix (window, root, target, pid);
   row = (Row) { window, target, pid };
-  g_assert_true (fl_test_wait_until (row_is, &row, 20000));
   g_assert_true (_inspector_window_select_path (window, "fl-ui/killed.db"));
   evidence = (Evidence) { window, "which etcd judges alive" };
   g_assert_true (evidence_says (&evidence));
@@ -380,6 +398,78 @@ test_etcd_holder_killed (void)
   stop_etcd ();
 }
 
+typedef struct
+{
+  InspectorWindow *window;
+  const char      *path;   /* the row's lock, as its Lock cell's tooltip names it */
+  const char      *state;
+} RowState;
+
+/* What the list draws in the row's State cell (not the model's word for it). */
+static gboolean
+row_state_is (gpointer data)
+{
+  RowState *r = data;
+  g_autoptr(GHashTable) states = ui_rendered_states (GTK_WIDGET (r->window->column_view));
+
+  return g_strcmp0 (g_hash_table_lookup (states, r->path), r->state) == 0;
+}
+
+/* A SIGKILLed holder on this machine: etcd keeps its key until the lease ends, but the row
+ * (not only the details, which read the shown lock again) says the holder exited at once: the
+ * model watches the holder's process and reads the prefix again when it exits. Another row
+ * is selected, so the details pane has no part in it. */
+static void
+test_etcd_row_holder_exited (void)
+{
+  InspectorWindow *window = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *other = NULL;
+  g_autoptr(FlEntry) entry = NULL;
+  GListModel *rows;
+  GSubprocess *holder;
+  RowState state;
+  gint64 killed;
+
+  holder = start_holding ("fl-row", "row.db", "row-writer", &root, &target);
+  if (holder == NULL)
+    return;
+
+  window = ui_window_with_demo ();
+  watch_prefix (window, root, target, pid_of (holder));
+  other = ui_demo_path (window, "report.csv.lock");
+  g_assert_true (_inspector_window_select_path (window, other));
+  state = (RowState) { window, "fl-row/row.db", "Held" };
+  g_assert_true (fl_test_wait_until (row_state_is, &state, 5000));
+
+  g_subprocess_send_signal (holder, SIGKILL);
+  g_assert_true (g_subprocess_wait (holder, NULL, NULL));
+  g_object_unref (holder);
+  killed = g_get_monotonic_time ();
+
+  /* Well before the lease could end (its TTL is tens of seconds): no etcd event brings it. */
+  state.state = "Held: holder exited";
+  g_assert_true (fl_test_wait_until (row_state_is, &state, 2000));
+  g_test_message ("the row said it %.0f ms after the kill",
+                  (g_get_monotonic_time () - killed) / 1000.0);
+  /* libfl's word, not the window's: held (etcd is the judge), its holder exited. */
+  rows = _inspector_window_get_rows (window);
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && entry == NULL; i++)
+    {
+      g_autoptr(FlEntry) item = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (fl_snapshot_get_target (fl_entry_get_snapshot (item)), target) == 0)
+        entry = g_steal_pointer (&item);
+    }
+  g_assert_nonnull (entry);
+  g_assert_true (fl_snapshot_get_holder_exited (fl_entry_get_snapshot (entry)));
+  g_assert_cmpint (fl_snapshot_get_state (fl_entry_get_snapshot (entry)), ==,
+                   FL_ENTRY_STATE_HELD);
+  ui_window_close (window);
+  stop_etcd ();
+}
+
 int
 main (int    argc,
       char **argv)
@@ -388,5 +478,6 @@ main (int    argc,
     return 0;
   g_test_add_func ("/inspector/etcd-beside-folder", test_etcd_beside_folder);
   g_test_add_func ("/inspector/etcd-holder-killed", test_etcd_holder_killed);
+  g_test_add_func ("/inspector/etcd-row-holder-exited", test_etcd_row_holder_exited);
   return g_test_run ();
 }

@@ -1,4 +1,4 @@
-/* inspector-columns.c: what the column view's cells and sorters compute, and the filter
+/* inspector-window-cells.c: what the column view's cells and sorters compute, and the search
  *
  * The cells are declared in cell-*.ui (GtkBuilderListItemFactory templates) and bind to the
  * entry's "snapshot": a lock that changes refreshes its row in place. Words that need a
@@ -308,7 +308,7 @@ _inspector_window_matches (InspectorWindow *self,
 }
 
 void
-_inspector_columns_bind_callbacks (GtkWidgetClass *widget_class)
+_inspector_window_bind_cell_callbacks (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, basename_cb);
   gtk_widget_class_bind_template_callback (widget_class, lock_name_cb);
