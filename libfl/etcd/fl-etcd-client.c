@@ -361,6 +361,14 @@ new_message (FlEtcdClient  *client,
       return NULL;
     }
   soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  /* Only a member with a leader may answer (the gateway passes Grpc-Metadata-* on as gRPC
+   * metadata; etcd's "hasleader"): one cut from its peers then says "no leader" at once, and
+   * ends a watch 3 election timeouts after it lost its leader, instead of answering from its
+   * stale copy or holding a watch open and silent (issue 30). The one exception is the read
+   * that asks for the member's own copy on purpose: the fallback without a quorum. */
+  if (strstr (body, "\"serializable\":true") == NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg),
+                                  "Grpc-Metadata-hasleader", "true");
   if (token != NULL && token[0] != '\0')
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
                                   token);
@@ -434,15 +442,25 @@ call_endpoints (FlEtcdClient  *client,
     {
       const char *endpoint = client->endpoints[client->current];
       g_autoptr(GBytes) response = NULL;
+      gboolean last = tried + 1 == client->n_endpoints;
+      FlEtcdOp attempt;
       guint status = 0;
 
       g_clear_error (&last_error);
-      response = post (client, endpoint, path, body, token, op, &status, &last_error);
+      /* Each member but the last of the round gets FL_ETCD_ATTEMPT_US to connect and answer:
+       * one that accepts and never answers (a black hole, a paused member) is passed over
+       * (issue 30). The last one gets what is left of the caller's deadline, so that a
+       * cluster that is merely slow still answers. */
+      _fl_etcd_op_begin (&attempt, op,
+                         last ? -1 : g_get_monotonic_time () + FL_ETCD_ATTEMPT_US);
+      response = post (client, endpoint, path, body, token, attempt.op, &status, &last_error);
+      _fl_etcd_op_end (&attempt);
       if (response == NULL)
         {
           if (g_cancellable_is_cancelled (op))
             break;
-          /* Cannot reach this one: the next endpoint, and it first from now on. */
+          /* Cannot reach this one, or no answer in time: the next endpoint, and it first
+           * from now on. */
           client->current = (client->current + 1) % client->n_endpoints;
           continue;
         }

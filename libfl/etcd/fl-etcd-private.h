@@ -75,6 +75,11 @@ gboolean     _fl_etcd_auth_is_invalid_token (guint    status,
                                              GBytes  *body,
                                              gboolean sent_none);
 
+/* How long one member, not the last one tried, has to connect and answer a unary call before
+ * the next is asked (every call libfl makes is answered in milliseconds by a member with a
+ * leader; one without says so at once). */
+#define FL_ETCD_ATTEMPT_US (3 * G_USEC_PER_SEC)
+
 /* A blocking client. Its session has no HTTP timeout (a lock call waits as long as it must,
  * pitfall 7): deadlines are cancellations. Endpoints are tried in turn when one cannot be
  * reached; the one that answered is tried first next time. */
