@@ -422,20 +422,22 @@ post (FlEtcdClient  *client,
   return response;
 }
 
-/* The endpoints in turn until one answers. *@invalid_token is set when the answer says the
- * token must be renewed. */
+/* One round: the endpoints in turn, from the current one, until one answers. NULL with
+ * @error (*@final when a member answered it: asking again would not change it), and with
+ * @leaderless when a member answered that it has no leader. *@invalid_token is set when the
+ * answer says the token must be renewed. */
 static JsonObject *
-call_endpoints (FlEtcdClient  *client,
-                const char    *path,
-                const char    *body,
-                const char    *token,
-                GCancellable  *op,
-                GCancellable  *cancellable,
-                gboolean      *invalid_token,
-                GError       **error)
+call_round (FlEtcdClient  *client,
+            const char    *path,
+            const char    *body,
+            const char    *token,
+            GCancellable  *op,
+            gboolean      *invalid_token,
+            GError       **leaderless,
+            gboolean      *final,
+            GError       **error)
 {
   g_autoptr(GError) last_error = NULL;
-  g_autoptr(GError) leaderless = NULL;
   JsonObject *ret = NULL;
 
   for (guint tried = 0; tried < client->n_endpoints; tried++)
@@ -474,14 +476,15 @@ call_endpoints (FlEtcdClient  *client,
            * speaks for itself alone: another may have a leader, and is asked first from now
            * on. Every request libfl sends may be sent twice (issue 30): a grant twice leaves
            * a spare lease to expire, the rest are idempotent. */
-          if (_fl_etcd_error_is_leaderless (last_error) && tried + 1 < client->n_endpoints)
+          if (_fl_etcd_error_is_leaderless (last_error))
             {
               g_debug ("etcd at %s: %s; asking the next member", endpoint, last_error->message);
-              g_clear_error (&leaderless);
-              leaderless = g_steal_pointer (&last_error);
+              g_clear_error (leaderless);
+              *leaderless = g_steal_pointer (&last_error);
               client->current = (client->current + 1) % client->n_endpoints;
               continue;
             }
+          *final = TRUE;
           g_propagate_error (error, g_steal_pointer (&last_error));
           return NULL;
         }
@@ -491,6 +494,64 @@ call_endpoints (FlEtcdClient  *client,
                      _("etcd at %s answered %s with something that is not a JSON object"),
                      endpoint, path);
       return ret;
+    }
+  if (last_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&last_error));
+  return NULL;
+}
+
+/* A pause that @op ends early. */
+static void
+pause_op (GCancellable *op,
+          guint         ms)
+{
+  GPollFD pfd;
+
+  if (g_cancellable_make_pollfd (op, &pfd))
+    {
+      g_poll (&pfd, 1, (int) ms);
+      g_cancellable_release_fd (op);
+    }
+  else
+    g_usleep ((gulong) ms * 1000);
+}
+
+/* The endpoints in turn until one answers. While every member that answers has no leader
+ * (an election; each request asks for a leader, so they say so at once) the round is
+ * repeated for as long as etcd itself would have held the request, FL_ETCD_ELECTION_US. */
+static JsonObject *
+call_endpoints (FlEtcdClient  *client,
+                const char    *path,
+                const char    *body,
+                const char    *token,
+                GCancellable  *op,
+                GCancellable  *cancellable,
+                gboolean      *invalid_token,
+                GError       **error)
+{
+  gint64 election_end = g_get_monotonic_time () + FL_ETCD_ELECTION_US;
+  g_autoptr(GError) last_error = NULL;
+  g_autoptr(GError) leaderless = NULL;
+  JsonObject *ret = NULL;
+  gboolean final = FALSE;
+
+  for (;;)
+    {
+      g_clear_error (&last_error);
+      g_clear_error (&leaderless);
+      ret = call_round (client, path, body, token, op, invalid_token, &leaderless, &final,
+                        &last_error);
+      if (ret != NULL || final || leaderless == NULL || g_cancellable_is_cancelled (op) ||
+          g_get_monotonic_time () + FL_ETCD_ELECTION_PAUSE_MS * 1000 >= election_end)
+        break;
+      pause_op (op, FL_ETCD_ELECTION_PAUSE_MS);
+    }
+  if (ret != NULL)
+    return ret;
+  if (final)
+    {
+      g_propagate_error (error, g_steal_pointer (&last_error));
+      return NULL;
     }
 
   if (g_cancellable_is_cancelled (op))

@@ -78,7 +78,13 @@ gboolean     _fl_etcd_auth_is_invalid_token (guint    status,
 /* How long one member, not the last one tried, has to connect and answer a unary call before
  * the next is asked (every call libfl makes is answered in milliseconds by a member with a
  * leader; one without says so at once). */
-#define FL_ETCD_ATTEMPT_US (3 * G_USEC_PER_SEC)
+#define FL_ETCD_ATTEMPT_US (1 * G_USEC_PER_SEC)
+
+/* How long a call asks again while every member that answers has no leader (an election,
+ * or no quorum): as long as etcd itself holds a request without a leader before it answers
+ * "request timed out"; and the pause between rounds. */
+#define FL_ETCD_ELECTION_US       (7 * G_USEC_PER_SEC)
+#define FL_ETCD_ELECTION_PAUSE_MS 100
 
 /* A blocking client. Its session has no HTTP timeout (a lock call waits as long as it must,
  * pitfall 7): deadlines are cancellations. Endpoints are tried in turn when one cannot be

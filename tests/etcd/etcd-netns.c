@@ -233,11 +233,14 @@ etcd_net_cluster_stop (EtcdNetCluster *net)
   for (guint i = 0; i < ETCD_CLUSTER_SIZE; i++)
     {
       etcd_server_stop (net->cluster.members[i]);
+      /* Deleted here, both ends at once: the kernel tears a namespace down later, in the
+       * background, and the next test's links have the same names. */
+      ip_run (NULL, "link del fl-c%u", i);
+      ip_run (NULL, "link del fl-p%u", i);
       g_subprocess_force_exit (net->holders[i]);
       g_subprocess_wait (net->holders[i], NULL, NULL);
       g_object_unref (net->holders[i]);
       g_free (net->ns_paths[i]);
-      /* The veths went with the namespace; their bridge ends with them. */
     }
   ip_run (NULL, "link del fl-clients");
   ip_run (NULL, "link del fl-peers");

@@ -192,6 +192,140 @@ test_waiter_behind_cut_member (void)
   child_finish (waiter);
 }
 
+static double
+seconds_since (gint64 start)
+{
+  return (g_get_monotonic_time () - start) / 1e6;
+}
+
+/* Issue 30, item 2: a first endpoint that accepts and never answers (m0 paused: the kernel
+ * still completes its connections) is passed over by every call, within the caller's
+ * deadline: try_acquire (3 s), acquire, status, list, and a waiter that waits for ever. Before,
+ * each of them waited on m0 until its deadline, and the waiter for ever. */
+static void
+test_black_hole_first_endpoint (void)
+{
+  g_autoptr(EtcdNetCluster) net = start_cluster ();
+  EtcdCluster *cluster;
+  g_autofree char *via_m0 = NULL;
+  g_autofree char *via_m1 = NULL;
+  g_autofree char *prefix = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(GPtrArray) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  Child *waiter;
+  gint64 start;
+
+  if (net == NULL)
+    return;
+  cluster = etcd_net_cluster (net);
+  via_m0 = etcd_cluster_uri (cluster, 0, "black-hole");
+  via_m1 = etcd_cluster_uri (cluster, 1, "black-hole");
+  prefix = g_strdup_printf ("etcd://%s,%s,%s/fl-test", cluster->members[0]->hostport,
+                            cluster->members[1]->hostport, cluster->members[2]->hostport);
+  etcd_server_pause (cluster->members[0], TRUE);
+
+  start = g_get_monotonic_time ();
+  lock = fl_lock_try_acquire (via_m0, options, &error);
+  g_assert_no_error (error);
+  g_test_message ("try_acquire past the black hole: %.1f s", seconds_since (start));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&lock);
+
+  start = g_get_monotonic_time ();
+  lock = fl_lock_acquire (via_m0, options, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("acquire past the black hole: %.1f s", seconds_since (start));
+
+  snapshot = fl_snapshot_new_for_target (via_m0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fl_snapshot_get_state (snapshot), ==, FL_ENTRY_STATE_HELD);
+  listed = fl_scan_directory (prefix, FL_SCAN_NONE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (listed->len, ==, 1);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+
+  /* A waiter for ever, in a process of its own (a new client starts at m0 again). */
+  holder = fl_lock_acquire (via_m1, options, NULL, &error);
+  g_assert_no_error (error);
+  waiter = spawn_holder (via_m0);
+  g_assert_true (wait_queue (cluster->members[1], "fl-test/black-hole", 2));
+  g_assert_true (fl_lock_release (holder, &error));
+  g_assert_no_error (error);
+  start = g_get_monotonic_time ();
+  g_assert_true (etcd_wait_for (child_spoke, waiter, (guint) fl_test_scaled_ms (20000)));
+  g_assert_nonnull (waiter->line);
+  g_test_message ("the waiter past the black hole held %.1f s after the release",
+                  seconds_since (start));
+  child_finish (waiter);
+  etcd_server_pause (cluster->members[0], FALSE);
+}
+
+/* Issue 30, item 3: status and list through a member cut from its peers ask a member with a
+ * leader, and say the lock is held, without a caveat; with every member cut from the others
+ * (no quorum anywhere) the read of the member's own copy says so, "not locked" included. */
+static void
+test_status_through_cut_member (void)
+{
+  g_autoptr(EtcdNetCluster) net = start_cluster ();
+  EtcdCluster *cluster;
+  g_autofree char *via_m0 = NULL;
+  g_autofree char *via_m1 = NULL;
+  g_autofree char *free_via_m0 = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 30);
+  g_autoptr(FlLock) holder = NULL;
+  g_autoptr(FlSnapshot) snapshot = NULL;
+  g_autoptr(FlSnapshot) stale = NULL;
+  g_autoptr(FlSnapshot) none = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  if (net == NULL)
+    return;
+  cluster = etcd_net_cluster (net);
+  via_m0 = etcd_cluster_uri (cluster, 0, "status-cut");
+  via_m1 = etcd_cluster_uri (cluster, 1, "status-cut");
+  free_via_m0 = etcd_cluster_uri (cluster, 0, "never-locked");
+  holder = fl_lock_acquire (via_m1, options, NULL, &error);
+  g_assert_no_error (error);
+
+  etcd_net_cut_from_peers (net, 0, TRUE);
+  g_assert_true (etcd_net_wait_leader (net, 0, FALSE, (guint) fl_test_scaled_ms (20000)));
+  start = g_get_monotonic_time ();
+  snapshot = fl_snapshot_new_for_target (via_m0, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("status through the cut member: %.1f s: %s", seconds_since (start),
+                  fl_snapshot_get_reason (snapshot));
+  g_assert_cmpint (fl_snapshot_get_state (snapshot), ==, FL_ENTRY_STATE_HELD);
+  g_assert_null (strstr (fl_snapshot_get_reason (snapshot), "without a quorum"));
+
+  /* No quorum anywhere: each member reads its own copy, and says so. */
+  etcd_net_cut_from_peers (net, 1, TRUE);
+  etcd_net_cut_from_peers (net, 2, TRUE);
+  g_assert_true (etcd_net_wait_leader (net, 1, FALSE, (guint) fl_test_scaled_ms (20000)));
+  g_assert_true (etcd_net_wait_leader (net, 2, FALSE, (guint) fl_test_scaled_ms (20000)));
+  stale = fl_snapshot_new_for_target (via_m0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (fl_snapshot_get_reason (stale), "without a quorum"));
+  none = fl_snapshot_new_for_target (free_via_m0, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_test_message ("an unlocked name without a quorum: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "without a quorum"));
+  g_clear_error (&error);
+
+  for (guint i = 0; i < ETCD_CLUSTER_SIZE; i++)
+    etcd_net_cut_from_peers (net, i, FALSE);
+  g_assert_true (etcd_net_wait_leader (net, 1, TRUE, (guint) fl_test_scaled_ms (30000)));
+  g_assert_true (fl_lock_release (holder, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -204,6 +338,10 @@ main (int argc, char **argv)
   self_path = argv[0];
 
   g_test_add_func ("/etcd/partition/waiter-behind-cut-member", test_waiter_behind_cut_member);
+  g_test_add_func ("/etcd/partition/black-hole-first-endpoint",
+                   test_black_hole_first_endpoint);
+  g_test_add_func ("/etcd/partition/status-through-cut-member",
+                   test_status_through_cut_member);
 
   return g_test_run ();
 }
