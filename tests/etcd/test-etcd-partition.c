@@ -303,6 +303,8 @@ test_status_through_cut_member (void)
                   fl_snapshot_get_reason (snapshot));
   g_assert_cmpint (fl_snapshot_get_state (snapshot), ==, FL_ENTRY_STATE_HELD);
   g_assert_null (strstr (fl_snapshot_get_reason (snapshot), "without a quorum"));
+  /* Not after etcd's own 7 s wait on the cut member: it says "no leader" at once. */
+  g_assert_cmpfloat (seconds_since (start), <, fl_test_scaled_ms (5000) / 1000.0);
 
   /* No quorum anywhere: each member reads its own copy, and says so. */
   etcd_net_cut_from_peers (net, 1, TRUE);
