@@ -361,14 +361,10 @@ new_message (FlEtcdClient  *client,
       return NULL;
     }
   soup_message_set_request_body_from_bytes (msg, "application/json", request);
-  /* Only a member with a leader may answer (the gateway passes Grpc-Metadata-* on as gRPC
-   * metadata; etcd's "hasleader"): one cut from its peers then says "no leader" at once, and
-   * ends a watch 3 election timeouts after it lost its leader, instead of answering from its
-   * stale copy or holding a watch open and silent (issue 30). The one exception is the read
-   * that asks for the member's own copy on purpose: the fallback without a quorum. */
+  /* The one request a member without a leader may answer is the read that asks for its own
+   * copy on purpose: the fallback without a quorum. */
   if (strstr (body, "\"serializable\":true") == NULL)
-    soup_message_headers_replace (soup_message_get_request_headers (msg),
-                                  "Grpc-Metadata-hasleader", "true");
+    _fl_etcd_require_leader (msg);
   if (token != NULL && token[0] != '\0')
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
                                   token);
@@ -378,6 +374,13 @@ new_message (FlEtcdClient  *client,
     g_signal_connect (msg, "request-certificate", G_CALLBACK (request_certificate_cb),
                       requested);
   return msg;
+}
+
+void
+_fl_etcd_require_leader (SoupMessage *msg)
+{
+  soup_message_headers_replace (soup_message_get_request_headers (msg),
+                                "Grpc-Metadata-hasleader", "true");
 }
 
 /* Whether a send that failed with @local_error failed in TLS: the handshake, a certificate
@@ -425,7 +428,13 @@ post (FlEtcdClient  *client,
 /* One round: the endpoints in turn, from the current one, until one answers. NULL with
  * @error (*@final when a member answered it: asking again would not change it), and with
  * @leaderless when a member answered that it has no leader. *@invalid_token is set when the
- * answer says the token must be renewed. */
+ * answer says the token must be renewed.
+ *
+ * Each member first gets FL_ETCD_ATTEMPT_US to connect and answer: one that accepts and
+ * never answers (a black hole, a paused member) is passed over (issue 30). When no member
+ * answered in that pass, the ones that were only slow (connected, no answer yet: a leader that
+ * lost its quorum, a busy machine) are asked again with what is left of the caller's
+ * deadline, so that a slow cluster still answers and etcd's own answer still comes. */
 static JsonObject *
 call_round (FlEtcdClient  *client,
             const char    *path,
@@ -438,63 +447,68 @@ call_round (FlEtcdClient  *client,
             GError       **error)
 {
   g_autoptr(GError) last_error = NULL;
+  g_autofree gboolean *slow = g_new0 (gboolean, client->n_endpoints);
+  guint first = client->current;
   JsonObject *ret = NULL;
 
-  for (guint tried = 0; tried < client->n_endpoints; tried++)
-    {
-      const char *endpoint = client->endpoints[client->current];
-      g_autoptr(GBytes) response = NULL;
-      gboolean last = tried + 1 == client->n_endpoints;
-      FlEtcdOp attempt;
-      guint status = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint tried = 0; tried < client->n_endpoints; tried++)
+      {
+        guint i = (first + tried) % client->n_endpoints;
+        const char *endpoint = client->endpoints[i];
+        g_autoptr(GBytes) response = NULL;
+        gboolean bounded = pass == 0 && client->n_endpoints > 1;
+        FlEtcdOp attempt;
+        guint status = 0;
 
-      g_clear_error (&last_error);
-      /* Each member but the last of the round gets FL_ETCD_ATTEMPT_US to connect and answer:
-       * one that accepts and never answers (a black hole, a paused member) is passed over
-       * (issue 30). The last one gets what is left of the caller's deadline, so that a
-       * cluster that is merely slow still answers. */
-      _fl_etcd_op_begin (&attempt, op,
-                         last ? -1 : g_get_monotonic_time () + FL_ETCD_ATTEMPT_US);
-      response = post (client, endpoint, path, body, token, attempt.op, &status, &last_error);
-      _fl_etcd_op_end (&attempt);
-      if (response == NULL)
-        {
-          if (g_cancellable_is_cancelled (op))
-            break;
-          /* Cannot reach this one, or no answer in time: the next endpoint, and it first
-           * from now on. */
-          client->current = (client->current + 1) % client->n_endpoints;
+        if (pass == 1 && !slow[i])
           continue;
-        }
-      if (status != SOUP_STATUS_OK)
-        {
-          if (invalid_token != NULL && token != NULL &&
-              _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
-            *invalid_token = TRUE;
-          set_http_error (client, &last_error, endpoint, path, status, response);
-          /* A member without a leader (cut from its peers), or whose request timed out,
-           * speaks for itself alone: another may have a leader, and is asked first from now
-           * on. Every request libfl sends may be sent twice (issue 30): a grant twice leaves
-           * a spare lease to expire, the rest are idempotent. */
-          if (_fl_etcd_error_is_leaderless (last_error))
-            {
-              g_debug ("etcd at %s: %s; asking the next member", endpoint, last_error->message);
-              g_clear_error (leaderless);
-              *leaderless = g_steal_pointer (&last_error);
-              client->current = (client->current + 1) % client->n_endpoints;
-              continue;
-            }
-          *final = TRUE;
-          g_propagate_error (error, g_steal_pointer (&last_error));
+        g_clear_error (&last_error);
+        _fl_etcd_op_begin (&attempt, op,
+                           bounded ? g_get_monotonic_time () + FL_ETCD_ATTEMPT_US : -1);
+        response = post (client, endpoint, path, body, token, attempt.op, &status,
+                         &last_error);
+        slow[i] = response == NULL && g_cancellable_is_cancelled (attempt.op) &&
+                  !g_cancellable_is_cancelled (op);
+        _fl_etcd_op_end (&attempt);
+        if (g_cancellable_is_cancelled (op))
           return NULL;
-        }
-      ret = _fl_etcd_json_parse (response);
-      if (ret == NULL)
-        g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                     _("etcd at %s answered %s with something that is not a JSON object"),
-                     endpoint, path);
-      return ret;
-    }
+        /* Cannot reach this one, or no answer in time: the next endpoint, and it first from
+         * now on. */
+        client->current = (i + 1) % client->n_endpoints;
+        if (response == NULL)
+          continue;
+        if (status != SOUP_STATUS_OK)
+          {
+            if (invalid_token != NULL && token != NULL &&
+                _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
+              *invalid_token = TRUE;
+            set_http_error (client, &last_error, endpoint, path, status, response);
+            /* A member without a leader (cut from its peers), or whose request timed out,
+             * speaks for itself alone: another may have a leader. Every request libfl sends
+             * may be sent twice (issue 30): a grant twice leaves a spare lease to expire, the
+             * rest are idempotent. */
+            if (_fl_etcd_error_is_leaderless (last_error))
+              {
+                g_debug ("etcd at %s: %s; asking the next member", endpoint,
+                         last_error->message);
+                g_clear_error (leaderless);
+                *leaderless = g_steal_pointer (&last_error);
+                continue;
+              }
+            client->current = i;
+            *final = TRUE;
+            g_propagate_error (error, g_steal_pointer (&last_error));
+            return NULL;
+          }
+        client->current = i;
+        ret = _fl_etcd_json_parse (response);
+        if (ret == NULL)
+          g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                       _("etcd at %s answered %s with something that is not a JSON object"),
+                       endpoint, path);
+        return ret;
+      }
   if (last_error != NULL)
     g_propagate_error (error, g_steal_pointer (&last_error));
   return NULL;
