@@ -16,6 +16,7 @@
 #include "etcd-netns.h"
 #include "etcd-test-util.h"
 #include "fl-test-util.h"
+#include "model/fl-directory-model-private.h"
 
 static char *skip_reason;   /* set when this process has no network namespace of its own */
 static const char *self_path;
@@ -328,6 +329,62 @@ test_status_through_cut_member (void)
   g_assert_no_error (error);
 }
 
+typedef struct
+{
+  FlDirectoryModel *model;
+  const char       *target;
+  gboolean          present;
+} InModel;
+
+static gboolean
+in_model_is (gpointer data)
+{
+  InModel *m = data;
+
+  return (fl_directory_model_lookup (m->model, m->target) != NULL) == m->present;
+}
+
+/* Issue 30, item 9 (flctl watch): a directory model whose watch streams from m0 sees a lock
+ * taken and released through m1 while m0 is cut from its peers. Before, m0 kept the watch open
+ * and silent, and the model (with its periodic rescan off) never saw the lock. */
+static void
+test_watch_through_cut_member (void)
+{
+  g_autoptr(EtcdNetCluster) net = start_cluster ();
+  g_autoptr(FlDirectoryModel) model = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 10);
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *via_m1 = NULL;
+  EtcdCluster *cluster;
+  InModel m;
+
+  if (net == NULL)
+    return;
+  cluster = etcd_net_cluster (net);
+  root = g_strdup_printf ("etcd://%s,%s,%s/fl-watch", cluster->members[0]->hostport,
+                          cluster->members[1]->hostport, cluster->members[2]->hostport);
+  target = g_strdup_printf ("%s/while-cut", root);
+  via_m1 = g_strdup_printf ("etcd://%s/fl-watch/while-cut", cluster->members[1]->hostport);
+  model = fl_directory_model_new (NULL);
+  _fl_directory_model_set_periodic (model, FALSE);
+  g_assert_true (fl_directory_model_add_directory (model, root, FALSE, &error));
+  g_assert_no_error (error);
+
+  etcd_net_cut_from_peers (net, 0, TRUE);
+  lock = fl_lock_acquire (via_m1, options, NULL, &error);
+  g_assert_no_error (error);
+  m = (InModel) { model, target, TRUE };
+  g_assert_true (etcd_wait_for (in_model_is, &m, (guint) fl_test_scaled_ms (20000)));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  m.present = FALSE;
+  g_assert_true (etcd_wait_for (in_model_is, &m, (guint) fl_test_scaled_ms (20000)));
+  etcd_net_cut_from_peers (net, 0, FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -344,6 +401,7 @@ main (int argc, char **argv)
                    test_black_hole_first_endpoint);
   g_test_add_func ("/etcd/partition/status-through-cut-member",
                    test_status_through_cut_member);
+  g_test_add_func ("/etcd/partition/watch-through-cut-member", test_watch_through_cut_member);
 
   return g_test_run ();
 }
