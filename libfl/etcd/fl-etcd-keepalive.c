@@ -409,6 +409,18 @@ _fl_etcd_keeper_set_held (FlEtcdKeeper *k,
     _fl_lock_report_lost (lock);
 }
 
+/* The boot-clock time until which the lease is trusted (0 once it was reported lost). */
+gint64
+_fl_etcd_keeper_valid_until (FlEtcdKeeper *k)
+{
+  gint64 until;
+
+  g_mutex_lock (&k->mutex);
+  until = k->valid_until;
+  g_mutex_unlock (&k->mutex);
+  return g_atomic_int_get (&k->lost) ? 0 : until;
+}
+
 gboolean
 _fl_etcd_keeper_is_valid (FlEtcdKeeper *k)
 {

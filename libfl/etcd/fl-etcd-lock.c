@@ -747,6 +747,17 @@ etcd_is_held (gpointer state)
          _fl_etcd_keeper_is_valid (self->keeper);
 }
 
+/* The lease's local deadline (docs/etcd.md, "Deadlines"); 0 when no longer held here. */
+static gint64
+etcd_held_until (gpointer state)
+{
+  FlEtcdLock *self = state;
+
+  if (self->keeper == NULL || self->owner != _fl_platform_self_pid ())
+    return 0;
+  return _fl_etcd_keeper_valid_until (self->keeper);
+}
+
 static const char *etcd_get_path (gpointer state);
 
 static gboolean
@@ -875,6 +886,7 @@ const FlLockBackend _fl_lock_backend_etcd = {
   .bind = etcd_bind,
   .release = etcd_release,
   .is_held = etcd_is_held,
+  .held_until = etcd_held_until,
   .get_fencing_token = etcd_get_fencing_token,
   .get_target = etcd_get_target,
   .get_path = etcd_get_path,

@@ -183,6 +183,7 @@ FlEtcdKeeper *_fl_etcd_keeper_start    (FlEtcdClient  *client,
 void          _fl_etcd_keeper_set_held (FlEtcdKeeper  *keeper,
                                         FlLock        *lock);
 gboolean      _fl_etcd_keeper_is_valid (FlEtcdKeeper  *keeper);
+gint64        _fl_etcd_keeper_valid_until (FlEtcdKeeper *keeper);
 /* No more keepalives nor reports; drops the caller's reference. */
 void          _fl_etcd_keeper_stop     (FlEtcdKeeper  *keeper);
 

@@ -138,11 +138,28 @@ _fl_evidence_open (FlEvidence   *self,
       return TRUE;
     }
 
-  /* The name may have been replaced between the look and the open: trust only the handle. */
+  /* The name may have been replaced between the look and the open: trust only the handle.
+   * A handle that cannot be examined says nothing about the entry's type: on a FUSE
+   * filesystem that answers fstat() by path, a lock renamed or removed since the open fails
+   * it with ENOENT, which is "went away", never "foreign" (a foreign entry is refused for
+   * good). Any other failure is evidence missing, as an open that failed. */
   err = _fl_platform_file_info (self->fd, &again);
-  if (err != 0 || again.type != FL_FILE_REGULAR)
+  if (err != 0)
     {
-      self->info.type = err == 0 ? again.type : FL_FILE_UNKNOWN;
+      _fl_platform_close (self->fd);
+      self->fd = FL_HANDLE_NONE;
+      if (err == ENOENT || err == ESTALE)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("“%s” went away while being examined"), self->path);
+          return FALSE;
+        }
+      self->open_errno = err;
+      return TRUE;
+    }
+  if (again.type != FL_FILE_REGULAR)
+    {
+      self->info.type = again.type;
       _fl_platform_close (self->fd);
       self->fd = FL_HANDLE_NONE;
       self->kind = FL_ENTRY_FOREIGN;

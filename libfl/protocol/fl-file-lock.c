@@ -157,6 +157,13 @@ file_is_held (gpointer state)
   return self->fd != FL_HANDLE_NONE && self->owner == _fl_platform_self_pid ();
 }
 
+/* A file lock lasts while its descriptor is open: no deadline. */
+static gint64
+file_held_until (gpointer state)
+{
+  return G_MAXINT64;
+}
+
 /* A file lock has no honest token (docs/etcd.md, "Fencing"). */
 static guint64
 file_get_fencing_token (gpointer state)
@@ -238,6 +245,7 @@ const FlLockBackend _fl_lock_backend_file = {
   .bind = file_bind,
   .release = file_release,
   .is_held = file_is_held,
+  .held_until = file_held_until,
   .release_held = file_release_held,
   .get_fencing_token = file_get_fencing_token,
   .get_target = file_get_target,

@@ -38,6 +38,10 @@ struct _FlLockBackend
   gboolean    (*release)           (gpointer              state,
                                     GError              **error);
   gboolean    (*is_held)           (gpointer              state);
+  /* When is_held() turns FALSE by itself unless renewed meanwhile, on the boot clock
+   * (_fl_platform_boottime_now()); G_MAXINT64 for never (a file lock). FlLock arms ::lost on
+   * its own context at that time, so a stalled backend thread cannot delay the signal. */
+  gint64      (*held_until)        (gpointer              state);
   /* release() that also says what is_held() said just before (the file backend looks at
    * this process's PID once instead of twice, a system call each). */
   gboolean    (*release_held)      (gpointer              state,

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "fl-error.h"
+#include "platform/fl-platform.h"
 #include "protocol/fl-held-private.h"
 #include "protocol/fl-lock-backend-private.h"
 #include "protocol/fl-lock-private.h"
@@ -36,8 +37,11 @@ struct _FlLock
 
   const FlLockBackend *backend;
   gpointer             state;    /* the backend's */
-  GMutex               mutex;    /* guards context */
+  GMutex               mutex;    /* guards context and watchdog */
   GMainContext        *context;  /* where ::lost is emitted: the acquirer's */
+  GSource             *watchdog; /* on context, at the backend's held_until(); or NULL */
+  gboolean             released; /* the watchdog is not re-armed after fl_lock_release() */
+  int                  lost_emitted;  /* atomic: ::lost is emitted once */
   char                *held_key; /* this process's claim on the lock (fl-held.c) */
   guint64              held_serial;
 };
@@ -60,6 +64,103 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+/* However the lock ends (release, last unref, loss), this process may take it again. */
+static void
+drop_claim (FlLock *self)
+{
+  if (self->held_key != NULL)
+    _fl_held_drop (self->held_key, self->held_serial);
+}
+
+/* ::lost, once, however many report it (the backend's thread, the watchdog). Runs on the
+ * lock's context. */
+static void
+emit_lost_once (FlLock *self)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->lost_emitted, FALSE, TRUE))
+    return;
+  g_signal_emit (self, signals[SIGNAL_LOST], 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+}
+
+/* The watchdog: a source on the lock's own context, ready when the backend says is_held()
+ * turns FALSE by itself (an etcd lease's local deadline). The backend's thread reports the
+ * loss too, but a stall of that thread (a blocked DNS lookup, a starved process) would delay
+ * ::lost past the moment fl_lock_is_held() says FALSE; this source cannot be later than that
+ * (issue 30, item 9). It holds the lock weakly: the lock owns it and destroys it. */
+static gboolean
+watchdog_dispatch (GSource     *source,
+                   GSourceFunc  callback,
+                   gpointer     data)
+{
+  return callback (data);
+}
+
+static GSourceFuncs watchdog_funcs = { NULL, NULL, watchdog_dispatch, NULL, NULL, NULL };
+
+static void watchdog_arm_locked (FlLock *self);
+
+static gboolean
+watchdog_cb (gpointer data)
+{
+  g_autoptr(FlLock) self = g_weak_ref_get (data);
+  gboolean lost, armed;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+  g_mutex_lock (&self->mutex);
+  lost = !self->released && !fl_lock_is_held (self);
+  g_mutex_unlock (&self->mutex);
+  if (lost)
+    {
+      drop_claim (self);
+      emit_lost_once (self);
+    }
+  /* Held: renewed meanwhile, so wait for the next deadline. Otherwise the watchdog goes. */
+  g_mutex_lock (&self->mutex);
+  watchdog_arm_locked (self);
+  armed = self->watchdog != NULL;
+  g_mutex_unlock (&self->mutex);
+  return armed ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+/* Under self->mutex: (re)arms the watchdog at the backend's deadline on self->context, or
+ * removes it when there is none (a file lock, released, lost). */
+static void
+watchdog_arm_locked (FlLock *self)
+{
+  gint64 until = self->released || g_atomic_int_get (&self->lost_emitted)
+                 ? G_MAXINT64 : self->backend->held_until (self->state);
+
+  if (until == G_MAXINT64)
+    {
+      if (self->watchdog != NULL)
+        g_source_destroy (self->watchdog);
+      g_clear_pointer (&self->watchdog, g_source_unref);
+      return;
+    }
+  if (self->watchdog == NULL)
+    {
+      GWeakRef *ref = g_new0 (GWeakRef, 1);
+
+      g_weak_ref_init (ref, self);
+      self->watchdog = g_source_new (&watchdog_funcs, sizeof (GSource));
+      g_source_set_static_name (self->watchdog, "[libfl] lock lease deadline");
+      g_source_set_callback (self->watchdog, watchdog_cb, ref, weak_ref_free);
+      g_source_attach (self->watchdog, self->context);
+    }
+  /* GLib waits on the monotonic clock; the deadline is on the boot clock. */
+  g_source_set_ready_time (self->watchdog, g_get_monotonic_time () +
+                           MAX (until - _fl_platform_boottime_now (), 0));
+}
 
 /* The public object: the backend is chosen from the target, once (fl-backends.c). */
 
@@ -94,15 +195,10 @@ acquire (const char          *target,
   self->held_key = g_steal_pointer (&key);
   self->held_serial = serial;
   backend->bind (state, self);
+  g_mutex_lock (&self->mutex);
+  watchdog_arm_locked (self);
+  g_mutex_unlock (&self->mutex);
   return self;
-}
-
-/* However the lock ends (release, last unref, loss), this process may take it again. */
-static void
-drop_claim (FlLock *self)
-{
-  if (self->held_key != NULL)
-    _fl_held_drop (self->held_key, self->held_serial);
 }
 
 /**
@@ -202,6 +298,10 @@ fl_lock_release (FlLock  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = self->backend->release_held (self->state, &was_held, error);
+  g_mutex_lock (&self->mutex);
+  self->released = TRUE;
+  watchdog_arm_locked (self);
+  g_mutex_unlock (&self->mutex);
   drop_claim (self);
   if (was_held || !ok)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
@@ -272,7 +372,9 @@ fl_lock_is_held (FlLock *self)
  *
  * A number that grows strictly from one holder of the lock to the next, for a resource that
  * must refuse a holder that lost the lock without knowing it: the resource remembers the
- * highest token it has seen and rejects writes carrying a lower one (docs/etcd.md).
+ * highest token it has seen and rejects writes carrying a lower one (docs/fencing.md).
+ * It grows within one etcd cluster's history: a cluster made anew or restored from a
+ * snapshot counts again from an earlier revision (docs/fencing.md says what to do then).
  *
  * On etcd this is the `create_revision` of the lock's key. A file lock has no honest
  * equivalent (inodes are reused, times can be set by anyone): it returns 0, "no token"; a
@@ -300,10 +402,7 @@ _fl_lock_get_inode (FlLock  *self,
 static gboolean
 emit_lost_cb (gpointer data)
 {
-  FlLock *self = data;
-
-  g_signal_emit (self, signals[SIGNAL_LOST], 0);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HELD]);
+  emit_lost_once (data);
   return G_SOURCE_REMOVE;
 }
 
@@ -335,6 +434,13 @@ _fl_lock_set_context (FlLock       *self,
   g_mutex_lock (&self->mutex);
   g_main_context_unref (self->context);
   self->context = g_main_context_ref (context);
+  if (self->watchdog != NULL)
+    {
+      /* Moved with the lock to its new context. */
+      g_source_destroy (self->watchdog);
+      g_clear_pointer (&self->watchdog, g_source_unref);
+      watchdog_arm_locked (self);
+    }
   g_mutex_unlock (&self->mutex);
 }
 
@@ -343,6 +449,9 @@ fl_lock_finalize (GObject *object)
 {
   FlLock *self = (FlLock *) object;
 
+  if (self->watchdog != NULL)
+    g_source_destroy (self->watchdog);
+  g_clear_pointer (&self->watchdog, g_source_unref);
   if (self->state != NULL)
     self->backend->free (self->state);
   drop_claim (self);
@@ -426,8 +535,11 @@ fl_lock_class_init (FlLockClass *klass)
    * The lock may no longer be held: an etcd lock's lease may have expired (its keepalives
    * did not reach etcd in time) or was revoked. Emitted once, in the thread-default main
    * context of the thread that acquired the lock (for fl_lock_acquire_async(), the one that
-   * called fl_lock_acquire_finish()); fl_lock_is_held() is %FALSE from then on. Stop touching
-   * what the lock protects. File locks never emit it.
+   * called fl_lock_acquire_finish()); fl_lock_is_held() is %FALSE from then on. It comes no
+   * later than fl_lock_is_held() turns %FALSE by the lease's local deadline, even while
+   * libfl's etcd thread is stalled: a source on that context waits for the deadline too (it
+   * waits on the monotonic clock, so after a system suspend it comes when the process runs
+   * again). Stop touching what the lock protects. File locks never emit it.
    *
    * Since: 0.1
    */
