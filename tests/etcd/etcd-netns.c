@@ -143,14 +143,9 @@ wire_member (EtcdNetCluster *net,
 static EtcdServer *
 member_new (guint i)
 {
-  EtcdServer *server = g_new0 (EtcdServer, 1);
-  g_autofree char *base = g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR)
-                          ? g_strdup ("/dev/shm/fl-etcd-net-XXXXXX")
-                          : g_build_filename (g_get_tmp_dir (), "fl-etcd-net-XXXXXX", NULL);
+  g_autofree char *name = g_strdup_printf ("m%u", i);
+  EtcdServer *server = etcd_server_new_unstarted (name);
 
-  server->data_dir = g_mkdtemp (g_steal_pointer (&base));
-  g_assert_nonnull (server->data_dir);
-  server->name = g_strdup_printf ("m%u", i);
   server->client_port = 2379;
   server->hostport = g_strdup_printf ("10.77.1.%u:2379", i + 1);
   server->endpoint = g_strdup_printf ("http://%s", server->hostport);
@@ -163,25 +158,7 @@ static void
 member_spawn (EtcdNetCluster *net,
               guint           i)
 {
-  EtcdServer *server = net->cluster.members[i];
-  g_autofree char *binary = g_find_program_in_path ("etcd");
-  g_autofree char *log = g_build_filename (server->data_dir, "etcd.log", NULL);
-  g_autofree char *data = g_build_filename (server->data_dir, "data", NULL);
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_null (server->process);
-  g_subprocess_launcher_set_stderr_file_path (launcher, log);
-  g_subprocess_launcher_set_child_setup (launcher, enter_namespace, net->ns_paths[i], NULL);
-  server->process = g_subprocess_launcher_spawn (
-    launcher, &error, binary, "--name", server->name, "--data-dir", data,
-    "--listen-client-urls", server->endpoint, "--advertise-client-urls", server->endpoint,
-    "--listen-peer-urls", server->peer_url,
-    "--initial-advertise-peer-urls", server->peer_url,
-    "--initial-cluster", server->initial_cluster, "--initial-cluster-state", "new",
-    "--listen-metrics-urls", server->metrics_url, NULL);
-  g_assert_no_error (error);
+  etcd_server_spawn_with (net->cluster.members[i], enter_namespace, net->ns_paths[i]);
 }
 
 EtcdNetCluster *

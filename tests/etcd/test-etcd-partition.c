@@ -329,24 +329,6 @@ test_status_through_cut_member (void)
   g_assert_no_error (error);
 }
 
-typedef struct
-{
-  FlDirectoryModel *model;
-  const char       *target;
-  gboolean          present;
-} InModel;
-
-static gboolean
-in_model_is (gpointer data)
-{
-  InModel *m = data;
-
-  return (fl_directory_model_lookup (m->model, m->target) != NULL) == m->present;
-}
-
-/* Issue 30, item 9 (flctl watch): a directory model whose watch streams from m0 sees a lock
- * taken and released through m1 while m0 is cut from its peers. Before, m0 kept the watch open
- * and silent, and the model (with its periodic rescan off) never saw the lock. */
 static void
 test_watch_through_cut_member (void)
 {
@@ -359,7 +341,6 @@ test_watch_through_cut_member (void)
   g_autofree char *target = NULL;
   g_autofree char *via_m1 = NULL;
   EtcdCluster *cluster;
-  InModel m;
 
   if (net == NULL)
     return;
@@ -376,12 +357,10 @@ test_watch_through_cut_member (void)
   etcd_net_cut_from_peers (net, 0, TRUE);
   lock = fl_lock_acquire (via_m1, options, NULL, &error);
   g_assert_no_error (error);
-  m = (InModel) { model, target, TRUE };
-  g_assert_true (etcd_wait_for (in_model_is, &m, (guint) fl_test_scaled_ms (20000)));
+  g_assert_true (etcd_test_wait_in_model (model, target, TRUE, (guint) fl_test_scaled_ms (20000)));
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
-  m.present = FALSE;
-  g_assert_true (etcd_wait_for (in_model_is, &m, (guint) fl_test_scaled_ms (20000)));
+  g_assert_true (etcd_test_wait_in_model (model, target, FALSE, (guint) fl_test_scaled_ms (20000)));
   etcd_net_cut_from_peers (net, 0, FALSE);
 }
 
