@@ -107,17 +107,50 @@ struct _FlEtcdClient
   guint        current;
 };
 
+/* The member of each list of endpoints that last answered well, for the whole process: a new
+ * client (every acquire, snapshot and scan makes one) starts there, so a first endpoint that
+ * is a black hole costs its 1 s once per process, not once per lock (issue 30). */
+G_LOCK_DEFINE_STATIC (answered);
+static GHashTable *answered;  /* endpoints joined with "," -> index + 1 */
+
+static char *
+endpoints_key (FlEtcdClient *client)
+{
+  return g_strjoinv (",", client->endpoints);
+}
+
+static void
+remember_answered (FlEtcdClient *client)
+{
+  char *key = endpoints_key (client);
+
+  G_LOCK (answered);
+  if (answered == NULL)
+    answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_replace (answered, key, GUINT_TO_POINTER (client->current + 1));
+  G_UNLOCK (answered);
+}
+
 FlEtcdClient *
 _fl_etcd_client_new_for_options (char               **endpoints,
                                  const FlLockOptions *options)
 {
   FlEtcdClient *client = g_new0 (FlEtcdClient, 1);
+  g_autofree char *key = NULL;
+  guint last = 0;
 
   /* timeout 0: a lock call blocks for as long as it waits (pitfall 7) */
   client->session = soup_session_new_with_options ("timeout", 0, "idle-timeout", 0, NULL);
   client->auth = _fl_etcd_auth_new (options);
   client->endpoints = g_strdupv (endpoints);
   client->n_endpoints = g_strv_length (endpoints);
+  key = endpoints_key (client);
+  G_LOCK (answered);
+  if (answered != NULL)
+    last = GPOINTER_TO_UINT (g_hash_table_lookup (answered, key));
+  G_UNLOCK (answered);
+  if (last > 0 && last <= client->n_endpoints)
+    client->current = last - 1;
   return client;
 }
 
@@ -502,6 +535,7 @@ call_round (FlEtcdClient  *client,
             return NULL;
           }
         client->current = i;
+        remember_answered (client);
         ret = _fl_etcd_json_parse (response);
         if (ret == NULL)
           g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
