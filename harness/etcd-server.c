@@ -101,9 +101,8 @@ find_etcd (char **skip_reason)
   return binary;
 }
 
-/* A member's ports and data directory; not started. */
-static EtcdServer *
-server_new (const char *name)
+EtcdServer *
+etcd_server_new_unstarted (const char *name)
 {
   EtcdServer *server = g_new0 (EtcdServer, 1);
   /* /dev/shm when there: etcd preallocates 128 MB of WAL at once. */
@@ -114,6 +113,15 @@ server_new (const char *name)
   server->data_dir = g_mkdtemp (g_steal_pointer (&base));
   g_assert_nonnull (server->data_dir);
   server->name = g_strdup (name);
+  return server;
+}
+
+/* A member's ports and data directory; not started. */
+static EtcdServer *
+server_new (const char *name)
+{
+  EtcdServer *server = etcd_server_new_unstarted (name);
+
   server->client_port = etcd_free_port ();
   server->hostport = g_strdup_printf ("127.0.0.1:%u", server->client_port);
   server->endpoint = g_strdup_printf ("http://%s", server->hostport);
@@ -141,8 +149,10 @@ etcd_server_launcher_new (const char *log_path)
 }
 
 /* On a restart etcd finds its data and ignores the --initial-* flags. */
-static void
-server_spawn (EtcdServer *server)
+void
+etcd_server_spawn_with (EtcdServer          *server,
+                        GSpawnChildSetupFunc child_setup,
+                        gpointer             setup_data)
 {
   g_autofree char *binary = g_find_program_in_path ("etcd");
   g_autofree char *log = g_build_filename (server->data_dir, "etcd.log", NULL);
@@ -153,6 +163,8 @@ server_spawn (EtcdServer *server)
   g_assert_nonnull (binary);
   g_assert_null (server->process);
   launcher = etcd_server_launcher_new (log);
+  if (child_setup != NULL)
+    g_subprocess_launcher_set_child_setup (launcher, child_setup, setup_data, NULL);
   server->process = g_subprocess_launcher_spawn (
     launcher, &error, binary, "--name", server->name,
     "--data-dir", data,
@@ -162,6 +174,12 @@ server_spawn (EtcdServer *server)
     "--initial-cluster", server->initial_cluster, "--initial-cluster-state", "new",
     "--listen-metrics-urls", server->metrics_url, NULL);
   g_assert_no_error (error);
+}
+
+static void
+server_spawn (EtcdServer *server)
+{
+  etcd_server_spawn_with (server, NULL, NULL);
 }
 
 static void

@@ -99,6 +99,15 @@ gboolean    etcd_wait_for     (gboolean  (*func) (gpointer data),
                                gpointer    data,
                                guint       timeout_ms);
 
+/* A member whose fields the caller fills (ports, URLs, initial_cluster), with its data
+ * directory made; and starting it with @child_setup run in the child before exec, in place
+ * of the one that kills it with the test process (which @child_setup must then do). For a
+ * member in a network namespace of its own (tests/etcd/etcd-netns.c). */
+EtcdServer *etcd_server_new_unstarted (const char          *name);
+void        etcd_server_spawn_with    (EtcdServer          *server,
+                                       GSpawnChildSetupFunc child_setup,
+                                       gpointer             setup_data);
+
 /* Spawns etcd with stderr to @log_path and killed when the test process dies. */
 GSubprocessLauncher *etcd_server_launcher_new (const char *log_path);
 

@@ -107,17 +107,50 @@ struct _FlEtcdClient
   guint        current;
 };
 
+/* The member of each list of endpoints that last answered well, for the whole process: a new
+ * client (every acquire, snapshot and scan makes one) starts there, so a first endpoint that
+ * is a black hole costs its 1 s once per process, not once per lock (issue 30). */
+G_LOCK_DEFINE_STATIC (answered);
+static GHashTable *answered;  /* endpoints joined with "," -> index + 1 */
+
+static char *
+endpoints_key (FlEtcdClient *client)
+{
+  return g_strjoinv (",", client->endpoints);
+}
+
+static void
+remember_answered (FlEtcdClient *client)
+{
+  char *key = endpoints_key (client);
+
+  G_LOCK (answered);
+  if (answered == NULL)
+    answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_replace (answered, key, GUINT_TO_POINTER (client->current + 1));
+  G_UNLOCK (answered);
+}
+
 FlEtcdClient *
 _fl_etcd_client_new_for_options (char               **endpoints,
                                  const FlLockOptions *options)
 {
   FlEtcdClient *client = g_new0 (FlEtcdClient, 1);
+  g_autofree char *key = NULL;
+  guint last = 0;
 
   /* timeout 0: a lock call blocks for as long as it waits (pitfall 7) */
   client->session = soup_session_new_with_options ("timeout", 0, "idle-timeout", 0, NULL);
   client->auth = _fl_etcd_auth_new (options);
   client->endpoints = g_strdupv (endpoints);
   client->n_endpoints = g_strv_length (endpoints);
+  key = endpoints_key (client);
+  G_LOCK (answered);
+  if (answered != NULL)
+    last = GPOINTER_TO_UINT (g_hash_table_lookup (answered, key));
+  G_UNLOCK (answered);
+  if (last > 0 && last <= client->n_endpoints)
+    client->current = last - 1;
   return client;
 }
 
@@ -361,6 +394,10 @@ new_message (FlEtcdClient  *client,
       return NULL;
     }
   soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  /* The one request a member without a leader may answer is the read that asks for its own
+   * copy on purpose: the fallback without a quorum. */
+  if (strstr (body, "\"serializable\":true") == NULL)
+    _fl_etcd_require_leader (msg);
   if (token != NULL && token[0] != '\0')
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
                                   token);
@@ -370,6 +407,13 @@ new_message (FlEtcdClient  *client,
     g_signal_connect (msg, "request-certificate", G_CALLBACK (request_certificate_cb),
                       requested);
   return msg;
+}
+
+void
+_fl_etcd_require_leader (SoupMessage *msg)
+{
+  soup_message_headers_replace (soup_message_get_request_headers (msg),
+                                "Grpc-Metadata-hasleader", "true");
 }
 
 /* Whether a send that failed with @local_error failed in TLS: the handshake, a certificate
@@ -414,8 +458,115 @@ post (FlEtcdClient  *client,
   return response;
 }
 
-/* The endpoints in turn until one answers. *@invalid_token is set when the answer says the
- * token must be renewed. */
+/* One round: the endpoints in turn, from the current one, until one answers. NULL with
+ * @error (*@final when a member answered it: asking again would not change it), and with
+ * @leaderless when a member answered that it has no leader. *@invalid_token is set when the
+ * answer says the token must be renewed.
+ *
+ * Each member first gets FL_ETCD_ATTEMPT_US to connect and answer: one that accepts and
+ * never answers (a black hole, a paused member) is passed over (issue 30). When no member
+ * answered in that pass, the ones that were only slow (connected, no answer yet: a leader that
+ * lost its quorum, a busy machine) are asked again with what is left of the caller's
+ * deadline, so that a slow cluster still answers and etcd's own answer still comes. */
+static JsonObject *
+call_round (FlEtcdClient  *client,
+            const char    *path,
+            const char    *body,
+            const char    *token,
+            GCancellable  *op,
+            gboolean      *invalid_token,
+            GError       **leaderless,
+            gboolean      *final,
+            GError       **error)
+{
+  g_autoptr(GError) last_error = NULL;
+  g_autofree gboolean *slow = g_new0 (gboolean, client->n_endpoints);
+  guint first = client->current;
+  JsonObject *ret = NULL;
+
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint tried = 0; tried < client->n_endpoints; tried++)
+      {
+        guint i = (first + tried) % client->n_endpoints;
+        const char *endpoint = client->endpoints[i];
+        g_autoptr(GBytes) response = NULL;
+        gboolean bounded = pass == 0 && client->n_endpoints > 1;
+        FlEtcdOp attempt;
+        guint status = 0;
+
+        if (pass == 1 && !slow[i])
+          continue;
+        g_clear_error (&last_error);
+        _fl_etcd_op_begin (&attempt, op,
+                           bounded ? g_get_monotonic_time () + FL_ETCD_ATTEMPT_US : -1);
+        response = post (client, endpoint, path, body, token, attempt.op, &status,
+                         &last_error);
+        slow[i] = response == NULL && g_cancellable_is_cancelled (attempt.op) &&
+                  !g_cancellable_is_cancelled (op);
+        _fl_etcd_op_end (&attempt);
+        if (g_cancellable_is_cancelled (op))
+          return NULL;
+        /* Cannot reach this one, or no answer in time: the next endpoint, and it first from
+         * now on. */
+        client->current = (i + 1) % client->n_endpoints;
+        if (response == NULL)
+          continue;
+        if (status != SOUP_STATUS_OK)
+          {
+            if (invalid_token != NULL && token != NULL &&
+                _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
+              *invalid_token = TRUE;
+            set_http_error (client, &last_error, endpoint, path, status, response);
+            /* A member without a leader (cut from its peers), or whose request timed out,
+             * speaks for itself alone: another may have a leader. Every request libfl sends
+             * may be sent twice (issue 30): a grant twice leaves a spare lease to expire, the
+             * rest are idempotent. */
+            if (_fl_etcd_error_is_leaderless (last_error))
+              {
+                g_debug ("etcd at %s: %s; asking the next member", endpoint,
+                         last_error->message);
+                g_clear_error (leaderless);
+                *leaderless = g_steal_pointer (&last_error);
+                continue;
+              }
+            client->current = i;
+            *final = TRUE;
+            g_propagate_error (error, g_steal_pointer (&last_error));
+            return NULL;
+          }
+        client->current = i;
+        remember_answered (client);
+        ret = _fl_etcd_json_parse (response);
+        if (ret == NULL)
+          g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
+                       _("etcd at %s answered %s with something that is not a JSON object"),
+                       endpoint, path);
+        return ret;
+      }
+  if (last_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&last_error));
+  return NULL;
+}
+
+/* A pause that @op ends early. */
+static void
+pause_op (GCancellable *op,
+          guint         ms)
+{
+  GPollFD pfd;
+
+  if (g_cancellable_make_pollfd (op, &pfd))
+    {
+      g_poll (&pfd, 1, (int) ms);
+      g_cancellable_release_fd (op);
+    }
+  else
+    g_usleep ((gulong) ms * 1000);
+}
+
+/* The endpoints in turn until one answers. While every member that answers has no leader
+ * (an election; each request asks for a leader, so they say so at once) the round is
+ * repeated for as long as etcd itself would have held the request, FL_ETCD_ELECTION_US. */
 static JsonObject *
 call_endpoints (FlEtcdClient  *client,
                 const char    *path,
@@ -426,53 +577,29 @@ call_endpoints (FlEtcdClient  *client,
                 gboolean      *invalid_token,
                 GError       **error)
 {
+  gint64 election_end = g_get_monotonic_time () + FL_ETCD_ELECTION_US;
   g_autoptr(GError) last_error = NULL;
   g_autoptr(GError) leaderless = NULL;
   JsonObject *ret = NULL;
+  gboolean final = FALSE;
 
-  for (guint tried = 0; tried < client->n_endpoints; tried++)
+  for (;;)
     {
-      const char *endpoint = client->endpoints[client->current];
-      g_autoptr(GBytes) response = NULL;
-      guint status = 0;
-
       g_clear_error (&last_error);
-      response = post (client, endpoint, path, body, token, op, &status, &last_error);
-      if (response == NULL)
-        {
-          if (g_cancellable_is_cancelled (op))
-            break;
-          /* Cannot reach this one: the next endpoint, and it first from now on. */
-          client->current = (client->current + 1) % client->n_endpoints;
-          continue;
-        }
-      if (status != SOUP_STATUS_OK)
-        {
-          if (invalid_token != NULL && token != NULL &&
-              _fl_etcd_auth_is_invalid_token (status, response, token[0] == '\0'))
-            *invalid_token = TRUE;
-          set_http_error (client, &last_error, endpoint, path, status, response);
-          /* A member without a leader (cut from its peers), or whose request timed out,
-           * speaks for itself alone: another may have a leader, and is asked first from now
-           * on. Every request libfl sends may be sent twice (issue 30): a grant twice leaves
-           * a spare lease to expire, the rest are idempotent. */
-          if (_fl_etcd_error_is_leaderless (last_error) && tried + 1 < client->n_endpoints)
-            {
-              g_debug ("etcd at %s: %s; asking the next member", endpoint, last_error->message);
-              g_clear_error (&leaderless);
-              leaderless = g_steal_pointer (&last_error);
-              client->current = (client->current + 1) % client->n_endpoints;
-              continue;
-            }
-          g_propagate_error (error, g_steal_pointer (&last_error));
-          return NULL;
-        }
-      ret = _fl_etcd_json_parse (response);
-      if (ret == NULL)
-        g_set_error (error, FL_ERROR, FL_ERROR_FAILED,
-                     _("etcd at %s answered %s with something that is not a JSON object"),
-                     endpoint, path);
-      return ret;
+      g_clear_error (&leaderless);
+      ret = call_round (client, path, body, token, op, invalid_token, &leaderless, &final,
+                        &last_error);
+      if (ret != NULL || final || leaderless == NULL || g_cancellable_is_cancelled (op) ||
+          g_get_monotonic_time () + FL_ETCD_ELECTION_PAUSE_MS * 1000 >= election_end)
+        break;
+      pause_op (op, FL_ETCD_ELECTION_PAUSE_MS);
+    }
+  if (ret != NULL)
+    return ret;
+  if (final)
+    {
+      g_propagate_error (error, g_steal_pointer (&last_error));
+      return NULL;
     }
 
   if (g_cancellable_is_cancelled (op))

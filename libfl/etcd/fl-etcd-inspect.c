@@ -607,6 +607,15 @@ _fl_etcd_snapshot_new (const char          *uri,
       }
 
   kvs = g_hash_table_lookup (r.queues, name);
+  if (kvs == NULL && r.no_quorum != NULL)
+    {
+      /* Issue 30: a member's stale copy may miss a lock the majority grants; not "unlocked". */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("“%s” is not locked in the copy of etcd at %s, read without a quorum: no "
+                     "member with a leader answered, so a lock granted since may be missing"),
+                   uri, r.no_quorum);
+      return NULL;
+    }
   if (kvs == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,

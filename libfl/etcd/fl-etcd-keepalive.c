@@ -311,6 +311,8 @@ tick_cb (gpointer data)
   r->sent_us = _fl_platform_boottime_now ();
   k->inflight = g_object_ref (r->cancellable);
   soup_message_set_request_body_from_bytes (msg, "application/json", body);
+  /* A member cut from its peers says so at once, and the next one is asked 250 ms later. */
+  _fl_etcd_require_leader (msg);
   if (token != NULL && token[0] != '\0')
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
                                   token);

@@ -20,6 +20,10 @@
 #define FL_ETCD_CALL_US (10 * G_USEC_PER_SEC)
 /* fl_lock_try_acquire() on etcd gives up after this long: a try that waits is not one. */
 #define FL_ETCD_TRY_US (3 * G_USEC_PER_SEC)
+/* A waiter's watch that has said nothing for this long is ended and the queue read again,
+ * through a member with a leader (issue 30): a member cut from its peers, or paused, may hold
+ * a watch open and silent while the key ahead is deleted through the others. */
+#define WATCH_SILENCE_US (5 * G_USEC_PER_SEC)
 /* How long to wait before asking again while etcd elects a leader (about 1.5 s). */
 #define LEADERLESS_PAUSE_MS 100
 
@@ -242,9 +246,16 @@ watch_line_ends (const char *line,
   return FALSE;
 }
 
-/* Blocks until @key is deleted at or after @from_rev, or the stream ends (a member gone: the
- * caller looks at the queue again, through the next member). FALSE when cancelled, past the
- * deadline, or refused. */
+static gboolean
+silence_cb (gpointer data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* Blocks until @key is deleted at or after @from_rev, or the stream ends (a member gone, or
+ * without a leader, or silent for WATCH_SILENCE_US: the caller looks at the queue again,
+ * through a member with a leader). FALSE when cancelled, past the deadline, or refused. */
 static gboolean
 watch_delete (FlEtcdClient *client,
               const char   *key,
@@ -264,10 +275,14 @@ watch_delete (FlEtcdClient *client,
   g_autoptr(GInputStream) stream = NULL;
   g_autoptr(GDataInputStream) lines = NULL;
   g_autoptr(GError) local_error = NULL;
+  /* On the etcd thread, as the deadlines are; moved on by every line that comes. */
+  GSource *silence = g_timeout_source_new ((guint) (WATCH_SILENCE_US / 1000));
   gulong handler;
   guint status;
   gboolean ok = TRUE;
 
+  g_source_set_callback (silence, silence_cb, g_object_ref (watch), g_object_unref);
+  g_source_attach (silence, _fl_etcd_context ());
   handler = g_cancellable_connect (op, G_CALLBACK (_fl_etcd_cancel_cb), watch, NULL);
   stream = _fl_etcd_client_open_stream (client, "/v3/watch", body, watch, &status,
                                         &local_error);
@@ -282,6 +297,7 @@ watch_delete (FlEtcdClient *client,
 
           if (line == NULL || watch_line_ends (line, length, from_rev, recheck))
             break;
+          g_source_set_ready_time (silence, g_get_monotonic_time () + WATCH_SILENCE_US);
         }
     }
 
@@ -301,6 +317,8 @@ watch_delete (FlEtcdClient *client,
     }
   else if (local_error != NULL)
     g_debug ("the watch of “%s” at %s ended: %s", key, endpoint, local_error->message);
+  g_source_destroy (silence);
+  g_source_unref (silence);
   g_cancellable_cancel (watch);
   if (lines != NULL)
     g_input_stream_close (G_INPUT_STREAM (lines), watch, NULL);
@@ -366,6 +384,11 @@ wait_lock (FlEtcdLock   *self,
   while (ok && !done)
     {
       g_autoptr(GError) local_error = NULL;
+
+      /* A lost lease ends the wait, and our key with it: etcd_acquire() queues again with a
+       * new lease, while the deadline allows (issue 30). */
+      if (!_fl_etcd_keeper_is_valid (self->keeper))
+        break;
 
       if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op.op,
                      &local_error))

@@ -75,6 +75,18 @@ gboolean     _fl_etcd_auth_is_invalid_token (guint    status,
                                              GBytes  *body,
                                              gboolean sent_none);
 
+/* How long each member has to connect and answer a unary call before the next is asked, in
+ * the first pass of a round (every call libfl makes is answered in milliseconds by a member
+ * with a leader; one without says so at once); the slow ones are then asked again without
+ * this bound (fl-etcd-client.c, call_round()). */
+#define FL_ETCD_ATTEMPT_US (1 * G_USEC_PER_SEC)
+
+/* How long a call asks again while every member that answers has no leader (an election,
+ * or no quorum): as long as etcd itself holds a request without a leader before it answers
+ * "request timed out"; and the pause between rounds. */
+#define FL_ETCD_ELECTION_US       (7 * G_USEC_PER_SEC)
+#define FL_ETCD_ELECTION_PAUSE_MS 100
+
 /* A blocking client. Its session has no HTTP timeout (a lock call waits as long as it must,
  * pitfall 7): deadlines are cancellations. Endpoints are tried in turn when one cannot be
  * reached; the one that answered is tried first next time. */
@@ -116,6 +128,12 @@ void        _fl_etcd_op_end   (FlEtcdOp     *op);
 /* Cancelling @data, a GCancellable: for g_cancellable_connect() from another cancellable. */
 void        _fl_etcd_cancel_cb (GCancellable *outer,
                                 gpointer      data);
+
+/* Only a member with a leader may answer @msg: the gateway passes Grpc-Metadata-* on as gRPC
+ * metadata, etcd's "hasleader". A member cut from its peers then says "no leader" at once
+ * instead of after its own 7 s, and ends a watch about 3 election timeouts after it lost its
+ * leader instead of holding it open and silent (issue 30). */
+void        _fl_etcd_require_leader (SoupMessage *msg);
 
 /* What etcd answers while it has no leader: an election after the leader died, or no quorum
  * (after its own wait of about 7 s). */

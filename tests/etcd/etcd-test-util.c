@@ -148,3 +148,29 @@ etcd_test_wait_queue (const char *lock_name,
 
   return etcd_wait_for (queue_length_reached, &q, timeout_ms);
 }
+
+typedef struct
+{
+  FlDirectoryModel *model;
+  const char       *target;
+  gboolean          present;
+} InModel;
+
+static gboolean
+in_model_is (gpointer data)
+{
+  InModel *m = data;
+
+  return (fl_directory_model_lookup (m->model, m->target) != NULL) == m->present;
+}
+
+gboolean
+etcd_test_wait_in_model (FlDirectoryModel *model,
+                         const char       *target,
+                         gboolean          present,
+                         guint             timeout_ms)
+{
+  InModel m = { model, target, present };
+
+  return etcd_wait_for (in_model_is, &m, timeout_ms);
+}

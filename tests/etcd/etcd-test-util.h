@@ -63,4 +63,10 @@ gboolean     etcd_test_wait_queue      (const char *lock_name,
                                         guint       length,
                                         guint       timeout_ms);
 
+/* Waiting (at most @timeout_ms) until @target is in @model, or (@present FALSE) is not. */
+gboolean     etcd_test_wait_in_model   (FlDirectoryModel *model,
+                                        const char       *target,
+                                        gboolean          present,
+                                        guint             timeout_ms);
+
 G_END_DECLS

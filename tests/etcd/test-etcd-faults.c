@@ -741,21 +741,6 @@ test_acquire_during_election (void)
 /* A directory model's etcd prefix keeps following when the member its watch streams from is
  * killed: the watch opens again through the next member, and a lock taken and released
  * there is seen, with the periodic rescan off. */
-typedef struct
-{
-  FlDirectoryModel *model;
-  const char       *target;
-  gboolean          present;
-} InModel;
-
-static gboolean
-in_model_is (gpointer data)
-{
-  InModel *m = data;
-
-  return (fl_directory_model_lookup (m->model, m->target) != NULL) == m->present;
-}
-
 static void
 test_watch_member_killed (void)
 {
@@ -769,7 +754,6 @@ test_watch_member_killed (void)
   g_autofree char *target = NULL;
   guint follower;
   int leader;
-  InModel m;
 
   NEED_CLUSTER ();
   /* All three members, a follower first: the watch streams from it. */
@@ -788,14 +772,12 @@ test_watch_member_killed (void)
 
   lock = fl_lock_acquire (target, options, NULL, &error);
   g_assert_no_error (error);
-  m = (InModel) { model, target, TRUE };
-  g_assert_true (etcd_wait_for (in_model_is, &m, 20000));
+  g_assert_true (etcd_test_wait_in_model (model, target, TRUE, 20000));
 
   /* Released once the watch is back: only an event can tell the model now. */
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
-  m.present = FALSE;
-  g_assert_true (etcd_wait_for (in_model_is, &m, 20000));
+  g_assert_true (etcd_test_wait_in_model (model, target, FALSE, 20000));
 
   etcd_cluster_restart (cluster, follower);
   g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
