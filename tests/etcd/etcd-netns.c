@@ -82,6 +82,11 @@ enter_namespace (gpointer data)
 static void
 ip_run (const char *ns_path,
         const char *format,
+        ...) G_GNUC_PRINTF (2, 3);
+
+static void
+ip_run (const char *ns_path,
+        const char *format,
         ...)
 {
   g_autofree char *ip = g_find_program_in_path ("ip");
