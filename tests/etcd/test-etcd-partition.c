@@ -201,8 +201,14 @@ seconds_since (gint64 start)
 
 /* Issue 30, item 2: a first endpoint that accepts and never answers (m0 paused: the kernel
  * still completes its connections) is passed over by every call, within the caller's
- * deadline: try_acquire (3 s), acquire, status, list, and a waiter that waits for ever. Before,
- * each of them waited on m0 until its deadline, and the waiter for ever. */
+ * deadline: acquire, try_acquire, status, list, and a waiter that waits for ever. Before,
+ * each of them waited on m0 until its deadline, and the waiter for ever.
+ *
+ * The first call pays m0's 1 s and then needs a healthy member's answer: it is an acquire with
+ * a deadline scaled like every test deadline, not try_acquire, whose 3 s is the library's own
+ * (under ASan on a busy machine a lease grant took longer than the second second: the CI's
+ * ASan stage failed so once). try_acquire is then asked past the black hole too, starting at
+ * the member that answered, as every new client of the process does. */
 static void
 test_black_hole_first_endpoint (void)
 {
@@ -211,7 +217,7 @@ test_black_hole_first_endpoint (void)
   g_autofree char *via_m0 = NULL;
   g_autofree char *via_m1 = NULL;
   g_autofree char *prefix = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), TTL_S);
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlLock) holder = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
@@ -230,18 +236,18 @@ test_black_hole_first_endpoint (void)
   etcd_server_pause (cluster->members[0], TRUE);
 
   start = g_get_monotonic_time ();
-  lock = fl_lock_try_acquire (via_m0, options, &error);
+  lock = fl_lock_acquire (via_m0, options, NULL, &error);
   g_assert_no_error (error);
-  g_test_message ("try_acquire past the black hole: %.1f s", seconds_since (start));
+  g_test_message ("acquire past the black hole: %.1f s", seconds_since (start));
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
   g_clear_object (&lock);
 
   /* A new client of this process starts at the member that answered last, not at m0. */
   start = g_get_monotonic_time ();
-  lock = fl_lock_acquire (via_m0, options, NULL, &error);
+  lock = fl_lock_try_acquire (via_m0, options, &error);
   g_assert_no_error (error);
-  g_test_message ("acquire past the black hole: %.1f s", seconds_since (start));
+  g_test_message ("try_acquire past the black hole: %.1f s", seconds_since (start));
   g_assert_cmpfloat (seconds_since (start), <, fl_test_scaled_ms (900) / 1000.0);
 
   snapshot = fl_snapshot_new_for_target (via_m0, NULL, &error);
