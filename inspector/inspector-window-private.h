@@ -72,6 +72,8 @@ struct _InspectorWindow
   GHashTable           *recursive_dirs; /* path -> whether it was added recursively */
   char                 *search_text;
   char                 *selected_path; /* the last selected lock's, kept when its row goes */
+  char                 *pending_show_path; /* "Show Lock File" before its row came */
+  guint                 pending_show_id;   /* ... given up on after a while */
   char                 *problems_text; /* what the model could not read, while it is so */
   gboolean              problems_only;
 

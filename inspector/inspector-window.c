@@ -12,6 +12,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "inspector-a11y.h"
@@ -208,14 +210,86 @@ selection_changed_cb (GtkSingleSelection *selection,
   _inspector_window_cursor_follow_selection (self);
 }
 
+/* Whether the Lock Files view lists @path once it has read it: a file in a watched folder
+ * (or below one watched with its subfolders). */
+static gboolean
+is_watched_path (InspectorWindow *self,
+                 const char      *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  for (guint i = 0; self->roots != NULL && self->roots[i] != NULL; i++)
+    {
+      const char *root = self->roots[i];
+      gsize len = strlen (root);
+
+      if (g_str_equal (dir, root))
+        return TRUE;
+      if (strncmp (dir, root, len) == 0 && dir[len] == G_DIR_SEPARATOR
+          && GPOINTER_TO_INT (g_hash_table_lookup (self->recursive_dirs, root)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+end_pending_show (InspectorWindow *self)
+{
+  g_clear_handle_id (&self->pending_show_id, g_source_remove);
+  g_clear_pointer (&self->pending_show_path, g_free);
+}
+
+static void
+say_not_watched (InspectorWindow *self,
+                 const char      *path)
+{
+  g_autofree char *text = g_strdup_printf (_("“%s” is not in the watched folders: open its "
+                                             "folder to see it."), path);
+
+  _inspector_window_show_banner (self, FALSE, text);
+}
+
+static gboolean
+pending_show_expired_cb (gpointer data)
+{
+  InspectorWindow *self = data;
+  g_autofree char *path = g_steal_pointer (&self->pending_show_path);
+
+  self->pending_show_id = 0;
+  say_not_watched (self, path);
+  return G_SOURCE_REMOVE;
+}
+
+/* Rows joined the list while a lock to show was not yet in it. */
+static void
+pending_show_rows_cb (InspectorWindow *self,
+                      guint            position,
+                      guint            removed,
+                      guint            added)
+{
+  if (self->pending_show_path == NULL || added == 0)
+    return;
+  if (_inspector_window_select_path (self, self->pending_show_path))
+    {
+      end_pending_show (self);
+      _inspector_window_focus_selected_row (self);
+    }
+}
+
 /* "Show Lock File" in the Kernel Locks view: the lock in the Lock Files view, selected and
  * focused; if no row shows it (a search hides it, or it is not watched), the search is
- * cleared and the banner says so when it is still not found. */
+ * cleared and the banner says so when it is still not found. The Kernel Locks view reads
+ * /proc/locks, which can be ahead of the folder's listing (a lock made a moment ago, a first
+ * read still running): a lock in a watched folder is then selected when its row comes, and
+ * only said to be missing if it has not come within PENDING_SHOW_SECONDS. */
+#define PENDING_SHOW_SECONDS 15
+
 static void
 show_lock_file_cb (InspectorKernelView *view,
                    const char          *path,
                    InspectorWindow     *self)
 {
+  end_pending_show (self);
   gtk_stack_set_visible_child_name (self->views, "files");
   if (!_inspector_window_select_path (self, path))
     {
@@ -225,13 +299,14 @@ show_lock_file_cb (InspectorKernelView *view,
     }
   if (_inspector_window_select_path (self, path))
     _inspector_window_focus_selected_row (self);
-  else
+  else if (is_watched_path (self, path))
     {
-      g_autofree char *text = g_strdup_printf (_("“%s” is not in the watched folders: open its "
-                                                 "folder to see it."), path);
-
-      _inspector_window_show_banner (self, FALSE, text);
+      self->pending_show_path = g_strdup (path);
+      self->pending_show_id = g_timeout_add_seconds (PENDING_SHOW_SECONDS,
+                                                     pending_show_expired_cb, self);
     }
+  else
+    say_not_watched (self, path);
 }
 
 /* Called once a second while the window is visible: the bound age cells watch "now". */
@@ -425,6 +500,7 @@ inspector_window_dispose (GObject *object)
   _inspector_window_teardown_columns (self);
   _inspector_window_teardown_top (self);
   _inspector_window_teardown_notify (self);
+  end_pending_show (self);
   if (self->dialog != NULL)
     gtk_window_destroy (self->dialog);
   g_clear_object (&self->selected_signals);
@@ -621,6 +697,8 @@ inspector_window_init (InspectorWindow *self)
   g_signal_group_set_target (self->model_signals, self->model);
   g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (shown_changed_cb),
                             self);
+  g_signal_connect_swapped (self->sort_model, "items-changed",
+                            G_CALLBACK (pending_show_rows_cb), self);
 
   gtk_search_entry_set_key_capture_widget (self->search_entry, GTK_WIDGET (self->column_view));
 

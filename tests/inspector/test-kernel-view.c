@@ -287,6 +287,62 @@ test_filter_count_blocker (void)
   g_settings_reset (settings, "directories");
 }
 
+static gboolean
+model_loaded (gpointer data)
+{
+  InspectorWindow *window = data;
+  gboolean loading = TRUE;
+
+  g_object_get (window->model, "loading", &loading, NULL);
+  return window->roots != NULL && window->roots[0] != NULL && !loading;
+}
+
+/* "Show Lock File" for a lock whose row is not listed yet (/proc/locks can be ahead of the
+ * folder's listing on a busy machine): the Lock Files view selects it when its row comes,
+ * and the banner says nothing false in between; a lock outside the watched folders is said
+ * to be so at once. */
+static void
+test_show_before_row (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("org.libfl.Inspector");
+  g_autofree char *watched = g_dir_make_tmp ("kernel-view-XXXXXX", NULL);
+  g_autofree char *watched_dir = g_canonicalize_filename (watched, NULL);
+  g_autofree char *target = g_build_filename (watched_dir, "late", NULL);
+  g_autofree char *lock = g_build_filename (watched_dir, "late.lock", NULL);
+  g_autofree char *elsewhere = g_build_filename (g_get_tmp_dir (), "not-watched.lock", NULL);
+  g_autoptr(FlTestProc) holder = NULL;
+  InspectorWindow *window;
+  InspectorKernelView *view;
+
+  g_settings_reset (settings, "directories");
+  window = inspector_window_new (NULL);
+  view = _inspector_window_get_kernel_view (window);
+  gtk_window_present (GTK_WINDOW (window));
+  inspector_window_add_directory (window, watched_dir, FALSE, FALSE);
+  g_assert_true (fl_test_wait_until (model_loaded, window, 10000));
+
+  _inspector_window_show_view (window, "kernel");
+  g_signal_emit_by_name (view, "show-lock-file", lock);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->views), ==, "files");
+  g_assert_null (_inspector_window_get_banner_text (window));
+  g_assert_null (_inspector_window_get_selected (window));
+
+  holder = fl_test_spawn_holder (target);
+  g_assert_true (fl_test_wait_until (view_is_files, window, 10000));
+  g_assert_cmpstr (fl_entry_get_path (_inspector_window_get_selected (window)), ==, lock);
+  g_assert_null (_inspector_window_get_banner_text (window));
+
+  _inspector_window_show_view (window, "kernel");
+  g_signal_emit_by_name (view, "show-lock-file", elsewhere);
+  g_assert_nonnull (_inspector_window_get_banner_text (window));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), elsewhere));
+
+  ui_window_close (window);
+  fl_test_holder_release (holder);
+  fl_test_rm_rf (watched);
+  g_settings_reset (settings, "directories");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -296,5 +352,6 @@ main (int   argc,
 
   g_test_add_func ("/ui/kernel-view/live", test_live);
   g_test_add_func ("/ui/kernel-view/filter-count-blocker", test_filter_count_blocker);
+  g_test_add_func ("/ui/kernel-view/show-before-row", test_show_before_row);
   return g_test_run ();
 }
