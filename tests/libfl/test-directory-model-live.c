@@ -871,7 +871,8 @@ main (int   argc,
    * under wine). docs/porting.md says what reporting it would take. */
   (void) test_root_gone_and_back;
   fl_test_add_skipped ("/model/root-gone-and-back",
-                       "needs Linux: on Windows a watched folder is only delete-pending until the watch ends");
+                       "needs Linux: on Windows a watched folder is only delete-pending "
+                       "until the watch ends");
 #else
   ADD ("/model/root-gone-and-back", REAL, test_root_gone_and_back);
 #endif
