@@ -31,6 +31,7 @@ struct _FlEtcdKeeper
   char         *body;        /* {"ID":"..."} */
   gint64        ttl_us;
   gint64        margin_us;
+  gint64        interval_us; /* between keepalives, and how long one may take to answer */
   gint64        valid_until; /* boot clock; written on the etcd thread, under the mutex */
   gboolean      held;
   gboolean      stopped;
@@ -219,7 +220,7 @@ renewed_cb (GObject      *source,
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonObject) object = NULL;
   g_autoptr(GError) error = NULL;
-  gint64 interval = k->ttl_us / 3;
+  gint64 interval = k->interval_us;
   gboolean mine = k->inflight == r->cancellable;
 
   bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
@@ -321,7 +322,7 @@ tick_cb (gpointer data)
   soup_session_send_and_read_async (session_for (k), msg, G_PRIORITY_DEFAULT, r->cancellable,
                                     renewed_cb, r);
   /* Until the answer reschedules it: a retry if it never comes. */
-  schedule_tick (k, k->ttl_us / 3);
+  schedule_tick (k, k->interval_us);
   return G_SOURCE_CONTINUE;
 }
 
@@ -358,7 +359,7 @@ start_cb (gpointer data)
     {
       k->deadline = ready_time_source_new (k, deadline_cb, -1);
       arm_deadline (k);
-      k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->ttl_us / 3);
+      k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->interval_us);
     }
   g_mutex_unlock (&k->mutex);
   return G_SOURCE_REMOVE;
@@ -385,6 +386,11 @@ _fl_etcd_keeper_start (FlEtcdClient *client,
   k->body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
   k->ttl_us = ttl_s * G_USEC_PER_SEC;
   k->margin_us = MAX (G_USEC_PER_SEC, k->ttl_us / 5);
+  /* A third of the time a renewal is trusted (TTL - margin), not of the TTL: a keepalive that
+   * a paused or black-hole member never answers is given up at the next tick and sent to the
+   * next member, which must answer before the last renewal runs out. With TTL/3, a TTL of 2
+   * or 3 s ran out first (issue 30, item 9: a 3 s pause of the member lost the lock). */
+  k->interval_us = (k->ttl_us - k->margin_us) / 3;
   k->valid_until = granted_sent_us + k->ttl_us - k->margin_us;
   g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, start_cb, keeper_ref (k),
                               keeper_unref);

@@ -109,6 +109,10 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   gint64         deadline_us,
                                   GCancellable  *cancellable,
                                   GError       **error);
+/* Whether the last call may have been carried out by a member that did not answer it in
+ * time (no answer within its attempt bound, or etcd's "request timed out") before another
+ * member was asked: the answer that came may be to the request's second coming. */
+gboolean    _fl_etcd_client_last_call_repeated (FlEtcdClient *client);
 
 /* One etcd operation's own cancellable (@op): cancelled when the caller's @cancellable is, and
  * at @deadline_us (monotonic, -1 for none) by a timer on the etcd thread, so that a blocked
