@@ -37,6 +37,7 @@ struct _FlEtcdKeeper
   gboolean      stopped;
   gint          lost;        /* atomic */
   GWeakRef      lock;
+  GCancellable *on_loss;     /* under the mutex: _fl_etcd_keeper_cancel_on_loss() */
   GSource      *tick;
   GSource      *deadline;
   GCancellable *inflight;
@@ -60,6 +61,7 @@ keeper_unref (gpointer data)
   _fl_etcd_auth_unref (k->auth);
   g_free (k->body);
   g_weak_ref_clear (&k->lock);
+  g_clear_object (&k->on_loss);
   g_mutex_clear (&k->mutex);
   g_free (k);
 }
@@ -88,6 +90,7 @@ static void
 keeper_lose (FlEtcdKeeper *k)
 {
   FlLock *lock = NULL;
+  g_autoptr(GCancellable) on_loss = NULL;
 
   g_mutex_lock (&k->mutex);
   if (!g_atomic_int_get (&k->lost))
@@ -95,9 +98,12 @@ keeper_lose (FlEtcdKeeper *k)
       g_atomic_int_set (&k->lost, 1);
       if (k->held && !k->stopped)
         lock = g_weak_ref_get (&k->lock);
+      on_loss = k->on_loss != NULL ? g_object_ref (k->on_loss) : NULL;
     }
   g_mutex_unlock (&k->mutex);
   keeper_quiet (k);
+  if (on_loss != NULL)
+    g_cancellable_cancel (on_loss);
 
   if (lock != NULL)
     {
@@ -413,6 +419,20 @@ _fl_etcd_keeper_set_held (FlEtcdKeeper *k,
    * lock is told here, never handed over silently lost (issue 30, item 9). */
   if (lost_already)
     _fl_lock_report_lost (lock);
+}
+
+void
+_fl_etcd_keeper_cancel_on_loss (FlEtcdKeeper *k,
+                                GCancellable *cancellable)
+{
+  gboolean lost_already;
+
+  g_mutex_lock (&k->mutex);
+  g_set_object (&k->on_loss, cancellable);
+  lost_already = g_atomic_int_get (&k->lost);
+  g_mutex_unlock (&k->mutex);
+  if (lost_already && cancellable != NULL)
+    g_cancellable_cancel (cancellable);
 }
 
 /* The boot-clock time until which the lease is trusted (0 once it was reported lost). */

@@ -380,6 +380,7 @@ wait_lock (FlEtcdLock   *self,
   gboolean ok = TRUE;
 
   _fl_etcd_op_begin (&op, cancellable, deadline);
+  _fl_etcd_keeper_cancel_on_loss (self->keeper, op.op);
 
   while (ok && !done)
     {
@@ -393,6 +394,10 @@ wait_lock (FlEtcdLock   *self,
       if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op.op,
                      &local_error))
         continue;
+      /* The loss cancelled the watch: not a timeout, a reason to queue again. */
+      if (!_fl_etcd_keeper_is_valid (self->keeper) && !g_cancellable_is_cancelled (cancellable) &&
+          (deadline < 0 || g_get_monotonic_time () < deadline))
+        break;
       /* While a new leader is elected the members answer "request timed out": wait on,
        * while our lease lives (it ends the retries when etcd stays without a leader) and the
        * deadline allows. */
@@ -410,6 +415,7 @@ wait_lock (FlEtcdLock   *self,
         }
     }
 
+  _fl_etcd_keeper_cancel_on_loss (self->keeper, NULL);
   _fl_etcd_op_end (&op);
   return ok;
 }

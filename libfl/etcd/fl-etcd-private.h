@@ -186,6 +186,10 @@ FlEtcdKeeper *_fl_etcd_keeper_start    (FlEtcdClient  *client,
 /* From now on a loss is reported to @lock (_fl_lock_report_lost()). */
 void          _fl_etcd_keeper_set_held (FlEtcdKeeper  *keeper,
                                         FlLock        *lock);
+/* Until set again (to NULL), a loss also cancels @cancellable (at once if lost already): a
+ * waiter whose lease is lost stops waiting on it then, not when its watch next ends. */
+void          _fl_etcd_keeper_cancel_on_loss (FlEtcdKeeper *keeper,
+                                              GCancellable *cancellable);
 gboolean      _fl_etcd_keeper_is_valid (FlEtcdKeeper  *keeper);
 gint64        _fl_etcd_keeper_valid_until (FlEtcdKeeper *keeper);
 /* No more keepalives nor reports; drops the caller's reference. */

@@ -437,6 +437,121 @@ test_grant_to_dead_lease (void)
   g_clear_object (&w.lock);
 }
 
+/* The waiter's lease (the second key's), revoked from outside through the v3 API. */
+static gint64
+revoke_waiter_lease (const char *lock_name)
+{
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, lock_name);
+  g_autofree char *body = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  gint64 lease;
+
+  g_assert_cmpuint (queue->len, ==, 2);
+  lease = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
+  body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
+  res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
+  return lease;
+}
+
+typedef struct
+{
+  const char *lock_name;
+  gint64      revoked;
+} Requeued;
+
+/* Whether the waiter queued again behind the holder, on a lease other than the revoked one. */
+static gboolean
+requeued (gpointer data)
+{
+  Requeued *r = data;
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, r->lock_name);
+
+  return queue->len == 2 &&
+         g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL,
+                          10) != r->revoked;
+}
+
+/* A lost lease ends the wait (issue 30): a waiter whose lease is revoked while it waits
+ * queues again at once with a new one (its keepalive learns of the loss within a third of
+ * its trusted time), not when its watch of the key ahead next ends (up to 5 s of silence),
+ * and holds the lock, on a live lease, once the holder releases. */
+static void
+test_waiter_lease_revoked (void)
+{
+  g_autofree char *uri = NULL;
+  GSubprocess *holder;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  Requeued r = { "fl-test/revoked-waiter", 0 };
+  Waiter w = { 0 };
+  GThread *thread;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "revoked-waiter");
+  options = etcd_test_options (fl_test_scaled_ms (30000), fl_test_scaled_ms (3000) / 1000);
+  holder = spawn_holder (uri);
+  w.uri = uri;
+  w.options = options;
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 2, fl_test_scaled_ms (10000)));
+  r.revoked = revoke_waiter_lease (r.lock_name);
+
+  g_assert_true (etcd_wait_for (requeued, &r, fl_test_scaled_ms (3500)));
+  g_assert_false (waiter_done (&w));
+
+  holder_release (holder);
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (15000)));
+  g_thread_join (thread);
+  g_assert_no_error (w.error);
+  g_assert_true (fl_lock_is_held (w.lock));
+  after = etcd_server_queue (etcd_test_server, r.lock_name);
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (after->pdata[0], "lease"),
+                                    NULL, 10), !=, r.revoked);
+  g_assert_true (fl_lock_release (w.lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&w.lock);
+}
+
+/* The same, with a holder that does not release: the waiter fails at its deadline with a
+ * timeout that says so, never later, and leaves no key behind. */
+static void
+test_waiter_lease_revoked_timeout (void)
+{
+  const gint64 timeout_ms = fl_test_scaled_ms (4000);
+  g_autofree char *uri = NULL;
+  GSubprocess *holder;
+  g_autoptr(FlLockOptions) options = NULL;
+  Requeued r = { "fl-test/revoked-waiter-timeout", 0 };
+  Waiter w = { 0 };
+  GThread *thread;
+  gint64 start;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "revoked-waiter-timeout");
+  options = etcd_test_options (timeout_ms, fl_test_scaled_ms (3000) / 1000);
+  holder = spawn_holder (uri);
+  w.uri = uri;
+  w.options = options;
+  start = g_get_monotonic_time ();
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 2, fl_test_scaled_ms (10000)));
+  r.revoked = revoke_waiter_lease (r.lock_name);
+
+  g_assert_true (etcd_wait_for (waiter_done, &w, timeout_ms + fl_test_scaled_ms (2000)));
+  g_thread_join (thread);
+  g_assert_cmpint (g_get_monotonic_time () - start, <,
+                   (timeout_ms + fl_test_scaled_ms (1000)) * 1000);
+  g_assert_null (w.lock);
+  g_assert_error (w.error, FL_ERROR, FL_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (w.error->message, r.lock_name));
+  g_clear_error (&w.error);
+  /* Its last key goes with its lease, revoked behind it. */
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 1, fl_test_scaled_ms (10000)));
+  holder_release (holder);
+}
+
 /* A forked child is not the holder, and dropping its copy releases nothing. */
 static void
 test_forked_child (void)
@@ -606,6 +721,8 @@ main (int    argc,
   g_test_add_func ("/etcd/release-lost", test_release_lost);
   g_test_add_func ("/etcd/lost-signal", test_lost_signal);
   g_test_add_func ("/etcd/grant-to-dead-lease", test_grant_to_dead_lease);
+  g_test_add_func ("/etcd/waiter-lease-revoked", test_waiter_lease_revoked);
+  g_test_add_func ("/etcd/waiter-lease-revoked-timeout", test_waiter_lease_revoked_timeout);
   g_test_add_func ("/etcd/forked-child", test_forked_child);
   g_test_add_func ("/etcd/prefix-names", test_prefix_names);
   g_test_add_func ("/etcd/endpoints", test_endpoints);
