@@ -586,6 +586,54 @@ test_forked_child (void)
   g_assert_no_error (error);
 }
 
+static gboolean
+set_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* A forked child that iterates the main context the lock was taken in, past the lease's
+ * local deadline: the lock's watchdog (a source on that context, copied into the child)
+ * must not emit ::lost there; the child never held the lock. Before, it did. */
+static void
+test_forked_child_no_lost (void)
+{
+  const guint ttl_s = (guint) (fl_test_scaled_ms (2000) / 1000);
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean lost = FALSE;
+  int status;
+  pid_t pid;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "forked-watchdog");
+  lock = etcd_test_acquire_watched (uri, options, &lost);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      gboolean over = FALSE;
+
+      /* Past the lease's local deadline (TTL - margin after the grant), with a second more. */
+      g_timeout_add ((ttl_s + 1) * 1000, set_flag_cb, &over);
+      while (!over && !lost)
+        g_main_context_iteration (NULL, TRUE);
+      _exit (lost ? 1 : 0);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_false (lost);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
 /* Names and endpoints */
 
 static void
@@ -724,6 +772,7 @@ main (int    argc,
   g_test_add_func ("/etcd/waiter-lease-revoked", test_waiter_lease_revoked);
   g_test_add_func ("/etcd/waiter-lease-revoked-timeout", test_waiter_lease_revoked_timeout);
   g_test_add_func ("/etcd/forked-child", test_forked_child);
+  g_test_add_func ("/etcd/forked-child-no-lost", test_forked_child_no_lost);
   g_test_add_func ("/etcd/prefix-names", test_prefix_names);
   g_test_add_func ("/etcd/endpoints", test_endpoints);
   g_test_add_func ("/etcd/async", test_async);
