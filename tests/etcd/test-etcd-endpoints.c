@@ -198,7 +198,7 @@ test_keepalive_passes_leaderless (void)
 {
   /* Renewed every TTL/3, trusted TTL - max (1 s, TTL/5) past each renewal; longer on a slow
    * machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
-  const guint ttl_s = fl_test_scaled_ms (3000) / 1000;
+  const guint ttl_s = etcd_test_ttl_s (3);
   Leaderless l = { .forward = TRUE };
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLockOptions) options = NULL;
@@ -267,7 +267,7 @@ test_release_answered_late (void)
   thread = leaderless_start (&l);
   uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/release-late", l.port,
                          etcd_test_server->hostport);
-  options = etcd_test_options (fl_test_scaled_ms (10000), fl_test_scaled_ms (10000) / 1000);
+  options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (10));
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));

@@ -30,7 +30,7 @@ static int
 worker (const char *uri,
         const char *file)
 {
-  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (60000), etcd_test_ttl_s (10));
 
   for (guint i = 0; i < SECTIONS; i++)
     {
@@ -203,7 +203,7 @@ test_held_by_self (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlLock) again = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (60000), etcd_test_ttl_s (10));
   g_autoptr(GError) error = NULL;
   g_autofree char *pid = g_strdup_printf ("PID %d", (int) getpid ());
 
@@ -250,7 +250,7 @@ test_timeout (void)
   g_assert_error (error, FL_ERROR, FL_ERROR_TIMEOUT);
   g_assert_nonnull (strstr (error->message, "fl-test/timeout"));
   g_assert_cmpint (elapsed, >=, 300 * 1000);
-  g_assert_cmpint (elapsed, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (elapsed, <, fl_test_scaled_ms (5000) * 1000);
   /* The waiter's key goes with its lease, revoked behind the caller once its deadline has
    * passed (docs/etcd.md, "Deadlines"): soon only the holder is queued. */
   g_assert_true (etcd_test_wait_queue ("fl-test/timeout", 1, fl_test_scaled_ms (5000)));
@@ -289,11 +289,11 @@ test_cancel (void)
   w.uri = uri;
   w.cancellable = cancellable;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_test_wait_queue ("fl-test/cancel", 2, 10000));  /* it is queued */
+  g_assert_true (etcd_test_wait_queue ("fl-test/cancel", 2, fl_test_scaled_ms (10000)));  /* it is queued */
   g_assert_false (waiter_done (&w));
 
   g_cancellable_cancel (cancellable);
-  g_assert_true (etcd_wait_for (waiter_done, &w, 5000));
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (5000)));
   g_thread_join (thread);
   g_assert_null (w.lock);
   g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -363,7 +363,8 @@ test_lost_signal (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 3);
+  const guint ttl_s = etcd_test_ttl_s (3);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
   gint64 lost_at = 0, paused_at;
 
   ETCD_TEST_NEED ();
@@ -375,11 +376,11 @@ test_lost_signal (void)
   /* etcd stops answering: keepalives cannot reach it. */
   paused_at = g_get_monotonic_time ();
   etcd_server_pause (etcd_test_server, TRUE);
-  g_assert_true (etcd_wait_for (lost_fired, &lost_at, 10000));
+  g_assert_true (etcd_wait_for (lost_fired, &lost_at, fl_test_scaled_ms (10000)));
   etcd_server_pause (etcd_test_server, FALSE);
 
   /* Within TTL - margin (3 s - 1 s) of the last keepalive sent, so before the TTL. */
-  g_assert_cmpint (lost_at - paused_at, <, 3 * G_USEC_PER_SEC);
+  g_assert_cmpint (lost_at - paused_at, <, ttl_s * G_USEC_PER_SEC);
   g_assert_false (fl_lock_is_held (lock));
   g_assert_false (fl_lock_release (lock, &error));
   g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
@@ -398,7 +399,7 @@ test_grant_to_dead_lease (void)
   g_autoptr(JsonObject) res = NULL;
   g_autoptr(GPtrArray) queue = NULL;
   g_autoptr(GPtrArray) after = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (20000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (20000), etcd_test_ttl_s (10));
   Waiter w = { 0 };
   GThread *thread;
   gint64 revoked;
@@ -410,14 +411,14 @@ test_grant_to_dead_lease (void)
   w.uri = uri;
   w.options = options;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_test_wait_queue ("fl-test/dead-waiter", 2, 10000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/dead-waiter", 2, fl_test_scaled_ms (10000)));
   queue = etcd_server_queue (etcd_test_server, "fl-test/dead-waiter");
   revoked = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
   body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
   res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
 
   holder_release (holder);
-  g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (15000)));
   g_thread_join (thread);
   g_assert_no_error (w.error);
   g_assert_nonnull (w.lock);
@@ -489,7 +490,7 @@ test_waiter_lease_revoked (void)
 
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "revoked-waiter");
-  options = etcd_test_options (fl_test_scaled_ms (30000), fl_test_scaled_ms (3000) / 1000);
+  options = etcd_test_options (fl_test_scaled_ms (30000), etcd_test_ttl_s (3));
   holder = spawn_holder (uri);
   w.uri = uri;
   w.options = options;
@@ -530,7 +531,7 @@ test_waiter_lease_revoked_timeout (void)
 
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "revoked-waiter-timeout");
-  options = etcd_test_options (timeout_ms, fl_test_scaled_ms (3000) / 1000);
+  options = etcd_test_options (timeout_ms, etcd_test_ttl_s (3));
   holder = spawn_holder (uri);
   w.uri = uri;
   w.options = options;
@@ -599,7 +600,7 @@ set_flag_cb (gpointer data)
 static void
 test_forked_child_no_lost (void)
 {
-  const guint ttl_s = (guint) (fl_test_scaled_ms (2000) / 1000);
+  const guint ttl_s = etcd_test_ttl_s (2);
   g_autofree char *uri = NULL;
   g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
   g_autoptr(FlLock) lock = NULL;
@@ -716,7 +717,7 @@ test_async (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "async");
   fl_lock_acquire_async (uri, NULL, NULL, acquired_cb, &lock);
-  g_assert_true (etcd_wait_for (nonnull, &lock, 10000));
+  g_assert_true (etcd_wait_for (nonnull, &lock, fl_test_scaled_ms (10000)));
   g_assert_true (fl_lock_is_held (lock));
   g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, 0);
 }
