@@ -196,8 +196,8 @@ leaderless_stop (Leaderless *l,
 static void
 test_keepalive_passes_leaderless (void)
 {
-  /* Renewed every TTL/3, trusted TTL - max (1 s, TTL/5) past each renewal; longer on a slow
-   * machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
+  /* Renewed every (TTL - margin)/3, trusted TTL - margin (max (1 s, TTL/5)) past each
+   * renewal; longer on a slow machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
   const guint ttl_s = etcd_test_ttl_s (3);
   Leaderless l = { .forward = TRUE };
   g_autoptr(GError) error = NULL;
