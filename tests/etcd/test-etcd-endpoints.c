@@ -239,7 +239,7 @@ test_lease_lost_in_election (void)
   ETCD_TEST_NEED ();
   thread = leaderless_start (&l);
   uri = g_strdup_printf ("etcd://127.0.0.1:%u/fl-test/election-lease", l.port);
-  options = etcd_test_options (FL_TIMEOUT_INFINITE, 10);
+  options = etcd_test_options (FL_TIMEOUT_INFINITE, etcd_test_ttl_s (10));
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));
@@ -250,6 +250,23 @@ test_lease_lost_in_election (void)
   leaderless_stop (&l, thread);
 }
 
+/* fl-test/@name, taken through the stand-in first, then the real etcd (10 s lease). */
+static FlLock *
+acquire_through_stand_in (Leaderless *l,
+                          const char *name)
+{
+  g_autofree char *uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/%s", l->port,
+                                          etcd_test_server->hostport, name);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000),
+                                                        etcd_test_ttl_s (10));
+  g_autoptr(GError) error = NULL;
+  FlLock *lock = fl_lock_acquire (uri, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  return lock;
+}
+
 /* The release's guarded delete carried out by the first member, whose answer comes after the
  * client asked the next one, which finds the key gone: the lock was released (our lease still
  * lives, so the delete was ours), not lost. Before, FL_ERROR_LOST. */
@@ -258,19 +275,12 @@ test_release_answered_late (void)
 {
   Leaderless l = { .forward = TRUE };
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = NULL;
   g_autoptr(FlLock) lock = NULL;
-  g_autofree char *uri = NULL;
   GThread *thread;
 
   ETCD_TEST_NEED ();
   thread = leaderless_start (&l);
-  uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/release-late", l.port,
-                         etcd_test_server->hostport);
-  options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (10));
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (fl_lock_is_held (lock));
+  lock = acquire_through_stand_in (&l, "release-late");
 
   g_atomic_int_set (&l.late_txn, 1);
   g_assert_true (fl_lock_release (lock, &error));
@@ -287,7 +297,6 @@ test_leaderless_first (void)
 {
   Leaderless l = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autofree char *uri = NULL;
@@ -298,10 +307,7 @@ test_leaderless_first (void)
 
   uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/leaderless", l.port,
                          etcd_test_server->hostport);
-  options = etcd_test_options (fl_test_scaled_ms (10000), 10);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (fl_lock_is_held (lock));
+  lock = acquire_through_stand_in (&l, "leaderless");
   g_assert_cmpint (g_atomic_int_get (&l.requests), >, 0);
 
   snapshot = fl_snapshot_new_for_target (uri, NULL, &error);
