@@ -41,6 +41,7 @@ struct _FlEtcdKeeper
   GSource      *tick;
   GSource      *deadline;
   GCancellable *inflight;
+  GCancellable *straggler;   /* the keepalive before, still let answer: see tick_cb() */
 };
 
 static FlEtcdKeeper *
@@ -83,6 +84,9 @@ keeper_quiet (FlEtcdKeeper *k)
   if (k->inflight != NULL)
     g_cancellable_cancel (k->inflight);
   g_clear_object (&k->inflight);
+  if (k->straggler != NULL)
+    g_cancellable_cancel (k->straggler);
+  g_clear_object (&k->straggler);
 }
 
 /* Etcd thread: the lease may have expired. Reported once, and only while held. */
@@ -232,6 +236,8 @@ renewed_cb (GObject      *source,
   bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
   if (mine)
     g_clear_object (&k->inflight);
+  else if (k->straggler == r->cancellable)
+    g_clear_object (&k->straggler);
   if (bytes != NULL && !g_atomic_int_get (&k->lost))
     object = _fl_etcd_json_parse (bytes);
 
@@ -268,10 +274,11 @@ renewed_cb (GObject      *source,
             }
           schedule_tick (k, interval);
         }
-      else
+      else if (mine)
         {
           /* An error answer ("request timed out", "no leader": a member cut from its peers
-           * answers every keepalive so): another member may renew it (issue 30, item 8). */
+           * answers every keepalive so): another member may renew it (issue 30, item 8). A
+           * straggler's says nothing new: the next member is being asked already. */
           k->current = (k->current + 1) % g_strv_length (k->endpoints);
           schedule_tick (k, MIN (interval, 250 * 1000));
         }
@@ -300,12 +307,16 @@ tick_cb (gpointer data)
   GTlsCertificate *certificate = NULL;
   Renewal *r;
 
-  /* One in flight: a request that has not answered by the next tick is given up, and the
-   * next endpoint tried. */
+  /* A request that has not answered by the next tick: the next endpoint is asked, and the
+   * slow one may still answer until the tick after (a busy machine, not a dead member: with
+   * TTL 2 a tick is 0.33 s), so at most two are in flight. Either answer renews the lease from
+   * its own send time. */
   if (k->inflight != NULL)
     {
-      g_cancellable_cancel (k->inflight);
-      g_clear_object (&k->inflight);
+      if (k->straggler != NULL)
+        g_cancellable_cancel (k->straggler);
+      g_clear_object (&k->straggler);
+      k->straggler = g_steal_pointer (&k->inflight);
       k->current = (k->current + 1) % g_strv_length (k->endpoints);
     }
   url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
@@ -393,8 +404,8 @@ _fl_etcd_keeper_start (FlEtcdClient *client,
   k->ttl_us = ttl_s * G_USEC_PER_SEC;
   k->margin_us = MAX (G_USEC_PER_SEC, k->ttl_us / 5);
   /* A third of the time a renewal is trusted (TTL - margin), not of the TTL: a keepalive that
-   * a paused or black-hole member never answers is given up at the next tick and sent to the
-   * next member, which must answer before the last renewal runs out. With TTL/3, a TTL of 2
+   * a paused or black-hole member never answers is sent to the next member at the next tick
+   * (tick_cb()), which must answer before the last renewal runs out. With TTL/3, a TTL of 2
    * or 3 s ran out first (issue 30, item 9: a 3 s pause of the member lost the lock). */
   k->interval_us = (k->ttl_us - k->margin_us) / 3;
   k->valid_until = granted_sent_us + k->ttl_us - k->margin_us;
