@@ -105,6 +105,7 @@ struct _FlEtcdClient
   char       **endpoints;
   guint        n_endpoints;
   guint        current;
+  gboolean     repeated;  /* the last call's, _fl_etcd_client_last_call_repeated() */
 };
 
 /* The member of each list of endpoints that last answered well, for the whole process: a new
@@ -503,6 +504,7 @@ call_round (FlEtcdClient  *client,
                          &last_error);
         slow[i] = response == NULL && g_cancellable_is_cancelled (attempt.op) &&
                   !g_cancellable_is_cancelled (op);
+        client->repeated = client->repeated || slow[i];
         _fl_etcd_op_end (&attempt);
         if (g_cancellable_is_cancelled (op))
           return NULL;
@@ -523,6 +525,9 @@ call_round (FlEtcdClient  *client,
              * rest are idempotent. */
             if (_fl_etcd_error_is_leaderless (last_error))
               {
+                /* "no leader" was refused before it started; "timed out" may be applied */
+                client->repeated = client->repeated ||
+                                   strstr (last_error->message, "request timed out") != NULL;
                 g_debug ("etcd at %s: %s; asking the next member", endpoint,
                          last_error->message);
                 g_clear_error (leaderless);
@@ -715,12 +720,19 @@ _fl_etcd_client_call (FlEtcdClient  *client,
   FlEtcdOp op;
   JsonObject *ret;
 
+  client->repeated = FALSE;
   if (!ensure_tls (client, error))
     return NULL;
   _fl_etcd_op_begin (&op, cancellable, deadline_us);
   ret = call_authorized (client, path, body, op.op, cancellable, error);
   _fl_etcd_op_end (&op);
   return ret;
+}
+
+gboolean
+_fl_etcd_client_last_call_repeated (FlEtcdClient *client)
+{
+  return client->repeated;
 }
 
 gboolean

@@ -31,14 +31,17 @@ struct _FlEtcdKeeper
   char         *body;        /* {"ID":"..."} */
   gint64        ttl_us;
   gint64        margin_us;
+  gint64        interval_us; /* between keepalives, and how long one may take to answer */
   gint64        valid_until; /* boot clock; written on the etcd thread, under the mutex */
   gboolean      held;
   gboolean      stopped;
   gint          lost;        /* atomic */
   GWeakRef      lock;
+  GCancellable *on_loss;     /* under the mutex: _fl_etcd_keeper_cancel_on_loss() */
   GSource      *tick;
   GSource      *deadline;
   GCancellable *inflight;
+  GCancellable *straggler;   /* the keepalive before, still let answer: see tick_cb() */
 };
 
 static FlEtcdKeeper *
@@ -59,6 +62,7 @@ keeper_unref (gpointer data)
   _fl_etcd_auth_unref (k->auth);
   g_free (k->body);
   g_weak_ref_clear (&k->lock);
+  g_clear_object (&k->on_loss);
   g_mutex_clear (&k->mutex);
   g_free (k);
 }
@@ -80,6 +84,9 @@ keeper_quiet (FlEtcdKeeper *k)
   if (k->inflight != NULL)
     g_cancellable_cancel (k->inflight);
   g_clear_object (&k->inflight);
+  if (k->straggler != NULL)
+    g_cancellable_cancel (k->straggler);
+  g_clear_object (&k->straggler);
 }
 
 /* Etcd thread: the lease may have expired. Reported once, and only while held. */
@@ -87,6 +94,7 @@ static void
 keeper_lose (FlEtcdKeeper *k)
 {
   FlLock *lock = NULL;
+  g_autoptr(GCancellable) on_loss = NULL;
 
   g_mutex_lock (&k->mutex);
   if (!g_atomic_int_get (&k->lost))
@@ -94,9 +102,12 @@ keeper_lose (FlEtcdKeeper *k)
       g_atomic_int_set (&k->lost, 1);
       if (k->held && !k->stopped)
         lock = g_weak_ref_get (&k->lock);
+      on_loss = k->on_loss != NULL ? g_object_ref (k->on_loss) : NULL;
     }
   g_mutex_unlock (&k->mutex);
   keeper_quiet (k);
+  if (on_loss != NULL)
+    g_cancellable_cancel (on_loss);
 
   if (lock != NULL)
     {
@@ -219,12 +230,14 @@ renewed_cb (GObject      *source,
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonObject) object = NULL;
   g_autoptr(GError) error = NULL;
-  gint64 interval = k->ttl_us / 3;
+  gint64 interval = k->interval_us;
   gboolean mine = k->inflight == r->cancellable;
 
   bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
   if (mine)
     g_clear_object (&k->inflight);
+  else if (k->straggler == r->cancellable)
+    g_clear_object (&k->straggler);
   if (bytes != NULL && !g_atomic_int_get (&k->lost))
     object = _fl_etcd_json_parse (bytes);
 
@@ -261,10 +274,11 @@ renewed_cb (GObject      *source,
             }
           schedule_tick (k, interval);
         }
-      else
+      else if (mine)
         {
           /* An error answer ("request timed out", "no leader": a member cut from its peers
-           * answers every keepalive so): another member may renew it (issue 30, item 8). */
+           * answers every keepalive so): another member may renew it (issue 30, item 8). A
+           * straggler's says nothing new: the next member is being asked already. */
           k->current = (k->current + 1) % g_strv_length (k->endpoints);
           schedule_tick (k, MIN (interval, 250 * 1000));
         }
@@ -293,12 +307,16 @@ tick_cb (gpointer data)
   GTlsCertificate *certificate = NULL;
   Renewal *r;
 
-  /* One in flight: a request that has not answered by the next tick is given up, and the
-   * next endpoint tried. */
+  /* A request that has not answered by the next tick: the next endpoint is asked, and the
+   * slow one may still answer until the tick after (a busy machine, not a dead member: with
+   * TTL 2 a tick is 0.33 s), so at most two are in flight. Either answer renews the lease from
+   * its own send time. */
   if (k->inflight != NULL)
     {
-      g_cancellable_cancel (k->inflight);
-      g_clear_object (&k->inflight);
+      if (k->straggler != NULL)
+        g_cancellable_cancel (k->straggler);
+      g_clear_object (&k->straggler);
+      k->straggler = g_steal_pointer (&k->inflight);
       k->current = (k->current + 1) % g_strv_length (k->endpoints);
     }
   url = g_strconcat (k->endpoints[k->current], "/v3/lease/keepalive", NULL);
@@ -321,7 +339,7 @@ tick_cb (gpointer data)
   soup_session_send_and_read_async (session_for (k), msg, G_PRIORITY_DEFAULT, r->cancellable,
                                     renewed_cb, r);
   /* Until the answer reschedules it: a retry if it never comes. */
-  schedule_tick (k, k->ttl_us / 3);
+  schedule_tick (k, k->interval_us);
   return G_SOURCE_CONTINUE;
 }
 
@@ -358,7 +376,7 @@ start_cb (gpointer data)
     {
       k->deadline = ready_time_source_new (k, deadline_cb, -1);
       arm_deadline (k);
-      k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->ttl_us / 3);
+      k->tick = ready_time_source_new (k, tick_cb, g_get_monotonic_time () + k->interval_us);
     }
   g_mutex_unlock (&k->mutex);
   return G_SOURCE_REMOVE;
@@ -385,6 +403,11 @@ _fl_etcd_keeper_start (FlEtcdClient *client,
   k->body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
   k->ttl_us = ttl_s * G_USEC_PER_SEC;
   k->margin_us = MAX (G_USEC_PER_SEC, k->ttl_us / 5);
+  /* A third of the time a renewal is trusted (TTL - margin), not of the TTL: a keepalive that
+   * a paused or black-hole member never answers is sent to the next member at the next tick
+   * (tick_cb()), which must answer before the last renewal runs out. With TTL/3, a TTL of 2
+   * or 3 s ran out first (issue 30, item 9: a 3 s pause of the member lost the lock). */
+  k->interval_us = (k->ttl_us - k->margin_us) / 3;
   k->valid_until = granted_sent_us + k->ttl_us - k->margin_us;
   g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, start_cb, keeper_ref (k),
                               keeper_unref);
@@ -407,6 +430,20 @@ _fl_etcd_keeper_set_held (FlEtcdKeeper *k,
    * lock is told here, never handed over silently lost (issue 30, item 9). */
   if (lost_already)
     _fl_lock_report_lost (lock);
+}
+
+void
+_fl_etcd_keeper_cancel_on_loss (FlEtcdKeeper *k,
+                                GCancellable *cancellable)
+{
+  gboolean lost_already;
+
+  g_mutex_lock (&k->mutex);
+  g_set_object (&k->on_loss, cancellable);
+  lost_already = g_atomic_int_get (&k->lost);
+  g_mutex_unlock (&k->mutex);
+  if (lost_already && cancellable != NULL)
+    g_cancellable_cancel (cancellable);
 }
 
 /* The boot-clock time until which the lease is trusted (0 once it was reported lost). */

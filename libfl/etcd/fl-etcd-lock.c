@@ -380,6 +380,7 @@ wait_lock (FlEtcdLock   *self,
   gboolean ok = TRUE;
 
   _fl_etcd_op_begin (&op, cancellable, deadline);
+  _fl_etcd_keeper_cancel_on_loss (self->keeper, op.op);
 
   while (ok && !done)
     {
@@ -393,6 +394,10 @@ wait_lock (FlEtcdLock   *self,
       if (wait_step (self, &my_rev, &recheck, &done, deadline, cancellable, op.op,
                      &local_error))
         continue;
+      /* The loss cancelled the watch: not a timeout, a reason to queue again. */
+      if (!_fl_etcd_keeper_is_valid (self->keeper) && !g_cancellable_is_cancelled (cancellable) &&
+          (deadline < 0 || g_get_monotonic_time () < deadline))
+        break;
       /* While a new leader is elected the members answer "request timed out": wait on,
        * while our lease lives (it ends the retries when etcd stays without a leader) and the
        * deadline allows. */
@@ -410,6 +415,7 @@ wait_lock (FlEtcdLock   *self,
         }
     }
 
+  _fl_etcd_keeper_cancel_on_loss (self->keeper, NULL);
   _fl_etcd_op_end (&op);
   return ok;
 }
@@ -685,6 +691,28 @@ release_lost (FlEtcdLock  *self,
   return FALSE;
 }
 
+/* Whether our lease is still alive (not expired, not revoked); FALSE when etcd cannot say. */
+static gboolean
+lease_alive (FlEtcdLock *self)
+{
+  g_autofree char *body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", self->lease);
+  g_autoptr(JsonObject) res = _fl_etcd_client_call (self->client, "/v3/lease/timetolive", body,
+                                                    g_get_monotonic_time () + FL_ETCD_CALL_US,
+                                                    NULL, NULL);
+
+  return res != NULL && _fl_etcd_json_int (res, "TTL") > 0;
+}
+
+/* A guarded delete whose guard failed on a second coming (its first member carried it out
+ * but answered after its attempt bound, and the next member found the key gone): the delete
+ * was ours when our lease still lives, since only its expiry or revoke (and our delete)
+ * removes the key. Before, such a release reported FL_ERROR_LOST (issue 30). */
+static gboolean
+deleted_by_first_coming (FlEtcdLock *self)
+{
+  return _fl_etcd_client_last_call_repeated (self->client) && lease_alive (self);
+}
+
 /* A delete guarded on our token, then the lease revoke. */
 static gboolean
 etcd_release (gpointer  state,
@@ -723,6 +751,12 @@ etcd_release (gpointer  state,
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   _("Cannot release the etcd lock “%s”: "), self->t.name);
       return FALSE;
+    }
+  if (!_fl_etcd_json_bool (res, "succeeded") && deleted_by_first_coming (self))
+    {
+      g_debug ("etcd lock “%s”: released by the delete's first coming, answered late",
+               self->t.name);
+      json_object_set_boolean_member (res, "succeeded", TRUE);
     }
   revoke_lease (self->client, self->lease, g_get_monotonic_time () + FL_ETCD_CALL_US);
 

@@ -109,6 +109,10 @@ JsonObject *_fl_etcd_client_call (FlEtcdClient  *client,
                                   gint64         deadline_us,
                                   GCancellable  *cancellable,
                                   GError       **error);
+/* Whether the last call may have been carried out by a member that did not answer it in
+ * time (no answer within its attempt bound, or etcd's "request timed out") before another
+ * member was asked: the answer that came may be to the request's second coming. */
+gboolean    _fl_etcd_client_last_call_repeated (FlEtcdClient *client);
 
 /* One etcd operation's own cancellable (@op): cancelled when the caller's @cancellable is, and
  * at @deadline_us (monotonic, -1 for none) by a timer on the etcd thread, so that a blocked
@@ -182,6 +186,10 @@ FlEtcdKeeper *_fl_etcd_keeper_start    (FlEtcdClient  *client,
 /* From now on a loss is reported to @lock (_fl_lock_report_lost()). */
 void          _fl_etcd_keeper_set_held (FlEtcdKeeper  *keeper,
                                         FlLock        *lock);
+/* Until set again (to NULL), a loss also cancels @cancellable (at once if lost already): a
+ * waiter whose lease is lost stops waiting on it then, not when its watch next ends. */
+void          _fl_etcd_keeper_cancel_on_loss (FlEtcdKeeper *keeper,
+                                              GCancellable *cancellable);
 gboolean      _fl_etcd_keeper_is_valid (FlEtcdKeeper  *keeper);
 gint64        _fl_etcd_keeper_valid_until (FlEtcdKeeper *keeper);
 /* No more keepalives nor reports; drops the caller's reference. */

@@ -23,8 +23,8 @@
  * fl_lock_release() ends it and reports %FL_ERROR_LOST if it was taken away; dropping the last
  * reference releases it the same way, ignoring errors (so a lock held from Python or
  * JavaScript lives as long as its object: docs/bindings.md). The holder is the process that
- * acquired it, by its real PID: in a forked child the object says fl_lock_is_held() %FALSE,
- * and its release or last reference there only closes the child's copy of the descriptor,
+ * acquired it, by its real PID: in a forked child the object says fl_lock_is_held() %FALSE
+ * (and never emits #FlLock::lost there), and its release or last reference there only closes the child's copy of the descriptor,
  * removing nothing. A descriptor from fl_lock_dup_fd() shares the kernel lock, which lives
  * while any copy of it is open, in any process. A lock is not re-entrant: acquiring it again
  * in this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
@@ -41,6 +41,7 @@ struct _FlLock
   GMainContext        *context;  /* where ::lost is emitted: the acquirer's */
   GSource             *watchdog; /* on context, at the backend's held_until(); or NULL */
   gboolean             released; /* the watchdog is not re-armed after fl_lock_release() */
+  int                  owner;    /* the PID that took it: a forked child's copy never fires */
   int                  lost_emitted;  /* atomic: ::lost is emitted once */
   char                *held_key; /* this process's claim on the lock (fl-held.c) */
   guint64              held_serial;
@@ -101,6 +102,15 @@ static GSourceFuncs watchdog_funcs = { NULL, NULL, watchdog_dispatch, NULL, NULL
 
 static void watchdog_arm_locked (FlLock *self);
 
+/* Whether this process took the lock. A forked child inherits the object and its watchdog
+ * (a source on a context the child may iterate), not the lock: there fl_lock_is_held() says
+ * FALSE from the start, which is no loss to report. */
+static gboolean
+held_here (FlLock *self)
+{
+  return self->owner == _fl_platform_self_pid ();
+}
+
 static gboolean
 watchdog_cb (gpointer data)
 {
@@ -110,7 +120,7 @@ watchdog_cb (gpointer data)
   if (self == NULL)
     return G_SOURCE_REMOVE;
   g_mutex_lock (&self->mutex);
-  lost = !self->released && !fl_lock_is_held (self);
+  lost = held_here (self) && !self->released && !fl_lock_is_held (self);
   g_mutex_unlock (&self->mutex);
   if (lost)
     {
@@ -137,7 +147,7 @@ weak_ref_free (gpointer data)
 static void
 watchdog_arm_locked (FlLock *self)
 {
-  gint64 until = self->released || g_atomic_int_get (&self->lost_emitted)
+  gint64 until = self->released || g_atomic_int_get (&self->lost_emitted) || !held_here (self)
                  ? G_MAXINT64 : self->backend->held_until (self->state);
 
   if (until == G_MAXINT64)
@@ -194,6 +204,7 @@ acquire (const char          *target,
   self->state = state;
   self->held_key = g_steal_pointer (&key);
   self->held_serial = serial;
+  self->owner = _fl_platform_self_pid ();
   backend->bind (state, self);
   g_mutex_lock (&self->mutex);
   watchdog_arm_locked (self);

@@ -6,11 +6,16 @@
 
 #include <stdio.h>
 
+#include "fl-test-dir.h"
+
 int
 etcd_test_hold (const char *uri)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLock) lock = fl_lock_acquire (uri, NULL, NULL, &error);
+  /* The defaults (30 s, TTL 10 s), scaled: a busy machine must not make it lose the lock. */
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (30000),
+                                                        etcd_test_ttl_s (FL_DEFAULT_LEASE_TTL_S));
+  g_autoptr(FlLock) lock = fl_lock_acquire (uri, options, NULL, &error);
   char buf[16];
 
   if (lock == NULL)
@@ -103,6 +108,12 @@ etcd_test_acquire_watched (const char          *uri,
   g_assert_true (fl_lock_is_held (lock));
   etcd_test_watch_lost (lock, lost);
   return lock;
+}
+
+guint
+etcd_test_ttl_s (guint ttl_s)
+{
+  return (guint) (fl_test_scaled_ms ((gint64) ttl_s * 1000) / 1000);
 }
 
 FlLockOptions *

@@ -111,7 +111,7 @@ test_suspend_past_lease (void)
   g_atomic_int_set (&suspended_s, 5 * ttl_s);
   g_assert_false (fl_lock_is_held (lock));
 
-  /* The report comes from the etcd thread's deadline or its next keepalive (<= TTL/3 on the
+  /* The report comes from the etcd thread's deadline or its next keepalive (under TTL/3 on the
    * monotonic clock), which etcd still answers: the lease lives there, no real time passed. */
   g_assert_true (etcd_wait_for (etcd_test_is_true, &lost,
                                 fl_test_scaled_ms ((ttl_s / 3 + 5) * 1000)));
@@ -201,7 +201,7 @@ test_lost_while_etcd_thread_stalled (void)
 
   start = g_get_monotonic_time ();
   stall_set (TRUE);
-  /* The etcd thread reads the clock at each keepalive (every TTL/3). */
+  /* The etcd thread reads the clock at each keepalive (under every TTL/3). */
   g_assert_true (etcd_wait_for (some_thread_stalled_cb, NULL, fl_test_scaled_ms (5000)));
   g_assert_true (etcd_wait_for (lost_while_held_cb, &count,
                                 fl_test_scaled_ms ((ttl_s + 2) * 1000)));

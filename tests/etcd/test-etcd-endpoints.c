@@ -32,10 +32,55 @@ typedef struct
   gint          requests;  /* atomic */
   gint          forward;   /* atomic: pass requests on to the real etcd instead */
   gint          lose_txn;  /* atomic: answer that many /v3/kv/txn "lease not found" first */
+  gint          late_txn;  /* atomic: answer that many forwarded /v3/kv/txn after LATE_MS */
+  gint          late_sent; /* atomic: how many such answers went */
   SoupSession  *session;   /* the stand-in thread's, for forwarding */
   GMutex        mutex;
   GCond         cond;
 } Leaderless;
+
+/* Past the client's 1 s per member (FL_ETCD_ATTEMPT_US), whatever the machine's load: the
+ * client has asked the next member long before. */
+#define LATE_MS 3000
+
+typedef struct
+{
+  Leaderless        *l;
+  SoupServerMessage *msg;
+} Late;
+
+static gboolean
+unpause_cb (gpointer data)
+{
+  Late *late = data;
+
+  soup_server_message_unpause (late->msg);
+  g_object_unref (late->msg);
+  g_atomic_int_inc (&late->l->late_sent);
+  g_free (late);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+late_answer_sent (gpointer data)
+{
+  return g_atomic_int_get (&((Leaderless *) data)->late_sent) > 0;
+}
+
+/* @msg carried out, its answer held back: a member that answers after the client's bound. */
+static void
+answer_late (Leaderless        *l,
+             SoupServerMessage *msg)
+{
+  GSource *source = g_timeout_source_new (LATE_MS);
+  Late *late = g_new (Late, 1);
+
+  *late = (Late) { l, g_object_ref (msg) };
+  soup_server_message_pause (msg);
+  g_source_set_callback (source, unpause_cb, late, NULL);
+  g_source_attach (source, l->context);
+  g_source_unref (source);
+}
 
 static void
 leaderless_cb (SoupServer        *server,
@@ -77,6 +122,11 @@ leaderless_cb (SoupServer        *server,
       soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
                                         g_bytes_get_data (answer, NULL),
                                         g_bytes_get_size (answer));
+      if (g_str_equal (path, "/v3/kv/txn") && g_atomic_int_get (&l->late_txn) > 0)
+        {
+          g_atomic_int_add (&l->late_txn, -1);
+          answer_late (l, msg);
+        }
       return;
     }
   soup_server_message_set_status (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL);
@@ -146,9 +196,9 @@ leaderless_stop (Leaderless *l,
 static void
 test_keepalive_passes_leaderless (void)
 {
-  /* Renewed every TTL/3, trusted TTL - max (1 s, TTL/5) past each renewal; longer on a slow
-   * machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
-  const guint ttl_s = fl_test_scaled_ms (3000) / 1000;
+  /* Renewed every (TTL - margin)/3, trusted TTL - margin (max (1 s, TTL/5)) past each
+   * renewal; longer on a slow machine (FL_TEST_TIME_SCALE), where a renewal may be late. */
+  const guint ttl_s = etcd_test_ttl_s (3);
   Leaderless l = { .forward = TRUE };
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLockOptions) options = NULL;
@@ -189,7 +239,7 @@ test_lease_lost_in_election (void)
   ETCD_TEST_NEED ();
   thread = leaderless_start (&l);
   uri = g_strdup_printf ("etcd://127.0.0.1:%u/fl-test/election-lease", l.port);
-  options = etcd_test_options (FL_TIMEOUT_INFINITE, 10);
+  options = etcd_test_options (FL_TIMEOUT_INFINITE, etcd_test_ttl_s (10));
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (fl_lock_is_held (lock));
@@ -200,12 +250,53 @@ test_lease_lost_in_election (void)
   leaderless_stop (&l, thread);
 }
 
+/* fl-test/@name, taken through the stand-in first, then the real etcd (10 s lease). */
+static FlLock *
+acquire_through_stand_in (Leaderless *l,
+                          const char *name)
+{
+  g_autofree char *uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/%s", l->port,
+                                          etcd_test_server->hostport, name);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000),
+                                                        etcd_test_ttl_s (10));
+  g_autoptr(GError) error = NULL;
+  FlLock *lock = fl_lock_acquire (uri, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (fl_lock_is_held (lock));
+  return lock;
+}
+
+/* The release's guarded delete carried out by the first member, whose answer comes after the
+ * client asked the next one, which finds the key gone: the lock was released (our lease still
+ * lives, so the delete was ours), not lost. Before, FL_ERROR_LOST. */
+static void
+test_release_answered_late (void)
+{
+  Leaderless l = { .forward = TRUE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  GThread *thread;
+
+  ETCD_TEST_NEED ();
+  thread = leaderless_start (&l);
+  lock = acquire_through_stand_in (&l, "release-late");
+
+  g_atomic_int_set (&l.late_txn, 1);
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&l.late_txn), ==, 0);  /* the delete went there first */
+  g_assert_true (etcd_test_wait_queue ("fl-test/release-late", 0, fl_test_scaled_ms (10000)));
+  g_assert_true (etcd_wait_for (late_answer_sent, &l, fl_test_scaled_ms (LATE_MS + 5000)));
+
+  leaderless_stop (&l, thread);
+}
+
 static void
 test_leaderless_first (void)
 {
   Leaderless l = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autofree char *uri = NULL;
@@ -216,10 +307,7 @@ test_leaderless_first (void)
 
   uri = g_strdup_printf ("etcd://127.0.0.1:%u,%s/fl-test/leaderless", l.port,
                          etcd_test_server->hostport);
-  options = etcd_test_options (fl_test_scaled_ms (10000), 10);
-  lock = fl_lock_acquire (uri, options, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (fl_lock_is_held (lock));
+  lock = acquire_through_stand_in (&l, "leaderless");
   g_assert_cmpint (g_atomic_int_get (&l.requests), >, 0);
 
   snapshot = fl_snapshot_new_for_target (uri, NULL, &error);
@@ -240,6 +328,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/etcd-endpoints/leaderless-first", test_leaderless_first);
   g_test_add_func ("/etcd-endpoints/lease-lost-in-election", test_lease_lost_in_election);
+  g_test_add_func ("/etcd-endpoints/release-answered-late", test_release_answered_late);
   g_test_add_func ("/etcd-endpoints/keepalive-passes-leaderless",
                    test_keepalive_passes_leaderless);
   return etcd_test_run_with_server (argv[0]);

@@ -29,7 +29,9 @@
 
 #define PROCESSES 8
 #define SECTIONS  200
-#define TTL_S     2   /* the minimum: every expiry below costs about this much */
+/* The minimum, scaled (a starved keepalive on a busy machine must not lose a holder that the
+ * test expects to hold): every expiry below costs about this much. */
+#define TTL_S     etcd_test_ttl_s (2)
 
 static EtcdCluster *cluster;
 static char *skip_reason;
@@ -166,7 +168,7 @@ role_exclusion (const char *uri,
   /* Nothing here waits for a lease to end: a long one, scaled, so that a worker starved on a
    * busy machine does not lose its lock (a 2 s lease failed 3 of 8 ASan runs at load 20). */
   g_autoptr(FlLockOptions) options = etcd_test_options (120000,
-                                                        (guint) (fl_test_scaled_ms (10000) / 1000));
+                                                        etcd_test_ttl_s (10));
 
   for (guint i = 0; i < SECTIONS; i++)
     {
@@ -193,7 +195,7 @@ role_hold (const char *uri,
            const char *counter,
            guint       ttl_s)
 {
-  g_autoptr(FlLockOptions) options = etcd_test_options (30000, ttl_s);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (30000), ttl_s);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = fl_lock_acquire (uri, options, NULL, &error);
   char line[32] = "";
@@ -211,7 +213,7 @@ role_hold (const char *uri,
 
   held = fl_lock_is_held (lock);
   if (!held)  /* ::lost comes on this thread's main context: let it in */
-    etcd_wait_for (etcd_test_is_true, &lost, 5000);
+    etcd_wait_for (etcd_test_is_true, &lost, fl_test_scaled_ms (5000));
   write = held || g_str_has_prefix (line, "force");
   if (write)
     {
@@ -419,7 +421,7 @@ test_holder_killed (void)
   g_autofree char *dir = NULL;
   char *counter;
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (20000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (20000), TTL_S);
   Queue two = { "fl-test/killed", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -430,19 +432,19 @@ test_holder_killed (void)
   uri = etcd_cluster_uri (cluster, 1, "killed");
   h = holder_start (uri, counter, TTL_S);
   fl_lock_acquire_async (uri, options, NULL, pending_cb, &w);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
 
   left_s = lease_ttl_left_s (oldest_lease (two.name));
   killed = g_get_monotonic_time ();
   g_assert_true (pending_waits (&w));
   g_subprocess_send_signal (h->process, SIGKILL);
-  g_assert_true (etcd_wait_for (pending_done, &w, 15000));
+  g_assert_true (etcd_wait_for (pending_done, &w, fl_test_scaled_ms (15000)));
   g_assert_no_error (w.error);
   g_assert_true (fl_lock_is_held (w.lock));
   g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, h->token);
 
   /* Not before the lease ran out: etcd said left_s whole seconds were left at the kill
-   * (it rounds down), and a keepalive is sent every TTL/3. */
+   * (it rounds down), and a keepalive is sent every (TTL - margin)/3, under TTL/3. */
   waited_us = w.done_at - killed;
   g_test_message ("the waiter got the lock %" G_GINT64_FORMAT " ms after the kill; "
                   "%" G_GINT64_FORMAT " s of the lease were left", waited_us / 1000, left_s);
@@ -464,7 +466,7 @@ test_holder_paused (void)
   char *counter;
   g_autofree char *uri = NULL;
   g_autofree char *report = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (20000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (20000), TTL_S);
   Queue two = { "fl-test/paused", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -475,10 +477,10 @@ test_holder_paused (void)
   uri = etcd_cluster_uri (cluster, 2, "paused");
   h = holder_start (uri, counter, TTL_S);
   fl_lock_acquire_async (uri, options, NULL, pending_cb, &w);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
 
   g_subprocess_send_signal (h->process, SIGSTOP);
-  g_assert_true (etcd_wait_for (pending_done, &w, 15000));
+  g_assert_true (etcd_wait_for (pending_done, &w, fl_test_scaled_ms (15000)));
   g_assert_no_error (w.error);
   g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, h->token);
   g_assert_true (fenced_increment (counter, fl_lock_get_fencing_token (w.lock)));
@@ -511,7 +513,7 @@ test_leader_killed (void)
   g_autofree char *holder_uri = NULL;
   g_autofree char *waiter_uri = NULL;
   g_autofree char *report = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (30000, 5);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (30000), etcd_test_ttl_s (5));
   Queue two = { "fl-test/leader", 2 };
   Pending w = { 0 };
   Holder *h;
@@ -520,16 +522,16 @@ test_leader_killed (void)
 
   NEED_CLUSTER ();
   counter = fenced_new (&dir);
-  leader = etcd_cluster_leader (cluster, 10000);
+  leader = etcd_cluster_leader (cluster, fl_test_scaled_ms (10000));
   g_assert_cmpint (leader, >=, 0);
   holder_uri = etcd_cluster_uri (cluster, (leader + 1) % ETCD_CLUSTER_SIZE, "leader");
   waiter_uri = etcd_cluster_uri (cluster, leader, "leader");
   h = holder_start (holder_uri, counter, 5);
   fl_lock_acquire_async (waiter_uri, options, NULL, pending_cb, &w);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
 
   etcd_cluster_kill (cluster, leader);
-  next = etcd_cluster_leader (cluster, 15000);
+  next = etcd_cluster_leader (cluster, fl_test_scaled_ms (15000));
   g_assert_cmpint (next, >=, 0);
   g_assert_cmpint (next, !=, leader);
   g_assert_true (pending_waits (&w));
@@ -539,7 +541,7 @@ test_leader_killed (void)
   g_assert_true (g_str_equal (report, "held=1 lost=0 write=accepted release=ok") ||
                  g_str_equal (report, "held=0 lost=1 write=none release=LOST"));
 
-  g_assert_true (etcd_wait_for (pending_done, &w, 20000));
+  g_assert_true (etcd_wait_for (pending_done, &w, fl_test_scaled_ms (20000)));
   g_assert_no_error (w.error);
   g_assert_cmpuint (fl_lock_get_fencing_token (w.lock), >, h->token);
   fenced_apply (counter, FENCED_ENTER, 0, NULL);
@@ -620,7 +622,7 @@ test_quorum_lost (void)
 
   etcd_cluster_restart (cluster, 1);
   etcd_cluster_restart (cluster, 2);
-  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+  g_assert_true (etcd_cluster_wait_healthy (cluster, fl_test_scaled_ms (30000)));
   /* Nothing was queued for it then, nor turns up now that the raft log moves again. */
   g_assert_true (queue_is (&none));
 
@@ -681,7 +683,7 @@ test_quorum_lost_while_waiting (void)
   waiter = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, self_path, "--wait", uri,
                              timeout, NULL);
   g_assert_no_error (error);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
   etcd_cluster_kill (cluster, 1);
   etcd_cluster_kill (cluster, 2);
 
@@ -705,7 +707,7 @@ test_quorum_lost_while_waiting (void)
 
   etcd_cluster_restart (cluster, 1);
   etcd_cluster_restart (cluster, 2);
-  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+  g_assert_true (etcd_cluster_wait_healthy (cluster, fl_test_scaled_ms (30000)));
   g_assert_true (g_subprocess_wait_check (waiter, NULL, &error));
   g_assert_no_error (error);
   /* Its keepalives failed for longer than its TTL: it may have been reported lost meanwhile. */
@@ -718,14 +720,14 @@ test_quorum_lost_while_waiting (void)
 static void
 test_acquire_during_election (void)
 {
-  g_autoptr(FlLockOptions) options = etcd_test_options (20000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (20000), etcd_test_ttl_s (10));
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *uri = NULL;
   int leader;
 
   NEED_CLUSTER ();
-  leader = etcd_cluster_leader (cluster, 10000);
+  leader = etcd_cluster_leader (cluster, fl_test_scaled_ms (10000));
   g_assert_cmpint (leader, >=, 0);
   uri = etcd_cluster_uri (cluster, (guint) (leader + 1) % ETCD_CLUSTER_SIZE, "election");
   etcd_cluster_kill (cluster, (guint) leader);
@@ -738,7 +740,7 @@ test_acquire_during_election (void)
   g_assert_no_error (error);
 
   etcd_cluster_restart (cluster, (guint) leader);
-  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+  g_assert_true (etcd_cluster_wait_healthy (cluster, fl_test_scaled_ms (30000)));
 }
 
 /* A directory model's etcd prefix keeps following when the member its watch streams from is
@@ -749,7 +751,7 @@ test_watch_member_killed (void)
 {
   g_autoptr(FlDirectoryModel) model = NULL;
   /* A long lease: what is tested is the model, not keepalives on a loaded machine. */
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (10));
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *probe = NULL;
@@ -760,7 +762,7 @@ test_watch_member_killed (void)
 
   NEED_CLUSTER ();
   /* All three members, a follower first: the watch streams from it. */
-  leader = etcd_cluster_leader (cluster, 10000);
+  leader = etcd_cluster_leader (cluster, fl_test_scaled_ms (10000));
   g_assert_cmpint (leader, >=, 0);
   follower = (guint) (leader + 1) % ETCD_CLUSTER_SIZE;
   probe = etcd_cluster_uri (cluster, follower, "x");
@@ -775,15 +777,15 @@ test_watch_member_killed (void)
 
   lock = fl_lock_acquire (target, options, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (etcd_test_wait_in_model (model, target, TRUE, 20000));
+  g_assert_true (etcd_test_wait_in_model (model, target, TRUE, fl_test_scaled_ms (20000)));
 
   /* Released once the watch is back: only an event can tell the model now. */
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
-  g_assert_true (etcd_test_wait_in_model (model, target, FALSE, 20000));
+  g_assert_true (etcd_test_wait_in_model (model, target, FALSE, fl_test_scaled_ms (20000)));
 
   etcd_cluster_restart (cluster, follower);
-  g_assert_true (etcd_cluster_wait_healthy (cluster, 30000));
+  g_assert_true (etcd_cluster_wait_healthy (cluster, fl_test_scaled_ms (30000)));
 }
 
 /* A waiter cancelled: told at once, its key leaves etcd with its lease, revoked behind it
@@ -806,10 +808,10 @@ test_waiter_cancelled (void)
   uri = etcd_cluster_uri (cluster, 1, "cancelled");
   h = holder_start (uri, counter, TTL_S);
   fl_lock_acquire_async (uri, NULL, cancellable, pending_cb, &w);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
 
   g_cancellable_cancel (cancellable);
-  g_assert_true (etcd_wait_for (pending_done, &w, 5000));
+  g_assert_true (etcd_wait_for (pending_done, &w, fl_test_scaled_ms (5000)));
   g_assert_null (w.lock);
   g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_true (etcd_wait_for (queue_is, &one, fl_test_scaled_ms (5000)));
@@ -827,14 +829,15 @@ static void
 test_dead_first_endpoint (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), TTL_S);
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   gint64 start, elapsed;
   guint dead;
 
   NEED_CLUSTER ();
-  dead = (guint) (etcd_cluster_leader (cluster, 10000) + 1) % ETCD_CLUSTER_SIZE;
+  dead = (guint) (etcd_cluster_leader (cluster, fl_test_scaled_ms (10000)) + 1) %
+         ETCD_CLUSTER_SIZE;
   etcd_cluster_kill (cluster, dead);
   uri = etcd_cluster_uri (cluster, dead, "dead-first");
   start = g_get_monotonic_time ();
@@ -845,7 +848,7 @@ test_dead_first_endpoint (void)
   g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, 0);
   g_test_message ("acquired past a dead first member in %" G_GINT64_FORMAT " ms",
                   elapsed / 1000);
-  g_assert_cmpint (elapsed, <, 2 * G_USEC_PER_SEC);
+  g_assert_cmpint (elapsed, <, fl_test_scaled_ms (2000) * 1000);
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
   etcd_cluster_restart (cluster, dead);
@@ -903,7 +906,7 @@ static void
 test_mixed_waiters (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (15000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (15000), TTL_S);
   Queue one = { "fl-test/mixed", 1 };
   Queue two = { "fl-test/mixed", 2 };
   RawLock first = { 0 }, second = { 0 };
@@ -916,24 +919,24 @@ test_mixed_waiters (void)
   /* etcd's lock holds, libfl waits behind it. */
   first.lease = raw_lease ();
   thread = g_thread_new ("raw", raw_lock_thread, &first);
-  g_assert_true (etcd_wait_for (raw_done, &first, 10000));
+  g_assert_true (etcd_wait_for (raw_done, &first, fl_test_scaled_ms (10000)));
   g_thread_join (thread);
   g_assert_nonnull (first.granted);
   fl_lock_acquire_async (uri, options, NULL, pending_cb, &w);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
   g_assert_true (pending_waits (&w));
   raw_revoke (first.lease);
-  g_assert_true (etcd_wait_for (pending_done, &w, 10000));
+  g_assert_true (etcd_wait_for (pending_done, &w, fl_test_scaled_ms (10000)));
   g_assert_no_error (w.error);
   g_assert_true (fl_lock_is_held (w.lock));
 
   /* libfl holds, etcd's lock waits behind it. */
   second.lease = raw_lease ();
   thread = g_thread_new ("raw", raw_lock_thread, &second);
-  g_assert_true (etcd_wait_for (queue_is, &two, 10000));
+  g_assert_true (etcd_wait_for (queue_is, &two, fl_test_scaled_ms (10000)));
   g_assert_false (raw_done (&second));
   g_assert_true (fl_lock_release (w.lock, NULL));
-  g_assert_true (etcd_wait_for (raw_done, &second, 10000));
+  g_assert_true (etcd_wait_for (raw_done, &second, fl_test_scaled_ms (10000)));
   g_thread_join (thread);
   g_assert_nonnull (second.granted);
   g_assert_true (queue_is (&one));
@@ -942,6 +945,54 @@ test_mixed_waiters (void)
   json_object_unref (first.granted);
   json_object_unref (second.granted);
   pending_clear (&w);
+}
+
+/* Item 9 of issue 30: the one follower the keeper talks to paused for 3 s, with a short TTL
+ * (2 and 3 s; longer on a slow machine, FL_TEST_TIME_SCALE): the keeper moves on to another
+ * member in time and the holder keeps its lock. Before, TTL 2 and 3 lost it (TTL 5 did not). */
+static void
+keepalive_member_paused (guint ttl_s)
+{
+  g_autofree char *name = g_strdup_printf ("keeper-paused-%u", ttl_s);
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean lost = FALSE;
+  int leader, follower;
+
+  NEED_CLUSTER ();
+  leader = etcd_cluster_leader (cluster, fl_test_scaled_ms (10000));
+  g_assert_cmpint (leader, >=, 0);
+  follower = (leader + 1) % ETCD_CLUSTER_SIZE;
+  /* The follower first, in an order no other test uses: the process remembers, per list of
+   * endpoints, the member that last answered, and this one must grant (and renew) the lease. */
+  uri = g_strdup_printf ("etcd://%s,%s,%s/fl-test/%s",
+                         cluster->members[follower]->hostport,
+                         cluster->members[(follower + 2) % ETCD_CLUSTER_SIZE]->hostport,
+                         cluster->members[(follower + 1) % ETCD_CLUSTER_SIZE]->hostport, name);
+  options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (ttl_s));
+  lock = etcd_test_acquire_watched (uri, options, &lost);
+
+  etcd_server_pause (cluster->members[follower], TRUE);
+  /* Not lost while the member is paused (a waited-for event that must not come). */
+  g_assert_false (etcd_wait_for (etcd_test_is_true, &lost, 3000));  /* the pause: not scaled */
+  etcd_server_pause (cluster->members[follower], FALSE);
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_keepalive_member_paused_ttl2 (void)
+{
+  keepalive_member_paused (2);
+}
+
+static void
+test_keepalive_member_paused_ttl3 (void)
+{
+  keepalive_member_paused (3);
 }
 
 int
@@ -971,6 +1022,10 @@ main (int    argc,
   g_test_add_func ("/etcd-faults/waiter-cancelled", test_waiter_cancelled);
   g_test_add_func ("/etcd-faults/dead-first-endpoint", test_dead_first_endpoint);
   g_test_add_func ("/etcd-faults/mixed-waiters", test_mixed_waiters);
+  g_test_add_func ("/etcd-faults/keepalive-member-paused/ttl2",
+                   test_keepalive_member_paused_ttl2);
+  g_test_add_func ("/etcd-faults/keepalive-member-paused/ttl3",
+                   test_keepalive_member_paused_ttl3);
 
   cluster = etcd_cluster_start (&skip_reason);
   ret = g_test_run ();

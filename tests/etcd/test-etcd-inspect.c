@@ -69,11 +69,11 @@ test_holder_and_waiters (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "queue");
   a = etcd_test_spawn_holder (etcd_test_self_path, uri);
-  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 1, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 1, fl_test_scaled_ms (20000)));
   b = etcd_test_spawn_holder (etcd_test_self_path, uri);
-  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 2, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 2, fl_test_scaled_ms (20000)));
   c = etcd_test_spawn_holder (etcd_test_self_path, uri);
-  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 3, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 3, fl_test_scaled_ms (20000)));
 
   snapshot = snapshot_ok (uri);
   g_assert_cmpstr (fl_snapshot_get_target (snapshot), ==, uri);
@@ -88,7 +88,7 @@ test_holder_and_waiters (void)
   g_assert_cmpstr (fl_snapshot_get_process_name (snapshot), ==, "test-etcd-inspe");
   g_assert_cmpint (fl_snapshot_get_lease_id (snapshot), !=, 0);
   g_assert_cmpint (fl_snapshot_get_lease_ttl (snapshot), >, 0);
-  g_assert_cmpint (fl_snapshot_get_lease_ttl (snapshot), <=, 10);
+  g_assert_cmpint (fl_snapshot_get_lease_ttl (snapshot), <=, etcd_test_ttl_s (10));
   g_assert_cmpuint (fl_snapshot_get_fencing_token (snapshot), >, 0);
   g_assert_cmpint (fl_snapshot_get_revision (snapshot), >=,
                    (gint64) fl_snapshot_get_fencing_token (snapshot));
@@ -125,13 +125,13 @@ test_holder_and_waiters (void)
   /* The holder leaves: the first waiter holds, the holder's metadata is gone. */
   etcd_test_finish_holder (a);
   next = (HolderIs) { uri, etcd_test_child_pid (b) };
-  g_assert_true (etcd_wait_for (holder_is, &next, 20000));
+  g_assert_true (etcd_wait_for (holder_is, &next, fl_test_scaled_ms (20000)));
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 2);
   etcd_test_finish_holder (b);
   next = (HolderIs) { uri, etcd_test_child_pid (c) };
-  g_assert_true (etcd_wait_for (holder_is, &next, 20000));
+  g_assert_true (etcd_wait_for (holder_is, &next, fl_test_scaled_ms (20000)));
   etcd_test_finish_holder (c);
-  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 0, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/queue", 0, fl_test_scaled_ms (20000)));
   g_assert_cmpuint (count_meta ("fl-test", "queue"), ==, 0);
 }
 
@@ -198,7 +198,7 @@ test_reclaim (void)
 
   g_assert_true (fl_snapshot_reclaim_unproven (snapshot, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (etcd_test_wait_queue ("fl-test/reclaim", 0, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/reclaim", 0, fl_test_scaled_ms (20000)));
   g_assert_cmpuint (count_meta ("fl-test", "reclaim"), ==, 0);
   gone = fl_snapshot_new_for_target (uri, NULL, &error);
   g_assert_null (gone);
@@ -329,7 +329,7 @@ test_scan (void)
   ab = fl_lock_acquire (uri_ab, NULL, NULL, &error);
   g_assert_no_error (error);
   waiter = etcd_test_spawn_holder (etcd_test_self_path, uri_ab);
-  g_assert_true (etcd_test_wait_queue (path_ab, 2, 20000));
+  g_assert_true (etcd_test_wait_queue (path_ab, 2, fl_test_scaled_ms (20000)));
   foreign1 = g_strdup_printf ("%s/not-a-lock", prefix);
   foreign2 = g_strdup_printf ("%s/.fl-meta/zz", prefix);
   foreign3 = g_strdup_printf ("%s/x/y/z", prefix);
@@ -486,7 +486,7 @@ test_holder_killed (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "killed");
   holder = etcd_test_spawn_holder (etcd_test_self_path, uri);
-  g_assert_true (etcd_test_wait_queue ("fl-test/killed", 1, 20000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/killed", 1, fl_test_scaled_ms (20000)));
   pid = etcd_test_child_pid (holder);
   before = snapshot_ok (uri);
   g_assert_cmpint (fl_snapshot_get_pid (before), ==, pid);
@@ -502,7 +502,7 @@ test_holder_killed (void)
   g_test_message ("after SIGKILL: %s", fl_snapshot_get_reason (after));
   ttl = fl_snapshot_get_lease_ttl (after);
   g_assert_cmpint (ttl, >, 0);
-  g_assert_cmpint (ttl, <=, FL_DEFAULT_LEASE_TTL_S);
+  g_assert_cmpint (ttl, <=, etcd_test_ttl_s (FL_DEFAULT_LEASE_TTL_S));
   g_assert_cmpint (fl_snapshot_get_state (after), ==, FL_ENTRY_STATE_HELD);
   g_assert_true (fl_snapshot_get_holder_exited (after));
   g_assert_cmpint (fl_snapshot_get_lease_id (after), ==, fl_snapshot_get_lease_id (before));
@@ -521,7 +521,7 @@ test_holder_killed (void)
     g_assert_true (fl_snapshot_get_holder_exited (countdown.later));
   g_clear_object (&countdown.later);
   g_assert_true (etcd_test_wait_queue ("fl-test/killed", 0,
-                                       (FL_DEFAULT_LEASE_TTL_S + 20) * 1000));
+                                       (etcd_test_ttl_s (FL_DEFAULT_LEASE_TTL_S) + 20) * 1000));
   g_assert_cmpuint (count_meta ("fl-test", "killed"), ==, 0);
 }
 

@@ -30,7 +30,7 @@ static int
 worker (const char *uri,
         const char *file)
 {
-  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (60000), etcd_test_ttl_s (10));
 
   for (guint i = 0; i < SECTIONS; i++)
     {
@@ -203,7 +203,7 @@ test_held_by_self (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(FlLock) again = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (60000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (60000), etcd_test_ttl_s (10));
   g_autoptr(GError) error = NULL;
   g_autofree char *pid = g_strdup_printf ("PID %d", (int) getpid ());
 
@@ -250,7 +250,7 @@ test_timeout (void)
   g_assert_error (error, FL_ERROR, FL_ERROR_TIMEOUT);
   g_assert_nonnull (strstr (error->message, "fl-test/timeout"));
   g_assert_cmpint (elapsed, >=, 300 * 1000);
-  g_assert_cmpint (elapsed, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (elapsed, <, fl_test_scaled_ms (5000) * 1000);
   /* The waiter's key goes with its lease, revoked behind the caller once its deadline has
    * passed (docs/etcd.md, "Deadlines"): soon only the holder is queued. */
   g_assert_true (etcd_test_wait_queue ("fl-test/timeout", 1, fl_test_scaled_ms (5000)));
@@ -289,11 +289,11 @@ test_cancel (void)
   w.uri = uri;
   w.cancellable = cancellable;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_test_wait_queue ("fl-test/cancel", 2, 10000));  /* it is queued */
+  g_assert_true (etcd_test_wait_queue ("fl-test/cancel", 2, fl_test_scaled_ms (10000)));  /* it is queued */
   g_assert_false (waiter_done (&w));
 
   g_cancellable_cancel (cancellable);
-  g_assert_true (etcd_wait_for (waiter_done, &w, 5000));
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (5000)));
   g_thread_join (thread);
   g_assert_null (w.lock);
   g_assert_error (w.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -363,7 +363,8 @@ test_lost_signal (void)
   g_autofree char *uri = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 3);
+  const guint ttl_s = etcd_test_ttl_s (3);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
   gint64 lost_at = 0, paused_at;
 
   ETCD_TEST_NEED ();
@@ -375,11 +376,11 @@ test_lost_signal (void)
   /* etcd stops answering: keepalives cannot reach it. */
   paused_at = g_get_monotonic_time ();
   etcd_server_pause (etcd_test_server, TRUE);
-  g_assert_true (etcd_wait_for (lost_fired, &lost_at, 10000));
+  g_assert_true (etcd_wait_for (lost_fired, &lost_at, fl_test_scaled_ms (10000)));
   etcd_server_pause (etcd_test_server, FALSE);
 
   /* Within TTL - margin (3 s - 1 s) of the last keepalive sent, so before the TTL. */
-  g_assert_cmpint (lost_at - paused_at, <, 3 * G_USEC_PER_SEC);
+  g_assert_cmpint (lost_at - paused_at, <, ttl_s * G_USEC_PER_SEC);
   g_assert_false (fl_lock_is_held (lock));
   g_assert_false (fl_lock_release (lock, &error));
   g_assert_error (error, FL_ERROR, FL_ERROR_LOST);
@@ -398,7 +399,7 @@ test_grant_to_dead_lease (void)
   g_autoptr(JsonObject) res = NULL;
   g_autoptr(GPtrArray) queue = NULL;
   g_autoptr(GPtrArray) after = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (20000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (20000), etcd_test_ttl_s (10));
   Waiter w = { 0 };
   GThread *thread;
   gint64 revoked;
@@ -410,14 +411,14 @@ test_grant_to_dead_lease (void)
   w.uri = uri;
   w.options = options;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_assert_true (etcd_test_wait_queue ("fl-test/dead-waiter", 2, 10000));
+  g_assert_true (etcd_test_wait_queue ("fl-test/dead-waiter", 2, fl_test_scaled_ms (10000)));
   queue = etcd_server_queue (etcd_test_server, "fl-test/dead-waiter");
   revoked = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
   body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", revoked);
   res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
 
   holder_release (holder);
-  g_assert_true (etcd_wait_for (waiter_done, &w, 15000));
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (15000)));
   g_thread_join (thread);
   g_assert_no_error (w.error);
   g_assert_nonnull (w.lock);
@@ -435,6 +436,121 @@ test_grant_to_dead_lease (void)
   g_assert_true (fl_lock_release (w.lock, &error));
   g_assert_no_error (error);
   g_clear_object (&w.lock);
+}
+
+/* The waiter's lease (the second key's), revoked from outside through the v3 API. */
+static gint64
+revoke_waiter_lease (const char *lock_name)
+{
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, lock_name);
+  g_autofree char *body = NULL;
+  g_autoptr(JsonObject) res = NULL;
+  gint64 lease;
+
+  g_assert_cmpuint (queue->len, ==, 2);
+  lease = g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL, 10);
+  body = g_strdup_printf ("{\"ID\":\"%" G_GINT64_FORMAT "\"}", lease);
+  res = etcd_server_call (etcd_test_server, "/v3/lease/revoke", body);
+  return lease;
+}
+
+typedef struct
+{
+  const char *lock_name;
+  gint64      revoked;
+} Requeued;
+
+/* Whether the waiter queued again behind the holder, on a lease other than the revoked one. */
+static gboolean
+requeued (gpointer data)
+{
+  Requeued *r = data;
+  g_autoptr(GPtrArray) queue = etcd_server_queue (etcd_test_server, r->lock_name);
+
+  return queue->len == 2 &&
+         g_ascii_strtoll (json_object_get_string_member (queue->pdata[1], "lease"), NULL,
+                          10) != r->revoked;
+}
+
+/* A lost lease ends the wait (issue 30): a waiter whose lease is revoked while it waits
+ * queues again at once with a new one (its keepalive learns of the loss within a third of
+ * its trusted time), not when its watch of the key ahead next ends (up to 5 s of silence),
+ * and holds the lock, on a live lease, once the holder releases. */
+static void
+test_waiter_lease_revoked (void)
+{
+  g_autofree char *uri = NULL;
+  GSubprocess *holder;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(FlLockOptions) options = NULL;
+  Requeued r = { "fl-test/revoked-waiter", 0 };
+  Waiter w = { 0 };
+  GThread *thread;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "revoked-waiter");
+  options = etcd_test_options (fl_test_scaled_ms (30000), etcd_test_ttl_s (3));
+  holder = spawn_holder (uri);
+  w.uri = uri;
+  w.options = options;
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 2, fl_test_scaled_ms (10000)));
+  r.revoked = revoke_waiter_lease (r.lock_name);
+
+  g_assert_true (etcd_wait_for (requeued, &r, fl_test_scaled_ms (3500)));
+  g_assert_false (waiter_done (&w));
+
+  holder_release (holder);
+  g_assert_true (etcd_wait_for (waiter_done, &w, fl_test_scaled_ms (15000)));
+  g_thread_join (thread);
+  g_assert_no_error (w.error);
+  g_assert_true (fl_lock_is_held (w.lock));
+  after = etcd_server_queue (etcd_test_server, r.lock_name);
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_cmpint (g_ascii_strtoll (json_object_get_string_member (after->pdata[0], "lease"),
+                                    NULL, 10), !=, r.revoked);
+  g_assert_true (fl_lock_release (w.lock, &error));
+  g_assert_no_error (error);
+  g_clear_object (&w.lock);
+}
+
+/* The same, with a holder that does not release: the waiter fails at its deadline with a
+ * timeout that says so, never later, and leaves no key behind. */
+static void
+test_waiter_lease_revoked_timeout (void)
+{
+  const gint64 timeout_ms = fl_test_scaled_ms (4000);
+  g_autofree char *uri = NULL;
+  GSubprocess *holder;
+  g_autoptr(FlLockOptions) options = NULL;
+  Requeued r = { "fl-test/revoked-waiter-timeout", 0 };
+  Waiter w = { 0 };
+  GThread *thread;
+  gint64 start;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "revoked-waiter-timeout");
+  options = etcd_test_options (timeout_ms, etcd_test_ttl_s (3));
+  holder = spawn_holder (uri);
+  w.uri = uri;
+  w.options = options;
+  start = g_get_monotonic_time ();
+  thread = g_thread_new ("waiter", waiter_thread, &w);
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 2, fl_test_scaled_ms (10000)));
+  r.revoked = revoke_waiter_lease (r.lock_name);
+
+  g_assert_true (etcd_wait_for (waiter_done, &w, timeout_ms + fl_test_scaled_ms (2000)));
+  g_thread_join (thread);
+  g_assert_cmpint (g_get_monotonic_time () - start, <,
+                   (timeout_ms + fl_test_scaled_ms (1000)) * 1000);
+  g_assert_null (w.lock);
+  g_assert_error (w.error, FL_ERROR, FL_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (w.error->message, r.lock_name));
+  g_clear_error (&w.error);
+  /* Its last key goes with its lease, revoked behind it. */
+  g_assert_true (etcd_test_wait_queue (r.lock_name, 1, fl_test_scaled_ms (10000)));
+  holder_release (holder);
 }
 
 /* A forked child is not the holder, and dropping its copy releases nothing. */
@@ -467,6 +583,54 @@ test_forked_child (void)
 
   g_assert_true (fl_lock_is_held (lock));
   g_assert_true (etcd_test_queue_has_length ("fl-test/forked", 1));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean
+set_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* A forked child that iterates the main context the lock was taken in, past the lease's
+ * local deadline: the lock's watchdog (a source on that context, copied into the child)
+ * must not emit ::lost there; the child never held the lock. Before, it did. */
+static void
+test_forked_child_no_lost (void)
+{
+  const guint ttl_s = etcd_test_ttl_s (2);
+  g_autofree char *uri = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), ttl_s);
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean lost = FALSE;
+  int status;
+  pid_t pid;
+
+  ETCD_TEST_NEED ();
+  uri = etcd_server_uri (etcd_test_server, "forked-watchdog");
+  lock = etcd_test_acquire_watched (uri, options, &lost);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      gboolean over = FALSE;
+
+      /* Past the lease's local deadline (TTL - margin after the grant), with a second more. */
+      g_timeout_add ((ttl_s + 1) * 1000, set_flag_cb, &over);
+      while (!over && !lost)
+        g_main_context_iteration (NULL, TRUE);
+      _exit (lost ? 1 : 0);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  g_assert_true (fl_lock_is_held (lock));
+  g_assert_false (lost);
   g_assert_true (fl_lock_release (lock, &error));
   g_assert_no_error (error);
 }
@@ -553,7 +717,7 @@ test_async (void)
   ETCD_TEST_NEED ();
   uri = etcd_server_uri (etcd_test_server, "async");
   fl_lock_acquire_async (uri, NULL, NULL, acquired_cb, &lock);
-  g_assert_true (etcd_wait_for (nonnull, &lock, 10000));
+  g_assert_true (etcd_wait_for (nonnull, &lock, fl_test_scaled_ms (10000)));
   g_assert_true (fl_lock_is_held (lock));
   g_assert_cmpuint (fl_lock_get_fencing_token (lock), >, 0);
 }
@@ -606,7 +770,10 @@ main (int    argc,
   g_test_add_func ("/etcd/release-lost", test_release_lost);
   g_test_add_func ("/etcd/lost-signal", test_lost_signal);
   g_test_add_func ("/etcd/grant-to-dead-lease", test_grant_to_dead_lease);
+  g_test_add_func ("/etcd/waiter-lease-revoked", test_waiter_lease_revoked);
+  g_test_add_func ("/etcd/waiter-lease-revoked-timeout", test_waiter_lease_revoked_timeout);
   g_test_add_func ("/etcd/forked-child", test_forked_child);
+  g_test_add_func ("/etcd/forked-child-no-lost", test_forked_child_no_lost);
   g_test_add_func ("/etcd/prefix-names", test_prefix_names);
   g_test_add_func ("/etcd/endpoints", test_endpoints);
   g_test_add_func ("/etcd/async", test_async);

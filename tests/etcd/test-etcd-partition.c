@@ -21,7 +21,7 @@
 static char *skip_reason;   /* set when this process has no network namespace of its own */
 static const char *self_path;
 
-#define TTL_S 5
+#define TTL_S etcd_test_ttl_s (5)
 
 static EtcdNetCluster *
 start_cluster (void)
@@ -157,7 +157,7 @@ test_waiter_behind_cut_member (void)
   EtcdCluster *cluster;
   g_autofree char *via_m0 = NULL;
   g_autofree char *via_m1 = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, TTL_S);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), TTL_S);
   g_autoptr(FlLock) holder = NULL;
   g_autoptr(GError) error = NULL;
   Child *waiter;
@@ -288,8 +288,7 @@ test_status_through_cut_member (void)
   g_autofree char *free_via_m0 = NULL;
   /* The holder's lease outlives every wait below (up to 70 s x FL_TEST_TIME_SCALE without a
    * quorum, in which no keepalive is answered): its release at the end is a check too. */
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000,
-                                                        (guint) (fl_test_scaled_ms (90000) / 1000));
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (90));
   g_autoptr(FlLock) holder = NULL;
   g_autoptr(FlSnapshot) snapshot = NULL;
   g_autoptr(FlSnapshot) stale = NULL;
@@ -345,7 +344,7 @@ test_watch_through_cut_member (void)
 {
   g_autoptr(EtcdNetCluster) net = start_cluster ();
   g_autoptr(FlDirectoryModel) model = NULL;
-  g_autoptr(FlLockOptions) options = etcd_test_options (10000, 10);
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), etcd_test_ttl_s (10));
   g_autoptr(FlLock) lock = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *root = NULL;

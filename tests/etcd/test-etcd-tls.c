@@ -50,7 +50,7 @@ options_with_ca (const char *ca_file)
 {
   FlLockOptions *options = fl_lock_options_new ();
 
-  fl_lock_options_set_timeout_ms (options, 10000);
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (10000));
   fl_lock_options_set_etcd_ca_file (options, ca_file);
   return options;
 }
@@ -318,9 +318,9 @@ test_auth_password (void)
   g_autofree char *uri = NULL;
   Hold hold;
   /* 4 s: a lease is trusted until 1 s before its TTL after each keepalive, sent every third
-   * of it, so a keepalive may be 1.6 s late; 2 s left 0.3 s. Scaled like every deadline: under
+   * of that (1 s), so a keepalive may be 2 s late; 2 s left 0.3 s. Scaled like every deadline: under
    * ASan on a busy machine one TLS keepalive was later than that (issue 30, item 10). */
-  int ttl_s = (int) (4 * fl_test_time_scale ());
+  int ttl_s = (int) etcd_test_ttl_s (4);
 
   NEED (auth_server);
   options = auth_options (password_file);
@@ -368,7 +368,7 @@ test_auth_wrong_password (void)
 
   NEED (auth_server);
   options = auth_options (wrong_password_file);
-  fl_lock_options_set_timeout_ms (options, 30000);
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (30000));
   uri = etcd_tls_server_uri (auth_server, "auth-wrong");
   error = acquire_error (uri, options, &took_us);
   g_assert_error (error, FL_ERROR, FL_ERROR_PERMISSION);
@@ -456,9 +456,9 @@ test_auth_token_invalidated_client (void)
 /* And a lock held across the reset stays held and releases cleanly. etcd 3.4.23 renews a
  * lease whatever the token (measured: neither a malformed nor a forgotten token is refused on
  * /v3/lease/keepalive), so the keeper's own re-authentication is not exercised here; this
- * checks that a forgotten token costs the holder nothing (10 s lease: renewals every 3.3 s,
- * trusted until 1 s before the TTL after each; held 12 s past the reset, so without renewals
- * it would be lost at 9 s). A 6 s lease left 2.8 s of slack, which an ASan build on a machine
+ * checks that a forgotten token costs the holder nothing (10 s lease: renewals every 2.7 s,
+ * trusted until 2 s before the TTL after each; held 12 s past the reset, so without renewals
+ * it would be lost at 8 s; all scaled by FL_TEST_TIME_SCALE). A 6 s lease left 2.8 s of slack, which an ASan build on a machine
  * at load 20 exceeded once. */
 static void
 test_auth_token_invalidated_keepalive (void)
@@ -467,19 +467,20 @@ test_auth_token_invalidated_keepalive (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(FlLock) lock = NULL;
   g_autofree char *uri = NULL;
+  const guint ttl_s = etcd_test_ttl_s (10);
   Hold hold;
 
   NEED (auth_server);
   options = auth_options (password_file);
-  fl_lock_options_set_lease_ttl_s (options, 10);
+  fl_lock_options_set_lease_ttl_s (options, ttl_s);
   uri = etcd_tls_server_uri (auth_server, "auth-token-keepalive");
   lock = fl_lock_acquire (uri, options, NULL, &error);
   g_assert_no_error (error);
 
   etcd_tls_server_reset_tokens (auth_server, PASSWORD);
   hold.lock = lock;
-  hold.until = g_get_monotonic_time () + 12 * G_USEC_PER_SEC;
-  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, 30000));
+  hold.until = g_get_monotonic_time () + (ttl_s + 2) * G_USEC_PER_SEC;
+  g_assert_true (etcd_wait_for (lost_or_past_cb, &hold, fl_test_scaled_ms (30000)));
   g_assert_true (fl_lock_is_held (lock));
 
   g_assert_true (fl_lock_release (lock, &error));
