@@ -24,8 +24,8 @@
  * reference releases it the same way, ignoring errors (so a lock held from Python or
  * JavaScript lives as long as its object: docs/bindings.md). The holder is the process that
  * acquired it, by its real PID: in a forked child the object says fl_lock_is_held() %FALSE
- * (and never emits #FlLock::lost there), and its release or last reference there only closes the child's copy of the descriptor,
- * removing nothing. A descriptor from fl_lock_dup_fd() shares the kernel lock, which lives
+ * (and never emits #FlLock::lost there), and its release or last reference there only
+ * closes the child's copy of the descriptor, removing nothing. A descriptor from fl_lock_dup_fd() shares the kernel lock, which lives
  * while any copy of it is open, in any process. A lock is not re-entrant: acquiring it again
  * in this process, from any thread, fails at once with %FL_ERROR_HELD_BY_SELF.
  *

@@ -318,8 +318,9 @@ test_auth_password (void)
   g_autofree char *uri = NULL;
   Hold hold;
   /* 4 s: a lease is trusted until 1 s before its TTL after each keepalive, sent every third
-   * of that (1 s), so a keepalive may be 2 s late; 2 s left 0.3 s. Scaled like every deadline: under
-   * ASan on a busy machine one TLS keepalive was later than that (issue 30, item 10). */
+   * of that (1 s), so a keepalive may be 2 s late; 2 s left 0.3 s. Scaled like every
+   * deadline: under ASan on a busy machine one TLS keepalive was later than that (issue 30,
+   * item 10). */
   int ttl_s = (int) etcd_test_ttl_s (4);
 
   NEED (auth_server);
@@ -458,8 +459,8 @@ test_auth_token_invalidated_client (void)
  * /v3/lease/keepalive), so the keeper's own re-authentication is not exercised here; this
  * checks that a forgotten token costs the holder nothing (10 s lease: renewals every 2.7 s,
  * trusted until 2 s before the TTL after each; held 12 s past the reset, so without renewals
- * it would be lost at 8 s; all scaled by FL_TEST_TIME_SCALE). A 6 s lease left 2.8 s of slack, which an ASan build on a machine
- * at load 20 exceeded once. */
+ * it would be lost at 8 s; all scaled by FL_TEST_TIME_SCALE). A 6 s lease left 2.8 s of
+ * slack, which an ASan build on a machine at load 20 exceeded once. */
 static void
 test_auth_token_invalidated_keepalive (void)
 {
