@@ -8,8 +8,9 @@
  * Nor does 4.8 name rows and cells (GtkListItem's accessible-label is 4.12): AT-SPI read every
  * row as "GtkListItemWidget" and every cell as "GtkColumnViewCell". Each cell names the
  * column view's cell around it after the text it shows (its first inscription or label,
- * followed as it changes), and the Lock column's cell names the row from its "row-label" (the lock's name and
- * state, cell-name.ui). It draws nothing itself: its one child is the cell's content.
+ * followed as it changes), and the Lock column's cell names the row from its "row-label"
+ * (the lock's name and state, cell-name.ui). It draws nothing itself: its one child is the
+ * cell's content.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
