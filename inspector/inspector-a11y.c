@@ -69,19 +69,46 @@ inspector_a11y_name_buttons (GtkWidget *root)
     inspector_a11y_name_buttons (child);
 }
 
-GtkLabel *
-inspector_a11y_first_label (GtkWidget *widget)
+static GtkWidget *
+first_of_type (GtkWidget *widget,
+               GType      type)
 {
-  if (GTK_IS_LABEL (widget))
-    return GTK_LABEL (widget);
+  if (g_type_is_a (G_OBJECT_TYPE (widget), type))
+    return widget;
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkLabel *label = inspector_a11y_first_label (child);
+      GtkWidget *found = first_of_type (child, type);
 
-      if (label != NULL)
-        return label;
+      if (found != NULL)
+        return found;
     }
+  return NULL;
+}
+
+GtkLabel *
+inspector_a11y_first_label (GtkWidget *widget)
+{
+  return (GtkLabel *) first_of_type (widget, GTK_TYPE_LABEL);
+}
+
+/* The list's cells show their text in a GtkInscription, whose size does not depend on the
+ * text (docs/performance.md, "Cells"); a few cells and the titles use a GtkLabel. */
+GtkWidget *
+inspector_a11y_first_text (GtkWidget *widget)
+{
+  GtkWidget *inscription = first_of_type (widget, GTK_TYPE_INSCRIPTION);
+
+  return inscription != NULL ? inscription : first_of_type (widget, GTK_TYPE_LABEL);
+}
+
+const char *
+inspector_a11y_text (GtkWidget *text)
+{
+  if (GTK_IS_INSCRIPTION (text))
+    return gtk_inscription_get_text (GTK_INSCRIPTION (text));
+  if (GTK_IS_LABEL (text))
+    return gtk_label_get_text (GTK_LABEL (text));
   return NULL;
 }
 

@@ -16,6 +16,11 @@ char *inspector_a11y_strip_mnemonic (const char *text);
 void  inspector_a11y_name_buttons   (GtkWidget  *root);
 /* The first label in @widget or under it (depth first), what a cell or title is read as. */
 GtkLabel *inspector_a11y_first_label (GtkWidget *widget);
+/* The first GtkInscription in @widget or under it, else its first label: what a list cell is
+ * read as. */
+GtkWidget  *inspector_a11y_first_text (GtkWidget *widget);
+/* The text @text (a GtkLabel or a GtkInscription) shows, or NULL for another widget. */
+const char *inspector_a11y_text       (GtkWidget *text);
 /* Names @view's header row, its titles and its inner list (@name, as the view's own), which
  * GTK 4.8 leaves to their type names. */
 void  inspector_a11y_name_column_view (GtkColumnView *view,

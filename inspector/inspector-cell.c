@@ -7,9 +7,10 @@
  *
  * Nor does 4.8 name rows and cells (GtkListItem's accessible-label is 4.12): AT-SPI read every
  * row as "GtkListItemWidget" and every cell as "GtkColumnViewCell". Each cell names the
- * column view's cell around it after the text it shows (its first label, followed as it
- * changes), and the Lock column's cell names the row from its "row-label" (the lock's name and
- * state, cell-name.ui). It draws nothing itself: its one child is the cell's content.
+ * column view's cell around it after the text it shows (its first inscription or label,
+ * followed as it changes), and the Lock column's cell names the row from its "row-label"
+ * (the lock's name and state, cell-name.ui). It draws nothing itself: its one child is the
+ * cell's content.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,7 +25,7 @@ struct _InspectorCell
 
   GtkWidget   *child;
   GtkListItem *list_item;  /* not a reference: the list item owns this cell */
-  GtkLabel    *label;      /* the text the cell is named after: the child or its first label */
+  GtkWidget   *label;      /* what the cell is named after: its first inscription or label */
   char        *cell_label; /* or this, when set: the whole of what the label shortens */
   char        *row_label;
 };
@@ -58,7 +59,7 @@ update_names (InspectorCell *self)
   GtkWidget *cell = gtk_widget_get_parent (GTK_WIDGET (self));
   GtkWidget *row = cell != NULL ? gtk_widget_get_parent (cell) : NULL;
   const char *text = self->cell_label != NULL ? self->cell_label
-                     : self->label != NULL ? gtk_label_get_text (self->label) : NULL;
+                     : self->label != NULL ? inspector_a11y_text (self->label) : NULL;
 
   if (cell != NULL && text != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (cell), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
@@ -124,9 +125,12 @@ inspector_cell_set_property (GObject      *object,
       self->child = g_value_get_object (value);
       if (self->child != NULL)
         gtk_widget_set_parent (self->child, GTK_WIDGET (self));
-      self->label = self->child != NULL ? inspector_a11y_first_label (self->child) : NULL;
+      self->label = self->child != NULL ? inspector_a11y_first_text (self->child) : NULL;
       if (self->label != NULL)
-        g_signal_connect_swapped (self->label, "notify::label", G_CALLBACK (update_names), self);
+        g_signal_connect_swapped (self->label,
+                                  GTK_IS_INSCRIPTION (self->label) ? "notify::text"
+                                                                   : "notify::label",
+                                  G_CALLBACK (update_names), self);
       break;
     case PROP_LIST_ITEM:
       self->list_item = g_value_get_object (value);

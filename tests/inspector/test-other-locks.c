@@ -17,18 +17,18 @@ typedef struct
   const char *text;
 } LabelQuery;
 
-static GtkLabel *
+static GtkWidget *
 find_label (GtkWidget  *root,
             const char *text)
 {
   for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GtkLabel *found;
+      GtkWidget *found;
 
-      if (GTK_IS_LABEL (child) && gtk_widget_get_mapped (child) &&
-          strstr (gtk_label_get_text (GTK_LABEL (child)), text) != NULL)
-        return GTK_LABEL (child);
+      if (ui_text_of (child) != NULL && gtk_widget_get_mapped (child) &&
+          strstr (ui_text_of (child), text) != NULL)
+        return child;
       found = find_label (child, text);
       if (found != NULL)
         return found;

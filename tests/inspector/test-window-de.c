@@ -16,10 +16,12 @@ check_texts (GtkWidget *root,
 {
   g_autoptr(GPtrArray) labels = g_ptr_array_new ();
 
-  ui_collect_widgets (root, GTK_TYPE_LABEL, labels);
+  ui_collect_texts (root, labels);
   for (guint i = 0; i < labels->len; i++)
     {
-      const char *text = gtk_label_get_label (labels->pdata[i]);
+      const char *text = GTK_IS_LABEL (labels->pdata[i])
+                         ? gtk_label_get_label (labels->pdata[i])
+                         : ui_text_of (labels->pdata[i]);
 
       if (text == NULL || text[0] == '\0')
         continue;

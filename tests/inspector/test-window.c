@@ -711,7 +711,7 @@ age_ticked (gpointer data)
 
   if (cell == NULL || entry == NULL)
     return FALSE;
-  shown = gtk_label_get_text (GTK_LABEL (cell));
+  shown = ui_text_of (cell);
   expected = fl_format_age (fl_snapshot_get_age_at (fl_entry_get_snapshot (entry),
                                                     watch->window->now));
   if (watch->first == NULL)

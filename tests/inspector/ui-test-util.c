@@ -226,7 +226,7 @@ collect_states (GtkWidget  *widget,
 
           if (path != NULL && gtk_widget_get_visible (row))
             g_hash_table_insert (out, g_strdup (path),
-                                 g_strdup (gtk_label_get_text (GTK_LABEL (label))));
+                                 g_strdup (ui_text_of (label)));
         }
       collect_states (child, out);
     }
@@ -254,6 +254,40 @@ ui_collect_widgets (GtkWidget *root,
         g_ptr_array_add (out, child);
       ui_collect_widgets (child, type, out);
     }
+}
+
+void
+ui_collect_texts (GtkWidget *root,
+                  GPtrArray *out)
+{
+  ui_collect_widgets (root, GTK_TYPE_LABEL, out);
+  ui_collect_widgets (root, GTK_TYPE_INSCRIPTION, out);
+}
+
+const char *
+ui_text_of (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return gtk_label_get_text (GTK_LABEL (widget));
+  if (GTK_IS_INSCRIPTION (widget))
+    return gtk_inscription_get_text (GTK_INSCRIPTION (widget));
+  return NULL;
+}
+
+/* A label says so itself; GTK 4.8 keeps an inscription's layout private, so its text is laid
+ * out again here, in its own font, and measured against its width. */
+gboolean
+ui_text_is_whole (GtkWidget *widget)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  int width;
+
+  if (GTK_IS_LABEL (widget))
+    return !pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (widget)));
+  g_assert_true (GTK_IS_INSCRIPTION (widget));
+  layout = gtk_widget_create_pango_layout (widget, ui_text_of (widget));
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  return width <= gtk_widget_get_width (widget);
 }
 
 static GtkLabel *

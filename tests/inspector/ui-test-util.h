@@ -31,6 +31,13 @@ GHashTable      *ui_rendered_states    (GtkWidget        *root);
 void             ui_collect_widgets    (GtkWidget        *root,
                                         GType             type,
                                         GPtrArray        *out);
+/* Every widget under @root that shows a text: labels, and the list cells' inscriptions. */
+void             ui_collect_texts      (GtkWidget        *root,
+                                        GPtrArray        *out);
+/* The text @widget (a GtkLabel or a GtkInscription) shows; NULL for another widget. */
+const char      *ui_text_of            (GtkWidget        *widget);
+/* Whether @widget (a GtkLabel or a GtkInscription) shows its text whole, not shortened. */
+gboolean         ui_text_is_whole      (GtkWidget        *widget);
 void             ui_send_key           (GtkWindow        *window,
                                         guint             keyval,
                                         GdkModifierType   state);
