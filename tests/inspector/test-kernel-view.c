@@ -297,10 +297,16 @@ model_loaded (gpointer data)
   return window->roots != NULL && window->roots[0] != NULL && !loading;
 }
 
+static gboolean
+banner_said (gpointer data)
+{
+  return _inspector_window_get_banner_text (data) != NULL;
+}
+
 /* "Show Lock File" for a lock whose row is not listed yet (/proc/locks can be ahead of the
  * folder's listing on a busy machine): the Lock Files view selects it when its row comes,
- * and the banner says nothing false in between; a lock outside the watched folders is said
- * to be so at once. */
+ * and the banner says nothing false in between; one that never comes is said to have gone
+ * after a while; a lock outside the watched folders is said to be so at once. */
 static void
 test_show_before_row (void)
 {
@@ -309,6 +315,7 @@ test_show_before_row (void)
   g_autofree char *watched_dir = g_canonicalize_filename (watched, NULL);
   g_autofree char *target = g_build_filename (watched_dir, "late", NULL);
   g_autofree char *lock = g_build_filename (watched_dir, "late.lock", NULL);
+  g_autofree char *never = g_build_filename (watched_dir, "never.lock", NULL);
   g_autofree char *elsewhere = g_build_filename (g_get_tmp_dir (), "not-watched.lock", NULL);
   g_autoptr(FlTestProc) holder = NULL;
   InspectorWindow *window;
@@ -331,6 +338,15 @@ test_show_before_row (void)
   g_assert_true (fl_test_wait_until (view_is_files, window, 10000));
   g_assert_cmpstr (fl_entry_get_path (_inspector_window_get_selected (window)), ==, lock);
   g_assert_null (_inspector_window_get_banner_text (window));
+
+  /* A lock that never comes (it went away before the folder was read): said so once the
+   * window has waited for it long enough, in words that do not say it is outside. */
+  _inspector_window_show_view (window, "kernel");
+  g_signal_emit_by_name (view, "show-lock-file", never);
+  g_assert_null (_inspector_window_get_banner_text (window));
+  g_assert_true (fl_test_wait_until (banner_said, window, 25000));
+  g_assert_nonnull (strstr (_inspector_window_get_banner_text (window), "went away"));
+  g_assert_cmpstr (fl_entry_get_path (_inspector_window_get_selected (window)), ==, lock);
 
   _inspector_window_show_view (window, "kernel");
   g_signal_emit_by_name (view, "show-lock-file", elsewhere);
