@@ -4,7 +4,12 @@
  */
 #include "etcd-test-util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "fl-test-dir.h"
 
@@ -108,6 +113,33 @@ etcd_test_acquire_watched (const char          *uri,
   g_assert_true (fl_lock_is_held (lock));
   etcd_test_watch_lost (lock, lost);
   return lock;
+}
+
+int
+etcd_test_counter_open (const char *path,
+                        char       *text,
+                        gsize       size)
+{
+  int fd = open (path, O_RDWR | O_CLOEXEC);
+  ssize_t n;
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
+  n = pread (fd, text, size - 1, 0);
+  if (n < 0)
+    g_error ("cannot read the counter %s: %s", path, g_strerror (errno));
+  text[n] = '\0';
+  return fd;
+}
+
+void
+etcd_test_counter_store (int         fd,
+                         const char *text)
+{
+  ssize_t len = (ssize_t) strlen (text);
+
+  g_assert_cmpint (pwrite (fd, text, (size_t) len, 0), ==, len);
+  g_assert_cmpint (ftruncate (fd, len), ==, 0);
 }
 
 guint

@@ -56,6 +56,15 @@ FlLock      *etcd_test_acquire_watched (const char          *uri,
  * what the test does meanwhile, which a starved keepalive on a busy machine can break (issue
  * 30, item 10). Not for a TTL that is what a test is about (a simulated clock's). */
 guint        etcd_test_ttl_s         (guint       ttl_s);
+/* The fenced counters of the faults and Jepsen tests: a small text file whose every step is
+ * made atomic across processes by flock(). _open() takes LOCK_EX on @path and reads it into
+ * @text (NUL-terminated, "" while empty); the descriptor's close() drops the lock.
+ * _store() replaces the whole file with @text. */
+int          etcd_test_counter_open  (const char  *path,
+                                      char        *text,
+                                      gsize        size);
+void         etcd_test_counter_store (int          fd,
+                                      const char  *text);
 /* Options with this timeout and lease TTL: every etcd test sets both. */
 FlLockOptions *etcd_test_options      (gint64      timeout_ms,
                                        guint       ttl_s);

@@ -85,26 +85,17 @@ counter_step (const char *path,
               guint64     token)
 {
   guint64 v = 0, highest = 0, accepted = 0;
-  char text[128] = "";
+  char text[128];
   gboolean ok = TRUE;
-  int fd = open (path, O_RDWR | O_CLOEXEC);
-  ssize_t n;
+  int fd = etcd_test_counter_open (path, text, sizeof text);
 
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
-  n = pread (fd, text, sizeof text - 1, 0);
-  if (n < 0)
-    g_error ("cannot read the counter %s: %s", path, g_strerror (errno));
-  text[n] = '\0';
-  if (n > 0)
+  if (text[0] != '\0')
     g_assert_cmpint (sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
                              G_GUINT64_FORMAT, &v, &highest, &accepted), ==, 3);
   if (token < highest)
     ok = FALSE;
   else
     {
-      int len;
-
       if (!write_value)
         *value = v;
       else
@@ -112,10 +103,9 @@ counter_step (const char *path,
           v = *value;
           accepted++;
         }
-      len = g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
-                        G_GUINT64_FORMAT "\n", v, token, accepted);
-      g_assert_cmpint (pwrite (fd, text, (size_t) len, 0), ==, len);
-      g_assert_cmpint (ftruncate (fd, len), ==, 0);
+      g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+                  G_GUINT64_FORMAT "\n", v, token, accepted);
+      etcd_test_counter_store (fd, text);
     }
   close (fd);
   return ok;
