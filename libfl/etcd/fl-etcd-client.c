@@ -468,13 +468,16 @@ post (FlEtcdClient  *client,
  * never answers (a black hole, a paused member) is passed over (issue 30). When no member
  * answered in that pass, the ones that were only slow (connected, no answer yet: a leader that
  * lost its quorum, a busy machine) are asked again with what is left of the caller's
- * deadline, so that a slow cluster still answers and etcd's own answer still comes. */
+ * deadline, so that a slow cluster still answers and etcd's own answer still comes; not when
+ * a member said it has no leader and @round_again (the caller will ask the round again while
+ * an election may still end). */
 static JsonObject *
 call_round (FlEtcdClient  *client,
             const char    *path,
             const char    *body,
             const char    *token,
             GCancellable  *op,
+            gboolean       round_again,
             gboolean      *invalid_token,
             GError       **leaderless,
             gboolean      *final,
@@ -495,6 +498,13 @@ call_round (FlEtcdClient  *client,
         FlEtcdOp attempt;
         guint status = 0;
 
+        /* A member said it has no leader: an election is going on (the slow one may be the
+         * leader that went away), and the whole round will be asked again, each member within
+         * its bound. The slow ones are given the rest of the deadline only when it will not:
+         * otherwise a paused leader took the caller's whole deadline while the others
+         * elected a new one. */
+        if (pass == 1 && round_again && *leaderless != NULL)
+          break;
         if (pass == 1 && !slow[i])
           continue;
         g_clear_error (&last_error);
@@ -592,8 +602,11 @@ call_endpoints (FlEtcdClient  *client,
     {
       g_clear_error (&last_error);
       g_clear_error (&leaderless);
-      ret = call_round (client, path, body, token, op, invalid_token, &leaderless, &final,
-                        &last_error);
+      gboolean round_again = g_get_monotonic_time () + FL_ETCD_ELECTION_PAUSE_MS * 1000
+                             < election_end;
+
+      ret = call_round (client, path, body, token, op, round_again, invalid_token,
+                        &leaderless, &final, &last_error);
       if (ret != NULL || final || leaderless == NULL || g_cancellable_is_cancelled (op) ||
           g_get_monotonic_time () + FL_ETCD_ELECTION_PAUSE_MS * 1000 >= election_end)
         break;

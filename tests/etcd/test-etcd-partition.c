@@ -374,6 +374,62 @@ test_watch_through_cut_member (void)
   etcd_net_cut_from_peers (net, 0, FALSE);
 }
 
+/* Member @target made the leader (etcd's transfer-leadership, asked of the current leader). */
+static void
+make_leader (EtcdCluster *cluster,
+             guint        target)
+{
+  int leader = etcd_cluster_leader (cluster, fl_test_scaled_ms (30000));
+  g_autoptr(JsonObject) status = NULL;
+  g_autoptr(JsonObject) moved = NULL;
+  g_autofree char *body = NULL;
+
+  g_assert_cmpint (leader, >=, 0);
+  if ((guint) leader == target)
+    return;
+  status = etcd_server_call (cluster->members[target], "/v3/maintenance/status", "{}");
+  body = g_strdup_printf ("{\"targetID\":\"%s\"}",
+                          json_object_get_string_member (
+                            json_object_get_object_member (status, "header"), "member_id"));
+  moved = etcd_server_call (cluster->members[leader], "/v3/maintenance/transfer-leadership",
+                            body);
+  g_assert_cmpint (etcd_cluster_leader (cluster, fl_test_scaled_ms (30000)), ==, (int) target);
+}
+
+/* The black hole is the leader: the others answer "no leader" until they have elected
+ * another, while the paused one answers nothing. The acquire must ride out the election
+ * within its deadline. Once, in a fresh-clone CI, black-hole-first-endpoint's m0 happened to
+ * lead: m1 said "no leader", m2 was slow (still forwarding to m0), and the second pass gave
+ * the paused m0 the caller's whole deadline (fl-etcd-client.c, call_round(): now the round is
+ * asked again instead). That interleaving cannot be forced from here: this case passes on the
+ * code before too, and guards the election path past a paused leader. */
+static void
+test_black_hole_leader (void)
+{
+  g_autoptr(EtcdNetCluster) net = start_cluster ();
+  EtcdCluster *cluster;
+  g_autofree char *via_m0 = NULL;
+  g_autoptr(FlLockOptions) options = etcd_test_options (fl_test_scaled_ms (10000), TTL_S);
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  if (net == NULL)
+    return;
+  cluster = etcd_net_cluster (net);
+  make_leader (cluster, 0);
+  via_m0 = etcd_cluster_uri (cluster, 0, "black-hole-leader");
+  etcd_server_pause (cluster->members[0], TRUE);
+
+  start = g_get_monotonic_time ();
+  lock = fl_lock_acquire (via_m0, options, NULL, &error);
+  g_assert_no_error (error);
+  g_test_message ("acquire past the paused leader: %.1f s", seconds_since (start));
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  etcd_server_pause (cluster->members[0], FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,6 +444,7 @@ main (int argc, char **argv)
   g_test_add_func ("/etcd/partition/waiter-behind-cut-member", test_waiter_behind_cut_member);
   g_test_add_func ("/etcd/partition/black-hole-first-endpoint",
                    test_black_hole_first_endpoint);
+  g_test_add_func ("/etcd/partition/black-hole-leader", test_black_hole_leader);
   g_test_add_func ("/etcd/partition/status-through-cut-member",
                    test_status_through_cut_member);
   g_test_add_func ("/etcd/partition/watch-through-cut-member", test_watch_through_cut_member);
