@@ -518,15 +518,11 @@ _fl_platform_write_all (FlHandle    file,
   return 0;
 }
 
-bool
-_fl_platform_file_is_remote (FlHandle file)
+/* Whether PIDs in a file of this type may be another machine's. */
+static bool
+fs_type_is_remote (unsigned long type)
 {
-  struct statfs sfs;
-
-  if (fstatfs (fd_of (file), &sfs) < 0)
-    return false;
-
-  switch ((unsigned long) sfs.f_type)
+  switch (type)
     {
     case 0x6969:      /* NFS */
     case 0xFF534D42:  /* CIFS */
@@ -545,15 +541,10 @@ _fl_platform_file_is_remote (FlHandle file)
 
 /* The types are those of <linux/magic.h> (some are out of tree: ZFS, Lustre, AuFS). What each
  * class means and how it was measured: docs/protocol.md, section 2, "Filesystems". */
-FlFsLocks
-_fl_platform_file_fs_locks (FlHandle file)
+static FlFsLocks
+fs_type_locks (unsigned long type)
 {
-  struct statfs sfs;
-
-  if (fstatfs (fd_of (file), &sfs) < 0)
-    return FL_FS_LOCKS_UNPROVEN;
-
-  switch ((unsigned long) sfs.f_type)
+  switch (type)
     {
     case 0xEF53:      /* ext2, ext3, ext4 */
     case 0x58465342:  /* XFS */
@@ -590,6 +581,27 @@ _fl_platform_file_fs_locks (FlHandle file)
     default:
       return FL_FS_LOCKS_UNPROVEN;
     }
+}
+
+/* A high-level FUSE daemon (bindfs, sshfs) answers fstatfs() by the file's path, so it fails
+ * once the name is gone, however open the file is: that is no type, and no reason to trust a
+ * free kernel lock (the caller gets the cautious answers and must not remember them). */
+int
+_fl_platform_file_fs (FlHandle   file,
+                      FlFsLocks *locks,
+                      bool      *remote)
+{
+  struct statfs sfs;
+
+  if (fstatfs (fd_of (file), &sfs) < 0)
+    {
+      *locks = FL_FS_LOCKS_UNTRUSTED;
+      *remote = true;
+      return errno;
+    }
+  *locks = fs_type_locks ((unsigned long) sfs.f_type);
+  *remote = fs_type_is_remote ((unsigned long) sfs.f_type);
+  return 0;
 }
 
 /* An OFD lock on the last byte a file can have: no content is ever there, flock() never meets

@@ -1106,30 +1106,33 @@ _fl_platform_write_all (FlHandle    file,
   return 0;
 }
 
-/* A file's path on a network share starts \\?\UNC\; a mapped drive letter is
- * DRIVE_REMOTE. */
-bool
-_fl_platform_file_is_remote (FlHandle file)
+/* A file's path on a network share starts \\?\UNC\; a mapped drive letter is DRIVE_REMOTE.
+ * LockFileEx() locks belong to the NTFS file that every hard link names; a share's server
+ * decides for its own clients, and another client's view is not ours to trust. */
+int
+_fl_platform_file_fs (FlHandle   file,
+                      FlFsLocks *locks,
+                      bool      *remote)
 {
   wchar_t path[MAX_PATH + 16], root[MAX_PATH + 16];
   DWORD n = GetFinalPathNameByHandleW ((HANDLE) file, path, MAX_PATH + 16,
                                        FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
 
-  if (n == 0 || n >= MAX_PATH + 16)
-    return false;
-  if (wcsncmp (path, L"\\\\?\\UNC\\", 8) == 0)
-    return true;
-  if (!GetVolumePathNameW (path, root, MAX_PATH + 16))
-    return false;
-  return GetDriveTypeW (root) == DRIVE_REMOTE;
-}
-
-/* LockFileEx() locks belong to the NTFS file that every hard link names; a share's server
- * decides for its own clients, and another client's view is not ours to trust. */
-FlFsLocks
-_fl_platform_file_fs_locks (FlHandle file)
-{
-  return _fl_platform_file_is_remote (file) ? FL_FS_LOCKS_UNTRUSTED : FL_FS_LOCKS_CARRIED;
+  /* Not told: the answers that make nothing stale (see fl-platform.h). */
+  *locks = FL_FS_LOCKS_UNTRUSTED;
+  *remote = true;
+  if (n == 0)
+    return last_error ();
+  if (n >= MAX_PATH + 16)
+    return ENAMETOOLONG;
+  if (wcsncmp (path, L"\\\\?\\UNC\\", 8) != 0)
+    {
+      if (!GetVolumePathNameW (path, root, MAX_PATH + 16))
+        return last_error ();
+      *remote = GetDriveTypeW (root) == DRIVE_REMOTE;
+    }
+  *locks = *remote ? FL_FS_LOCKS_UNTRUSTED : FL_FS_LOCKS_CARRIED;
+  return 0;
 }
 
 /* None: on a share (FL_FS_LOCKS_UNTRUSTED) step A3b compares file identities, which on

@@ -194,9 +194,6 @@ int         _fl_platform_read_head      (FlHandle         file,
 int         _fl_platform_write_all      (FlHandle         file,
                                          const char      *buf,
                                          size_t           len);
-/* Whether the file is on a network or FUSE filesystem, where PIDs may be another machine's.
- * False when it cannot be told. */
-bool        _fl_platform_file_is_remote (FlHandle         file);
 /* What a free kernel lock on a file of this filesystem proves (docs/protocol.md, section 2,
  * "Filesystems"). Decided by the filesystem's type, never by what one open shows. */
 typedef enum
@@ -212,7 +209,14 @@ typedef enum
   FL_FS_LOCKS_UNTRUSTED,
 } FlFsLocks;
 
-FlFsLocks   _fl_platform_file_fs_locks  (FlHandle         file);
+/* The file's filesystem: what a free kernel lock on it proves (@locks), and whether its PIDs
+ * may be another machine's (@remote: a network or FUSE filesystem). 0, or an errno where the
+ * filesystem does not say (a FUSE daemon that answers by path, once the name is gone): then
+ * @locks is FL_FS_LOCKS_UNTRUSTED and @remote true, the answers that make nothing stale, and
+ * the caller must not remember them for the filesystem. */
+int         _fl_platform_file_fs        (FlHandle         file,
+                                         FlFsLocks       *locks,
+                                         bool            *remote);
 /* A mark on the inode @file is open on, which another handle can look for (step A3b): whether
  * a name reaches the very inode a lock was taken on, asked of the kernel rather than of inode
  * numbers (a FUSE hard link may be another kernel inode with the same number). Nobody else

@@ -92,23 +92,35 @@ probe_process (FlEvidence *self,
 }
 
 /* Two questions per filesystem rather than per file: a thread remembers the last one's
- * answers (whose PIDs its locks may hold, and what its kernel locks prove). */
+ * answers (whose PIDs its locks may hold, and what its kernel locks prove). An unanswered
+ * question is not remembered: a FUSE daemon that answers by path fails it for a lock released
+ * a moment ago, and its cautious answers would stand for every later lock there. */
 static void
 note_filesystem (FlEvidence *self)
 {
   static _Thread_local guint64 last_dev;
-  static _Thread_local gboolean last_known, last_remote;
+  static _Thread_local gboolean last_known;
+  static _Thread_local bool last_remote;
   static _Thread_local FlFsLocks last_fs_locks;
+  bool remote;
 
-  if (!last_known || last_dev != self->info.id.dev)
+  if (last_known && last_dev == self->info.id.dev)
     {
-      last_remote = _fl_platform_file_is_remote (self->fd);
-      last_fs_locks = _fl_platform_file_fs_locks (self->fd);
-      last_dev = self->info.id.dev;
-      last_known = TRUE;
+      self->remote = last_remote;
+      self->fs_locks = last_fs_locks;
+      return;
     }
-  self->remote = last_remote;
-  self->fs_locks = last_fs_locks;
+
+  if (_fl_platform_file_fs (self->fd, &self->fs_locks, &remote) != 0)
+    {
+      self->remote = remote;  /* the cautious answers, for this file only */
+      return;
+    }
+  self->remote = remote;
+  last_remote = remote;
+  last_fs_locks = self->fs_locks;
+  last_dev = self->info.id.dev;
+  last_known = TRUE;
 }
 
 static void

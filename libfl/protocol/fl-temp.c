@@ -197,7 +197,13 @@ _fl_temp_create (FlTemp           *temp,
    * filesystem that carries it to every name and opener. Elsewhere it says 0 from the start,
    * so that no judge trusts a free kernel lock in the moment between the link and step A3b
    * (docs/protocol.md, section 2, "Filesystems"). */
-  temp->fs_locks = kernel_lock ? _fl_platform_file_fs_locks (temp->fd) : FL_FS_LOCKS_UNTRUSTED;
+  temp->fs_locks = FL_FS_LOCKS_UNTRUSTED;
+  if (kernel_lock)
+    {
+      bool remote;
+
+      _fl_platform_file_fs (temp->fd, &temp->fs_locks, &remote);  /* failed: untrusted */
+    }
   temp->check_name = kernel_lock && temp->fs_locks != FL_FS_LOCKS_CARRIED;
   temp->marked = temp->check_name && _fl_platform_inode_mark (temp->fd, TRUE) == 0;
 

@@ -19,8 +19,13 @@
  *                      _fl_platform_step_done() there, which does nothing; this file replaces
  *                      it too (-Wl,--wrap), so all fault injection is here, none in libfl.
  *
+ *   FL_TEST_FSTATFS_FAIL  set: every fstatfs() fails with ENOENT, as a FUSE daemon that answers
+ *                      it by the file's path does once the name is gone (bindfs, sshfs): the
+ *                      moment test-fs-evidence.c's fs-unanswered tests stand for.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +44,9 @@ int __real_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const cha
                       unsigned int flags);
 int __real_unlink (const char *path);
 int __real_unlinkat (int dirfd, const char *path, int flags);
+/* The buffer's type does not matter to the link, and <sys/statfs.h> would name two. */
+int __real_fstatfs (int fd, void *buf);
+int __real_fstatfs64 (int fd, void *buf);
 
 int __wrap_link (const char *oldpath, const char *newpath);
 int __wrap_linkat (int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
@@ -50,6 +58,8 @@ int __wrap_renameat2 (int olddirfd, const char *oldpath, int newdirfd, const cha
 int __wrap_unlink (const char *path);
 int __wrap_unlinkat (int dirfd, const char *path, int flags);
 void __wrap__fl_platform_step_done (const char *step);
+int __wrap_fstatfs (int fd, void *buf);
+int __wrap_fstatfs64 (int fd, void *buf);
 
 static long match_count;
 
@@ -196,4 +206,27 @@ __wrap__fl_platform_step_done (const char *step)
 
   if (at != NULL && strcmp (at, step) == 0)
     _fl_platform_die_now ();
+}
+
+static int
+fstatfs_fails (void)
+{
+  if (getenv ("FL_TEST_FSTATFS_FAIL") == NULL)
+    return 0;
+  errno = ENOENT;
+  return 1;
+}
+
+int
+__wrap_fstatfs (int   fd,
+                void *buf)
+{
+  return fstatfs_fails () ? -1 : __real_fstatfs (fd, buf);
+}
+
+int
+__wrap_fstatfs64 (int   fd,
+                  void *buf)
+{
+  return fstatfs_fails () ? -1 : __real_fstatfs64 (fd, buf);
 }

@@ -7,8 +7,10 @@
  * judged stale and taken over. Each test mounts its own filesystem (as root; skipped, saying
  * why, where FUSE or mounting is not available) and checks that a live holder is never judged
  * stale from either side, that P processes keep every increment of a shared counter through
- * the mount, and, on sshfs (where a hard link also gets another inode number), that an
- * uncontended lock is granted and released at all (docs/protocol.md, section 2, "Filesystems").
+ * the mount, that a filesystem which does not say its type (a FUSE daemon's fstatfs() by path)
+ * proves nothing either, and, on sshfs (where a hard link also gets another inode number), that
+ * an uncontended lock is granted and released at all (docs/protocol.md, section 2,
+ * "Filesystems").
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -486,6 +488,69 @@ test_carried_here (FlTestDir     *fx,
   fl_test_rm_rf (shm);
 }
 
+/* A high-level FUSE daemon answers fstatfs() by the file's path (bindfs, sshfs), so it fails
+ * once the name is gone, however open the file is. A judge through the mount took that for a
+ * filesystem of unknown type, where a free kernel lock with identity flag 1 proves the holder
+ * gone, and remembered it for the mount: a holder on the source directory (flag 1, its kernel
+ * lock on the source's inode) was taken over through the mount, live (count-across-views lost
+ * its lock about one run in 40). fl-worker-crash with every fstatfs() failing
+ * (FL_TEST_FSTATFS_FAIL, fl-crash-shim.c) stands for that moment: the taker through the mount
+ * must find the holder live; a holder through the mount must not say flag 1. */
+static FlTestProc *
+spawn_unanswered (const char *mode,
+                  const char *target)
+{
+  g_autofree char *env = g_find_program_in_path ("env");
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER_CRASH", "fl-worker-crash");
+  const char *argv[] = { env, "FL_TEST_FSTATFS_FAIL=1", worker, mode, target, NULL };
+
+  g_assert_nonnull (env);
+  if (g_str_equal (mode, "hold"))
+    return fl_test_spawn_holder_argv (argv);
+  return fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+}
+
+/* Each half its own name: overlayfs keeps what merged/ once looked up (see
+ * check_holder_from_both_sides()). */
+static void
+test_fs_unanswered (Mount         *m,
+                    gconstpointer  data)
+{
+  g_autofree char *through_under = g_build_filename (m->under, "u1", NULL);
+  g_autofree char *through_mount = g_build_filename (m->mounted, "u1", NULL);
+  g_autofree char *lock_under = g_build_filename (m->under, "u1.lock", NULL);
+  g_autofree char *second_mount = g_build_filename (m->mounted, "u2", NULL);
+  g_autofree char *second_lock = g_build_filename (m->under, "u2.lock", NULL);
+  g_autofree char *busy = NULL, *out = NULL;
+  g_autoptr(FlTestProc) holder = NULL;
+  g_autoptr(FlTestProc) taker = NULL;
+  gint64 deadline = fl_test_deadline_ms (30000);
+
+  if (!m->is_mounted)
+    return;
+
+  holder = fl_test_spawn_holder (through_under);
+  if (identity_kernel_lock_flag (lock_under) != '1')
+    g_test_message ("the test directory's filesystem keeps no identity flag 1: the taker's "
+                    "case cannot arise here, and is checked all the same");
+  taker = spawn_unanswered ("try", through_mount);
+  out = fl_test_proc_read_all (taker, deadline);
+  g_assert_true (fl_test_proc_wait (taker, deadline));
+  g_test_message ("a taker through the mount, its fstatfs() failing: %s", out);
+  busy = g_strdup_printf ("error %s %d ", g_quark_to_string (FL_ERROR), FL_ERROR_BUSY);
+  g_assert_true (g_str_has_prefix (out, busy));
+  g_assert_cmpint (fl_test_proc_exit_code (taker), ==, 2);
+  g_assert_true (fl_test_exists (lock_under));
+  fl_test_holder_release (holder);
+  g_clear_pointer (&holder, fl_test_proc_free);
+
+  holder = spawn_unanswered ("hold", second_mount);
+  g_assert_cmpint (identity_kernel_lock_flag (second_lock), !=, '1');
+  assert_live_holder_kept (m->under, "u2");
+  fl_test_holder_release (holder);
+  g_assert_false (fl_test_exists (second_lock));
+}
+
 /* sshfs: a hard link gets another inode number, so before issue 29 the check of protocol
  * section 3a decided the directory was replaced, and an uncontended acquire failed and left
  * T.lock naming itself, never stale. */
@@ -631,9 +696,11 @@ main (int   argc,
   MOUNT_TEST ("/fs-evidence/bindfs/count", MOUNT_BINDFS, test_count_through_mount);
   MOUNT_TEST ("/fs-evidence/bindfs/count-across-views", MOUNT_BINDFS, test_count_across_views);
   MOUNT_TEST ("/fs-evidence/bindfs/count-with-module", MOUNT_BINDFS, test_count_with_module);
+  MOUNT_TEST ("/fs-evidence/bindfs/fs-unanswered", MOUNT_BINDFS, test_fs_unanswered);
 
   MOUNT_TEST ("/fs-evidence/overlay/holder-never-stale", MOUNT_OVERLAY, test_holder_never_stale);
   MOUNT_TEST ("/fs-evidence/overlay/count", MOUNT_OVERLAY, test_count_through_mount);
+  MOUNT_TEST ("/fs-evidence/overlay/fs-unanswered", MOUNT_OVERLAY, test_fs_unanswered);
   /* No count across merged/ and upper/: overlayfs answers a link through merged/ of a name made
    * in upper/ meanwhile with ESTALE (changes underneath a mount are undefined behaviour there),
    * and the acquire fails with that error, as the module's does; holder-never-stale shows the
