@@ -388,6 +388,7 @@ step_a4_judge (Acquire  *self,
     }
 
   self->claimed = self->claimed || state->only_probers;
+  _fl_platform_step_done ("A4");  /* stale, and ours to act on */
   switch (_fl_takeover (self->dir, self->lp.lock_name, state, error))
     {
     case FL_TAKEOVER_FAILED:

@@ -14,10 +14,14 @@
  * Only names ending in ".lock" (or containing ".lock.gy.") match, so the worker's own marker
  * files are never a crash point.
  *
- *   FL_TEST_CRASH_AT   a step docs/protocol.md names (A3, T1, T2, T4, R2, C1, C2, C3): the end
- *                      of that step, exactly, the first time it is reached. The library calls
+ *   FL_TEST_CRASH_AT   a step docs/protocol.md names (A3, A4, T1, T2, T4, R2, C1, C2, C3): the
+ *                      end of that step, exactly, the first time it is reached. The library calls
  *                      _fl_platform_step_done() there, which does nothing; this file replaces
  *                      it too (-Wl,--wrap), so all fault injection is here, none in libfl.
+ *
+ *   FL_TEST_PAUSE_AT   steps, comma-separated (A4 is the verdict "stale, ours to act on"):
+ *                      at the end of each, "paused STEP" on stdout, then wait for a line on
+ *                      stdin (or its end), so that a test can act between two steps.
  *
  *   FL_TEST_FSTATFS_FAIL  set: every fstatfs() fails with ENOENT, as a FUSE daemon that answers
  *                      it by the file's path does once the name is gone (bindfs, sshfs): the
@@ -199,6 +203,39 @@ __wrap_unlinkat (int         dirfd,
   return ret;
 }
 
+/* Whether @step is one of the comma-separated @steps. */
+static int
+step_listed (const char *steps,
+             const char *step)
+{
+  size_t len = strlen (step);
+  const char *p = steps;
+
+  for (;;)
+    {
+      if (strncmp (p, step, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+        return 1;
+      p = strchr (p, ',');
+      if (p == NULL)
+        return 0;
+      p++;
+    }
+}
+
+static void
+pause_at (const char *step)
+{
+  const char *at = getenv ("FL_TEST_PAUSE_AT");
+  char c;
+
+  if (at == NULL || !step_listed (at, step))
+    return;
+  printf ("paused %s\n", step);
+  fflush (stdout);
+  while (read (STDIN_FILENO, &c, 1) == 1 && c != '\n')
+    ;
+}
+
 void
 __wrap__fl_platform_step_done (const char *step)
 {
@@ -206,6 +243,7 @@ __wrap__fl_platform_step_done (const char *step)
 
   if (at != NULL && strcmp (at, step) == 0)
     _fl_platform_die_now ();
+  pause_at (step);
 }
 
 static int

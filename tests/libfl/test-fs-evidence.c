@@ -38,6 +38,7 @@
 typedef enum
 {
   MOUNT_BINDFS,
+  MOUNT_BINDFS_CACHED,  /* names' attributes kept 30 s, not 1 s: a cache's moment made long */
   MOUNT_OVERLAY,
   MOUNT_SSHFS,
 } MountKind;
@@ -118,14 +119,20 @@ launcher_new (void)
 }
 
 static gboolean
-mount_bindfs (Mount  *m,
-              char  **why)
+mount_bindfs (Mount     *m,
+              gboolean   cached,
+              char     **why)
 {
   g_autoptr(GSubprocessLauncher) launcher = launcher_new ();
   g_autoptr(GError) error = NULL;
 
-  m->daemon = g_subprocess_launcher_spawn (launcher, &error, "bindfs", "-f", m->under,
-                                           m->mounted, NULL);
+  if (cached)
+    m->daemon = g_subprocess_launcher_spawn (launcher, &error, "bindfs", "-f", "-o",
+                                             "attr_timeout=30,entry_timeout=30", m->under,
+                                             m->mounted, NULL);
+  else
+    m->daemon = g_subprocess_launcher_spawn (launcher, &error, "bindfs", "-f", m->under,
+                                             m->mounted, NULL);
   if (m->daemon == NULL)
     {
       *why = g_strdup_printf ("cannot run bindfs (build-aux/install-deps installs it): %s",
@@ -215,7 +222,8 @@ mount_setup (Mount         *m,
   switch (kind)
     {
     case MOUNT_BINDFS:
-      ok = mount_bindfs (m, &why);
+    case MOUNT_BINDFS_CACHED:
+      ok = mount_bindfs (m, kind == MOUNT_BINDFS_CACHED, &why);
       break;
     case MOUNT_OVERLAY:
       {
@@ -551,6 +559,63 @@ test_fs_unanswered (Mount         *m,
   g_assert_false (fl_test_exists (second_lock));
 }
 
+/* A taker through a mount judged a dead holder's lock stale, and meanwhile a taker on the
+ * source directory took it over and holds it, live. The mount keeps a name's attributes 30 s,
+ * so step T1's look at the name could be answered from that cache with the judged file, and T2
+ * would move the live lock aside (T5 puts it back; in between a third acquirer could link its
+ * own). It is not: reading the judged content marks the file's times stale in the kernel (FUSE
+ * refreshes atime after a read), so T1's look asks the daemon. A guard (it passes on the code
+ * before too): a judge that stopped reading the content would fail it. The taker is
+ * fl-worker-crash paused after its verdict (FL_TEST_PAUSE_AT, fl-crash-shim.c). */
+static void
+test_cached_name_replaced (Mount         *m,
+                           gconstpointer  data)
+{
+  g_autofree char *env = g_find_program_in_path ("env");
+  g_autofree char *worker = fl_test_helper_path ("FL_WORKER_CRASH", "fl-worker-crash");
+  g_autofree char *through_under = g_build_filename (m->under, "c", NULL);
+  g_autofree char *through_mount = g_build_filename (m->mounted, "c", NULL);
+  g_autofree char *lock_under = g_build_filename (m->under, "c.lock", NULL);
+  const char *argv[] = { env, "FL_TEST_PAUSE_AT=A4,T2", worker, "try", through_mount, NULL };
+  g_autofree char *line = NULL, *busy = NULL;
+  g_autoptr(FlTestProc) dead = NULL;
+  g_autoptr(FlTestProc) taker = NULL;
+  g_autoptr(FlLockOptions) options = fl_lock_options_new ();
+  g_autoptr(FlLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 deadline = fl_test_deadline_ms (30000);
+
+  if (!m->is_mounted)
+    return;
+  g_assert_nonnull (env);
+
+  dead = fl_test_spawn_holder (through_under);
+  fl_test_proc_kill (dead);
+
+  taker = fl_test_proc_spawn (argv, NULL, FL_TEST_SPAWN_DEFAULT);
+  line = fl_test_proc_read_line (taker, deadline);
+  g_assert_cmpstr (line, ==, "paused A4");
+
+  fl_lock_options_set_timeout_ms (options, fl_test_scaled_ms (10000));
+  lock = fl_lock_acquire (through_under, options, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (write (taker->stdin_fd, "\n", 1), ==, 1);
+  g_free (line);
+  line = fl_test_proc_read_line (taker, deadline);
+  g_test_message ("the taker through the mount, after the lock was taken underneath: %s", line);
+  busy = g_strdup_printf ("error %s %d ", g_quark_to_string (FL_ERROR), FL_ERROR_BUSY);
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, busy));  /* not "paused T2": it moved a live lock */
+  g_assert_true (fl_test_proc_wait (taker, deadline));
+  g_assert_cmpint (fl_test_proc_exit_code (taker), ==, 2);
+
+  g_assert_true (fl_lock_release (lock, &error));
+  g_assert_no_error (error);
+  g_assert_false (fl_test_exists (lock_under));
+  g_assert_cmpuint (fl_test_count_protocol_litter (m->under), ==, 0);
+}
+
 /* sshfs: a hard link gets another inode number, so before issue 29 the check of protocol
  * section 3a decided the directory was replaced, and an uncontended acquire failed and left
  * T.lock naming itself, never stale. */
@@ -697,6 +762,8 @@ main (int   argc,
   MOUNT_TEST ("/fs-evidence/bindfs/count-across-views", MOUNT_BINDFS, test_count_across_views);
   MOUNT_TEST ("/fs-evidence/bindfs/count-with-module", MOUNT_BINDFS, test_count_with_module);
   MOUNT_TEST ("/fs-evidence/bindfs/fs-unanswered", MOUNT_BINDFS, test_fs_unanswered);
+  MOUNT_TEST ("/fs-evidence/bindfs-cached/name-replaced", MOUNT_BINDFS_CACHED,
+              test_cached_name_replaced);
 
   MOUNT_TEST ("/fs-evidence/overlay/holder-never-stale", MOUNT_OVERLAY, test_holder_never_stale);
   MOUNT_TEST ("/fs-evidence/overlay/count", MOUNT_OVERLAY, test_count_through_mount);
