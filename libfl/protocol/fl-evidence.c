@@ -77,33 +77,35 @@ note_foreign (FlEvidence *self,
                                               self->content_len > 0 ? self->content : NULL);
 }
 
-gboolean
-_fl_evidence_open (FlEvidence   *self,
-                   FlDir        *dir,
-                   const char   *dir_path,
-                   const char   *name,
-                   GError      **error)
+typedef enum
+{
+  LOOK_OPENED,    /* a regular file, open: its content is next */
+  LOOK_DONE,      /* judged without content: foreign, or the open failed (open_errno) */
+  LOOK_REPLACED,  /* the look and the handle named two files: look again */
+  LOOK_FAILED,    /* in @error */
+} LookResult;
+
+/* Step J1 and the open. The name may be replaced between the look and the open, and a FUSE
+ * daemon that answers fstat() by path (bindfs, sshfs) may describe, through the handle, a file
+ * put at the name after the open, while the content read through the handle is the one opened:
+ * that file's identity with the older file's dead PID made a stale verdict that T1-T4 carried
+ * out on the newer, live lock (T1 and T3 compare the name with the identity). So the look
+ * before the open and the look at the handle must name one file. */
+static LookResult
+look_and_open (FlEvidence  *self,
+               FlDir       *dir,
+               GError     **error)
 {
   FlFileInfo again;
   int err;
 
-  memset (self, 0, sizeof *self);
-  self->fd = FL_HANDLE_NONE;
-  self->process.uid = -1;
-  self->name = g_strdup (name);
-  self->path = g_build_filename (dir_path, name, NULL);
-
-  if (!_fl_classify_name (name, strlen (name), &self->name_info))
-    self->name_info.kind = FL_ENTRY_LOCK;  /* asked for by path: judge it as a lock */
-  self->kind = self->name_info.kind;
-
-  /* Step J1: look before opening, so a FIFO, device or symlink is never opened. */
-  err = _fl_platform_stat_at (dir, name, &self->info);
+  /* Look before opening, so a FIFO, device or symlink is never opened. */
+  err = _fl_platform_stat_at (dir, self->name, &self->info);
   if (err != 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
                    _("Cannot examine “%s”: %s"), self->path, g_strerror (err));
-      return FALSE;
+      return LOOK_FAILED;
     }
 
   note_times (self);
@@ -112,34 +114,31 @@ _fl_evidence_open (FlEvidence   *self,
     {
       self->kind = FL_ENTRY_FOREIGN;
       note_foreign (self, dir);
-      return TRUE;
+      return LOOK_DONE;
     }
 
-  err = _fl_platform_open_read (dir, name, &self->fd);
+  err = _fl_platform_open_read (dir, self->name, &self->fd);
   if (err != 0)
     {
-      int saved_errno = err;
-
       self->fd = FL_HANDLE_NONE;
-      if (saved_errno == ENOENT)
+      if (err == ENOENT)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                        _("“%s” went away while being examined"), self->path);
-          return FALSE;
+          return LOOK_FAILED;
         }
-      if (saved_errno == ELOOP)
+      if (err == ELOOP)
         {
           /* Replaced by a symlink since the look: foreign now. */
           self->info.type = FL_FILE_SYMLINK;
           self->kind = FL_ENTRY_FOREIGN;
-          return TRUE;
+          return LOOK_DONE;
         }
-      self->open_errno = saved_errno;
-      return TRUE;
+      self->open_errno = err;
+      return LOOK_DONE;
     }
 
-  /* The name may have been replaced between the look and the open: trust only the handle.
-   * A handle that cannot be examined says nothing about the entry's type: on a FUSE
+  /* A handle that cannot be examined says nothing about the entry's type: on a FUSE
    * filesystem that answers fstat() by path, a lock renamed or removed since the open fails
    * it with ENOENT, which is "went away", never "foreign" (a foreign entry is refused for
    * good). Any other failure is evidence missing, as an open that failed. */
@@ -152,10 +151,10 @@ _fl_evidence_open (FlEvidence   *self,
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                        _("“%s” went away while being examined"), self->path);
-          return FALSE;
+          return LOOK_FAILED;
         }
       self->open_errno = err;
-      return TRUE;
+      return LOOK_DONE;
     }
   if (again.type != FL_FILE_REGULAR)
     {
@@ -163,14 +162,58 @@ _fl_evidence_open (FlEvidence   *self,
       _fl_platform_close (self->fd);
       self->fd = FL_HANDLE_NONE;
       self->kind = FL_ENTRY_FOREIGN;
-      return TRUE;
+      return LOOK_DONE;
+    }
+  if (!fl_file_id_equal (&again.id, &self->info.id))
+    {
+      _fl_platform_close (self->fd);
+      self->fd = FL_HANDLE_NONE;
+      return LOOK_REPLACED;
     }
   self->info = again;
   note_times (self);
+  return LOOK_OPENED;
+}
 
-  read_content (self);
+/* How often a name replaced between the look and the handle is looked at again: a lock
+ * replaced that often in microseconds is gone as far as this look is concerned. */
+#define LOOKS_MAX 4
 
-  return TRUE;
+gboolean
+_fl_evidence_open (FlEvidence   *self,
+                   FlDir        *dir,
+                   const char   *dir_path,
+                   const char   *name,
+                   GError      **error)
+{
+  memset (self, 0, sizeof *self);
+  self->fd = FL_HANDLE_NONE;
+  self->process.uid = -1;
+  self->name = g_strdup (name);
+  self->path = g_build_filename (dir_path, name, NULL);
+
+  if (!_fl_classify_name (name, strlen (name), &self->name_info))
+    self->name_info.kind = FL_ENTRY_LOCK;  /* asked for by path: judge it as a lock */
+  self->kind = self->name_info.kind;
+
+  for (guint look = 1; ; look++)
+    switch (look_and_open (self, dir, error))
+      {
+      case LOOK_OPENED:
+        read_content (self);  /* step J2 */
+        return TRUE;
+      case LOOK_DONE:
+        return TRUE;
+      case LOOK_FAILED:
+        return FALSE;
+      case LOOK_REPLACED:
+      default:
+        if (look < LOOKS_MAX)
+          break;
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                     _("“%s” went away while being examined"), self->path);
+        return FALSE;
+      }
 }
 
 gboolean
