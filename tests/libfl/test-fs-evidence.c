@@ -501,7 +501,7 @@ test_carried_here (FlTestDir     *fx,
  * filesystem of unknown type, where a free kernel lock with identity flag 1 proves the holder
  * gone, and remembered it for the mount: a holder on the source directory (flag 1, its kernel
  * lock on the source's inode) was taken over through the mount, live (count-across-views lost
- * its lock about one run in 40). fl-worker-crash with every fstatfs() failing
+ * its lock in 10 of 170 runs). fl-worker-crash with every fstatfs() failing
  * (FL_TEST_FSTATFS_FAIL, fl-crash-shim.c) stands for that moment: the taker through the mount
  * must find the holder live; a holder through the mount must not say flag 1. */
 static FlTestProc *
